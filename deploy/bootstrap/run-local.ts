@@ -1,0 +1,105 @@
+/**
+ * What `npm start` runs after building: the local stack (NATS, InfluxDB,
+ * Redis under DATA_DIR, unless NATS_URL / INFLUX_URL / REDIS_URL name
+ * existing servers), a first key pair when CREDENTIALS_FILE does not exist,
+ * and the `all` target on API_HOST:API_PORT. Ctrl-C or SIGTERM stops the
+ * service, then the stack, in that order.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { createDefaultCredentials, credentialsFileExists, loadCredentials } from '../../shared/auth/credentials.js';
+import { ConfigError, loadConfig, type Config } from '../../shared/config/config.js';
+import { startService, type RunningService } from '../../shared/launcher/service.js';
+import { targetModules } from '../../shared/launcher/target-modules.js';
+import { createLogger } from '../../shared/observability/logger.js';
+import { startLocalStack, type LocalStack } from '../local-stack/local-stack.js';
+
+const stackPorts = z.object({
+  NATS_PORT: z.coerce.number().int().min(1).max(65535).default(4222),
+  INFLUX_PORT: z.coerce.number().int().min(1).max(65535).default(8086),
+  REDIS_PORT: z.coerce.number().int().min(1).max(65535).default(6379),
+});
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(2);
+}
+
+function readConfiguration(): { config: Readonly<Config>; ports: z.infer<typeof stackPorts> } {
+  try {
+    const config = loadConfig(process.env);
+    const ports = stackPorts.safeParse(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== '')));
+    if (!ports.success) {
+      const issue = ports.error.issues[0]!;
+      fail(`Invalid configuration:\n  - ${String(issue.path[0])}: expected a TCP port number (1-65535)`);
+    }
+    return { config, ports: ports.data };
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+}
+
+function printBanner(config: Readonly<Config>, port: number, created: boolean): void {
+  const first = firstCredential(config.CREDENTIALS_FILE);
+  const base = `http://${config.API_HOST}:${port}`;
+  const lines = [
+    '',
+    `ClearML events & reports API ready on ${base}`,
+    `${created ? 'Created' : 'Using'} credentials in ${config.CREDENTIALS_FILE} (company "${first.company}"):`,
+    `  access_key: ${first.access_key}`,
+    `  secret_key: ${first.secret_key}`,
+    'Log in:',
+    `  curl -s -u '${first.access_key}:${first.secret_key}' ${base}/auth.login`,
+    'Stop with Ctrl-C.',
+    '',
+  ];
+  process.stdout.write(lines.join('\n'));
+}
+
+function firstCredential(file: string): { access_key: string; secret_key: string; company: string } {
+  loadCredentials(file); // validates the whole file first
+  return (JSON.parse(readFileSync(file, 'utf8')) as Array<{ access_key: string; secret_key: string; company: string }>)[0]!;
+}
+
+async function main(): Promise<void> {
+  const { config, ports } = readConfiguration();
+  let created = false;
+  if (!credentialsFileExists(config.CREDENTIALS_FILE)) {
+    createDefaultCredentials(config.CREDENTIALS_FILE);
+    created = true;
+  }
+  const logger = createLogger({ level: config.LOG_LEVEL, name: 'clearml-all' });
+  let stack: LocalStack | undefined;
+  let service: RunningService | undefined;
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    await service?.stop().catch((error: unknown) => logger.error({ err: error }, 'service stop failed'));
+    await stack?.stop().catch((error: unknown) => logger.error({ err: error }, 'stack stop failed'));
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+
+  try {
+    stack = await startLocalStack({
+      dataDir: path.join(config.DATA_DIR, 'stack'),
+      natsPort: ports.NATS_PORT,
+      influxPort: ports.INFLUX_PORT,
+      redisPort: ports.REDIS_PORT,
+      existing: { natsUrl: process.env.NATS_URL || undefined, influxUrl: process.env.INFLUX_URL || undefined, redisUrl: process.env.REDIS_URL || undefined },
+      log: (line) => process.stdout.write(`[stack] ${line}\n`),
+    });
+    const serviceConfig = Object.freeze({ ...config, NATS_URL: stack.natsUrl, INFLUX_URL: stack.influxUrl, REDIS_URL: stack.redisUrl });
+    service = await startService({ target: 'all', config: serviceConfig, logger, modules: targetModules });
+    printBanner(config, service.httpPort, created);
+  } catch (error) {
+    process.stderr.write(`Start-up failed: ${(error as Error).message}\n`);
+    await stop(1);
+  }
+}
+
+void main();

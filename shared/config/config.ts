@@ -1,0 +1,134 @@
+/**
+ * Service configuration: environment variables (optionally a JSON file named
+ * by CONFIG_FILE, whose keys are the same variable names; the environment
+ * wins). Parsed once with zod at start-up, frozen, and every problem is
+ * reported together, naming the variable and what it expects.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+const MiB = 1024 * 1024;
+
+const port = (what: string) =>
+  z.coerce
+    .number({ error: `expected a TCP port number (1-65535) for ${what}` })
+    .int({ error: `expected a TCP port number (1-65535) for ${what}` })
+    .min(0, { error: `expected a TCP port number (1-65535) for ${what}` })
+    .max(65535, { error: `expected a TCP port number (1-65535) for ${what}` });
+
+const positiveInt = (what: string) =>
+  z.coerce.number({ error: `expected a positive integer (${what})` }).int({ error: `expected a positive integer (${what})` }).positive({
+    error: `expected a positive integer (${what})`,
+  });
+
+const url = (schemes: string[], example: string) =>
+  z.string().refine(
+    (value) => {
+      try {
+        return schemes.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { error: `expected a URL like ${example}` },
+  );
+
+const optionalUrl = (schemes: string[], example: string) => z.preprocess((v) => (v === '' ? undefined : v), url(schemes, example).optional());
+
+const flag = z.preprocess(
+  (v) => (typeof v === 'string' ? v.toLowerCase() : v),
+  z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'expected true or false' })]),
+).transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
+
+export const configSchema = z.object({
+  API_HOST: z.string().min(1, { error: 'expected a host name or address to listen on' }).default('127.0.0.1'),
+  API_PORT: port('the HTTP API').default(8008),
+  GRPC_PORT: port('the gRPC ingest API').default(8009),
+  API_PATH_PREFIX: z
+    .string()
+    .regex(/^(\/[^/]+)*$/, { error: 'expected empty or a path prefix like /api' })
+    .default(''),
+  DATA_DIR: z.string().min(1, { error: 'expected a directory path' }).default('var'),
+  CREDENTIALS_FILE: z.string().min(1, { error: 'expected a file path' }).optional(),
+  AUTH_SECRET: z.string().min(32, { error: 'expected at least 32 characters of secret' }).optional(),
+  DEPLOYMENT_ENV: z.string().default('<unknown>'),
+  SERVER_BUILD: z.string().default('1'),
+  NATS_URL: url(['nats:', 'tls:'], 'nats://127.0.0.1:4222').default('nats://127.0.0.1:4222'),
+  INFLUX_URL: url(['http:', 'https:'], 'http://127.0.0.1:8086').default('http://127.0.0.1:8086'),
+  INFLUX_DB: z.string().regex(/^[A-Za-z0-9_]+$/, { error: 'expected a database name of letters, digits and _' }).default('clearml'),
+  INFLUX_USERNAME: z.string().optional(),
+  INFLUX_PASSWORD: z.string().optional(),
+  REDIS_URL: url(['redis:', 'rediss:'], 'redis://127.0.0.1:6379').default('redis://127.0.0.1:6379'),
+  /** Prefix of the JetStream stream, consumer and subject names (lets deployments share a NATS cluster). */
+  NATS_STREAM_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/, { error: 'expected letters, digits, _ or -' }).default('clearml'),
+  /** Number of subject partitions; per-task order holds within one. Fixed for the life of a stream. */
+  NATS_PARTITIONS: positiveInt('JetStream subject partitions').default(8),
+  MAX_BODY_BYTES: positiveInt('bytes').default(64 * MiB),
+  MAX_LINE_BYTES: positiveInt('bytes').optional(),
+  INGEST_MAX_INFLIGHT_BYTES: positiveInt('bytes').default(512 * MiB),
+  INGEST_PUBLISH_TIMEOUT_MS: positiveInt('milliseconds').default(10_000),
+  WRITER_BATCH_EVENTS: positiveInt('events per store write').default(10_000),
+  WRITER_FLUSH_MS: positiveInt('milliseconds').default(50),
+  PLOT_VALIDATION: flag.default(false),
+  PLOT_COMPRESSION_THRESHOLD: z.coerce.number({ error: 'expected a non-negative integer' }).int().min(0).default(100_000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'expected one of fatal, error, warn, info, debug, trace, silent' }).default('info'),
+  SHUTDOWN_PHASE_TIMEOUT_MS: positiveInt('milliseconds').default(10_000),
+});
+
+export type RawConfig = z.infer<typeof configSchema>;
+
+export interface Config extends Omit<RawConfig, 'CREDENTIALS_FILE' | 'MAX_LINE_BYTES'> {
+  readonly CREDENTIALS_FILE: string;
+  readonly MAX_LINE_BYTES: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function readConfigFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError([`CONFIG_FILE: cannot read ${file} (${(error as Error).message})`]);
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
+    return parsed as Record<string, unknown>;
+  } catch (error) {
+    throw new ConfigError([`CONFIG_FILE: ${file} must hold a JSON object of variable names to values (${(error as Error).message})`]);
+  }
+}
+
+/** Parses configuration from an environment (process.env at the composition root, a literal in tests). */
+export function loadConfig(env: Record<string, string | undefined>): Readonly<Config> {
+  const fromFile = env.CONFIG_FILE ? readConfigFile(env.CONFIG_FILE) : {};
+  const input: Record<string, unknown> = { ...fromFile };
+  for (const key of Object.keys(configSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') input[key] = value;
+  }
+  const result = configSchema.safeParse(input);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => {
+        const key = String(issue.path[0] ?? '?');
+        const given = input[key];
+        return `${key}: ${issue.message}${given === undefined ? '' : `, got ${JSON.stringify(given)}`}`;
+      }),
+    );
+  }
+  const raw = result.data;
+  return Object.freeze({
+    ...raw,
+    DATA_DIR: path.resolve(raw.DATA_DIR),
+    CREDENTIALS_FILE: path.resolve(raw.CREDENTIALS_FILE ?? path.join(raw.DATA_DIR, 'credentials.json')),
+    MAX_LINE_BYTES: raw.MAX_LINE_BYTES ?? raw.MAX_BODY_BYTES,
+  });
+}

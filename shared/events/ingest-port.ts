@@ -1,0 +1,47 @@
+/**
+ * The one ingest entry point. Both decoders (HTTP NDJSON/JSON and gRPC
+ * protobuf) turn each submitted event into a plain object with the JSON
+ * field names of events.md §1.2 and feed it to an IngestSession: there is
+ * exactly one validation path.
+ */
+import type { Identity } from '../auth/identity.js';
+
+export interface IngestRequestContext {
+  readonly identity: Identity;
+  /** X-ClearML-Worker / X-Trains-Worker (or gRPC metadata x-clearml-worker): default `worker` of events. */
+  readonly workerHeader?: string;
+  /** `allow_locked` given outside the events (events.add query string). */
+  readonly allowLockedDefault?: boolean;
+  /** Aborted when the client goes away: the session stops its work. */
+  readonly signal?: AbortSignal;
+}
+
+/** events.add / add_batch response (events.md §2.2). */
+export interface IngestResult {
+  added: number;
+  errors: number;
+  errors_info: Record<string, number>;
+}
+
+export interface IngestSession {
+  /**
+   * Checks one raw event (events.md §1.3) and keeps its compact encoded
+   * form; per-event rejections are counted, never thrown. Synchronous so
+   * that decoders can call it per line as bytes arrive.
+   */
+  add(rawEvent: Record<string, unknown>): void;
+  /** Number of events offered so far. */
+  readonly count: number;
+  /**
+   * Applies request-level rules, registers new entities, publishes the
+   * accepted events to JetStream and resolves after every PubAck. Throws an
+   * ApiError (400/17, 400/12, 400/131, 503/0, 429/0).
+   */
+  commit(): Promise<IngestResult>;
+  /** Releases held events without publishing (parse failure, client abort). */
+  discard(): void;
+}
+
+export interface IngestService {
+  begin(context: IngestRequestContext): IngestSession;
+}

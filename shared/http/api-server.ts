@@ -1,0 +1,211 @@
+/**
+ * The HTTP front of every target: one fastify instance, one catch-all route
+ * implementing the ClearML call pipeline of protocol.md §4 (path, endpoint,
+ * authentication, impersonation, payload, validation, logic), plus /health,
+ * /ready and /metrics. Operations come from the registry the target built.
+ */
+import cors from '@fastify/cors';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { Identity } from '../auth/identity.js';
+import { apiError, ApiError, apiErrorWithMessage, isApiError } from '../errors/error-catalogue.js';
+import type { Logger } from '../observability/logger.js';
+import { createHttpMetrics } from '../observability/metrics.js';
+import { buildCallData } from '../protocol/call-data.js';
+import { parseEndpointPath } from '../protocol/endpoint-path.js';
+import { errorEnvelope, newCallId, successEnvelope, type EnvelopeMeta } from '../protocol/envelope.js';
+import { isRawReply, type CallContext, type OperationRegistry } from '../protocol/operation.js';
+import { parseRequest } from '../protocol/request-fields.js';
+import { byteLimitedStream, readBodyLimited } from './body-reader.js';
+
+export interface ReadinessReport {
+  ready: boolean;
+  checks: Record<string, string>;
+}
+
+export interface ApiServerOptions {
+  logger: Logger;
+  registry: OperationRegistry;
+  authenticator: Authenticator;
+  metricsRegistry: Registry;
+  readiness: () => Promise<ReadinessReport>;
+  maxBodyBytes: number;
+  pathPrefix?: string;
+}
+
+const IMPERSONATION_HEADERS = ['x-clearml-impersonate-as', 'x-clearml-act-as', 'x-trains-impersonate-as', 'x-trains-act-as'];
+
+export function buildApiServer(options: ApiServerOptions): FastifyInstance {
+  const { logger, registry, authenticator, maxBodyBytes } = options;
+  const prefix = options.pathPrefix ?? '';
+  const httpMetrics = createHttpMetrics(options.metricsRegistry);
+
+  const app = Fastify({
+    loggerInstance: logger as unknown as FastifyBaseLogger,
+    // One log line per call is written by the pipeline itself (with endpoint and result code).
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'call' }),
+    genReqId: () => newCallId(),
+    return503OnClosing: false,
+    // Keep-alive clients must not hold shutdown: idle sockets close at once.
+    forceCloseConnections: 'idle',
+  });
+
+  // Bodies are read by the pipeline itself, for every method (the SDK sends GET with a body).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+
+  app.register(cors, {
+    origin: true,
+    credentials: true,
+    preflight: true,
+    strictPreflight: false,
+    optionsSuccessStatus: 200,
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+  });
+
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('server', 'clearml');
+  });
+
+  app.get('/health', async (_request, reply) => reply.send({ status: 'ok' }));
+  app.get('/ready', async (_request, reply) => {
+    const report = await options.readiness();
+    return reply.code(report.ready ? 200 : 503).send(report);
+  });
+  app.get('/metrics', async (_request, reply) => {
+    reply.header('content-type', options.metricsRegistry.contentType);
+    return reply.send(await options.metricsRegistry.metrics());
+  });
+
+  app.route({
+    method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    url: '*',
+    handler: async (request, reply) => {
+      const started = process.hrtime.bigint();
+      const meta: EnvelopeMeta = { id: request.id, trx: trxOf(request), endpoint: { name: '' } };
+      try {
+        await handleCall(request, reply, meta);
+      } catch (error) {
+        sendError(request, reply, meta, error);
+      } finally {
+        const name = meta.endpoint.actual ? meta.endpoint.name : 'unknown';
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        httpMetrics.requests.inc({ endpoint: name, code: String(reply.statusCode) });
+        httpMetrics.duration.observe({ endpoint: name }, seconds);
+        request.log.info({ endpoint: meta.endpoint.name, code: reply.statusCode, ms: Math.round(seconds * 1000) }, 'call');
+      }
+    },
+  });
+
+  async function handleCall(request: FastifyRequest, reply: FastifyReply, meta: EnvelopeMeta): Promise<void> {
+    const [rawPath = '', search = ''] = splitUrl(request.url);
+    const path = stripPrefix(rawPath, prefix);
+    const address = parseEndpointPath(path);
+    meta.endpoint = { name: address.name, requested: address.version };
+    const resolved = registry.resolve(address.name, address.version);
+    if (resolved === undefined) {
+      throw apiErrorWithMessage('endpoint_not_found', `Unable to find endpoint for name ${address.name} and version ${address.version.text}`);
+    }
+    meta.endpoint.actual = resolved.actualVersion;
+    const identity = authenticator.authenticate(headerValue(request, 'authorization'), headerValue(request, 'cookie'));
+    checkImpersonation(request, identity);
+
+    const encoding = headerValue(request, 'content-encoding');
+    if (encoding !== undefined && encoding !== '' && encoding.toLowerCase() !== 'identity') {
+      reply.code(415).header('content-type', 'text/plain; charset=utf-8').header('connection', 'close');
+      await reply.send(`Content encoding is not supported (${encoding})`);
+      return;
+    }
+    const declaredLength = Number(headerValue(request, 'content-length') ?? 0);
+    if (declaredLength > maxBodyBytes) throw tooLarge(maxBodyBytes);
+
+    const abort = new AbortController();
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) abort.abort();
+    });
+    const context: CallContext = {
+      identity,
+      callId: meta.id,
+      // fastify's request logger is a pino child; its declared type lags pino's own.
+      log: request.log as unknown as Logger,
+      headers: request.headers,
+      signal: abort.signal,
+      receivedAt: Date.now(),
+    };
+
+    const { operation } = resolved;
+    let data: unknown;
+    const extraHeaders: Record<string, string> = {};
+    if (operation.kind === 'stream') {
+      const body = byteLimitedStream(request.raw, maxBodyBytes, () => tooLarge(maxBodyBytes));
+      data = await operation.handle(body, { contentType: headerValue(request, 'content-type'), search }, context);
+    } else {
+      const body = await readBodyLimited(request.raw, maxBodyBytes, () => tooLarge(maxBodyBytes));
+      const callData = buildCallData(body, headerValue(request, 'content-type'), search);
+      if (Array.isArray(callData)) throw apiError('validation_error', 'request body must be a JSON object');
+      const parsed = parseRequest(operation.request, callData);
+      data = await operation.handle(parsed, context, { setHeader: (name, value) => (extraHeaders[name] = value) });
+    }
+
+    if (isRawReply(data)) {
+      reply.code(200).headers(data.headers);
+      await reply.send(data.body);
+      return;
+    }
+    reply.code(200).headers(extraHeaders).header('content-type', 'application/json');
+    await reply.send(successEnvelope(meta, JSON.stringify(data ?? {})));
+  }
+
+  function sendError(request: FastifyRequest, reply: FastifyReply, meta: EnvelopeMeta, error: unknown): void {
+    if (reply.sent) {
+      request.log.warn({ err: error }, 'error after the answer was sent');
+      return;
+    }
+    let apiErr: ApiError;
+    if (isApiError(error)) {
+      apiErr = error;
+      if (apiErr.httpStatus >= 500) request.log.warn({ err: error.cause ?? error, code: apiErr.httpStatus }, apiErr.message);
+    } else {
+      request.log.error({ err: error }, 'unexpected failure');
+      apiErr = apiError('internal_error');
+    }
+    if (apiErr.httpStatus === 413) reply.header('connection', 'close');
+    reply.code(apiErr.httpStatus).headers(apiErr.headers).header('content-type', 'application/json');
+    void reply.send(errorEnvelope(meta, apiErr));
+  }
+
+  return app;
+}
+
+function tooLarge(limit: number): ApiError {
+  return apiError('body_too_large', `limit ${limit} bytes`);
+}
+
+function splitUrl(url: string): [string, string] {
+  const q = url.indexOf('?');
+  return q < 0 ? [url, ''] : [url.slice(0, q), url.slice(q + 1)];
+}
+
+function stripPrefix(path: string, prefix: string): string {
+  if (prefix === '') return path;
+  if (path === prefix || path.startsWith(`${prefix}/`)) return path.slice(prefix.length);
+  return path;
+}
+
+function headerValue(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function trxOf(request: FastifyRequest): string {
+  return headerValue(request, 'x-clearml-trx') || headerValue(request, 'x-trains-trx') || request.id;
+}
+
+function checkImpersonation(request: FastifyRequest, identity: Identity): void {
+  for (const header of IMPERSONATION_HEADERS) {
+    if (request.headers[header] !== undefined) {
+      throw apiError('impersonation_not_allowed', undefined, [['role', identity.role]]);
+    }
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Builds one process from a target name: services, the target modules
+ * (`all` = ingest + writer + query on one HTTP port), the HTTP front, and
+ * the ordered start/stop of every component.
+ */
+import { Authenticator } from '../auth/authenticator.js';
+import { loadCredentials } from '../auth/credentials.js';
+import { resolveSigningSecret } from '../auth/signing-secret.js';
+import { TokenService } from '../auth/token-service.js';
+import type { Config } from '../config/config.js';
+import { buildApiServer, type ReadinessReport } from '../http/api-server.js';
+import type { Logger } from '../observability/logger.js';
+import { createMetricsRegistry } from '../observability/metrics.js';
+import { OperationRegistry } from '../protocol/operation.js';
+import type { Component, Phase, ReadinessCheck } from './component.js';
+import { StoreHub } from './store-hub.js';
+import type { ProcessServices, TargetModule, TargetName } from './target.js';
+
+export interface RunningService {
+  /** The HTTP port actually bound (API_PORT 0 picks one). */
+  readonly httpPort: number;
+  readonly services: ProcessServices;
+  stop(): Promise<void>;
+}
+
+export interface ServiceDefinition {
+  target: TargetName;
+  config: Readonly<Config>;
+  logger: Logger;
+  /** The target modules, by name; the launcher's main passes the real ones. */
+  modules: Partial<Record<Exclude<TargetName, 'all'>, TargetModule>>;
+}
+
+const START_ORDER: Phase[] = ['store', 'worker', 'front'];
+
+export async function startService(definition: ServiceDefinition): Promise<RunningService> {
+  const { target, config, logger } = definition;
+  const names = target === 'all' ? (['ingest', 'writer', 'query'] as const) : ([target] as const);
+  const metrics = createMetricsRegistry(target);
+  const stores = new StoreHub(config, logger, `clearml-${target}-${process.pid}`);
+  const signingSecret = resolveSigningSecret(config.AUTH_SECRET, config.DATA_DIR);
+  const tokens = new TokenService({ secret: signingSecret, env: config.DEPLOYMENT_ENV, serverBuild: config.SERVER_BUILD });
+  const authenticator = new Authenticator(loadCredentials(config.CREDENTIALS_FILE), tokens);
+  const services: ProcessServices = { config, logger, metrics, stores, authenticator, tokens, signingSecret };
+
+  const registry = new OperationRegistry();
+  const components: Component[] = [];
+  const readiness: ReadinessCheck[] = [];
+  for (const name of names) {
+    const module = definition.modules[name];
+    if (module === undefined) throw new Error(`target module ${name} is not available`);
+    const parts = module(services);
+    registry.register(...(parts.operations ?? []));
+    components.push(...(parts.components ?? []));
+    readiness.push(...(parts.readiness ?? []));
+  }
+  readiness.unshift(...stores.readinessChecks());
+
+  const app = buildApiServer({
+    logger,
+    registry,
+    authenticator,
+    metricsRegistry: metrics,
+    readiness: () => readinessReport(readiness),
+    maxBodyBytes: config.MAX_BODY_BYTES,
+    pathPrefix: config.API_PATH_PREFIX,
+  });
+  let httpPort = config.API_PORT;
+  components.push({
+    name: 'http',
+    phase: 'front',
+    start: async () => {
+      await app.listen({ host: config.API_HOST, port: config.API_PORT });
+      const address = app.server.address();
+      if (address && typeof address === 'object') httpPort = address.port;
+      logger.info({ host: config.API_HOST, port: httpPort, target, operations: registry.names().length }, 'HTTP API listening');
+    },
+    stop: () => app.close(),
+  });
+
+  const ordered = [...stores.components(), ...components].sort((a, b) => START_ORDER.indexOf(a.phase) - START_ORDER.indexOf(b.phase));
+  const started: Component[] = [];
+  const stopAll = async () => {
+    for (const phase of [...START_ORDER].reverse()) {
+      const inPhase = started.filter((c) => c.phase === phase).reverse();
+      await Promise.all(inPhase.map((c) => stopWithTimeout(c, config.SHUTDOWN_PHASE_TIMEOUT_MS, logger)));
+    }
+    started.length = 0;
+  };
+  try {
+    for (const component of ordered) {
+      await component.start();
+      started.push(component);
+    }
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+  return {
+    get httpPort() {
+      return httpPort;
+    },
+    services,
+    stop: stopAll,
+  };
+}
+
+async function stopWithTimeout(component: Component, timeoutMs: number, logger: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  try {
+    const outcome = await Promise.race([component.stop().then(() => 'stopped' as const), timeout]);
+    if (outcome === 'timeout') logger.warn({ component: component.name, timeoutMs }, 'stop timed out; going on');
+  } catch (error) {
+    logger.warn({ component: component.name, err: error }, 'stop failed; going on');
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function readinessReport(checks: ReadinessCheck[]): Promise<ReadinessReport> {
+  const results = await Promise.all(
+    checks.map(async (c) => {
+      try {
+        await withTimeout(c.check(), 2_000);
+        return [c.name, 'ok'] as const;
+      } catch (error) {
+        return [c.name, (error as Error).message] as const;
+      }
+    }),
+  );
+  return { ready: results.every(([, r]) => r === 'ok'), checks: Object.fromEntries(results) };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    }),
+  ]);
+}

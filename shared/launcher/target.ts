@@ -1,0 +1,41 @@
+/**
+ * What a target contributes to a process. Each target (ingest, writer,
+ * query) has one composition root, a TargetModule: given the process's
+ * services it builds its adapters and domain objects and returns its
+ * operations, components and readiness checks. Building connects nothing;
+ * components connect in start().
+ */
+import type { Registry } from 'prom-client';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { TokenService } from '../auth/token-service.js';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../observability/logger.js';
+import type { Operation } from '../protocol/operation.js';
+import type { Component, ReadinessCheck } from './component.js';
+import type { StoreHub } from './store-hub.js';
+
+export interface ProcessServices {
+  readonly config: Readonly<Config>;
+  readonly logger: Logger;
+  readonly metrics: Registry;
+  readonly stores: StoreHub;
+  readonly authenticator: Authenticator;
+  readonly tokens: TokenService;
+  /** Server secret for signed cursors and tokens (shared by every process of a deployment). */
+  readonly signingSecret: string;
+}
+
+export interface TargetParts {
+  readonly operations?: Operation[];
+  readonly components?: Component[];
+  readonly readiness?: ReadinessCheck[];
+}
+
+export type TargetModule = (services: ProcessServices) => TargetParts;
+
+export const TARGET_NAMES = ['all', 'ingest', 'writer', 'query'] as const;
+export type TargetName = (typeof TARGET_NAMES)[number];
+
+export function isTargetName(value: string): value is TargetName {
+  return (TARGET_NAMES as readonly string[]).includes(value);
+}

@@ -1,0 +1,101 @@
+/**
+ * An API operation is declared once: its name, versions, request schema and
+ * handler. Transports (the HTTP server) resolve, authenticate, parse and
+ * dispatch; handlers see validated requests and return the `data` object.
+ */
+import type { Readable } from 'node:stream';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import type { Identity } from '../auth/identity.js';
+import { compareVersions, parseVersion, type ApiVersion } from './endpoint-path.js';
+
+export interface CallContext {
+  readonly identity: Identity;
+  readonly callId: string;
+  readonly log: Logger;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Aborted when the client disconnects before the answer. */
+  readonly signal: AbortSignal;
+  /** Time the call was received (epoch ms). */
+  readonly receivedAt: number;
+}
+
+/** A successful answer that is not enveloped (events.download_task_log). */
+export interface RawReply {
+  readonly raw: true;
+  readonly headers: Record<string, string>;
+  readonly body: Readable | string;
+}
+
+export function isRawReply(value: unknown): value is RawReply {
+  return typeof value === 'object' && value !== null && (value as RawReply).raw === true;
+}
+
+export interface Extras {
+  /** Extra response headers for an enveloped answer (auth.login's cookie). */
+  setHeader(name: string, value: string): void;
+}
+
+interface OperationBase {
+  readonly name: string;
+  /** Minimum version of this implementation (protocol.md §2.3), reported as actual_version. */
+  readonly minVersion: string;
+  /** Lowest version still served (with actual_version "1.0"), for the endpoints the table marks "served from 1.0". */
+  readonly servedFrom?: string;
+  /** Set for auth.login: the only operation that accepts Basic-authenticated refresh semantics (all accept Basic anyway). */
+  readonly description?: string;
+}
+
+/** An operation whose call data is parsed into an object and validated. */
+export interface JsonOperation<Req> extends OperationBase {
+  readonly kind: 'json';
+  readonly request: z.ZodType<Req>;
+  handle(request: Req, context: CallContext, extras: Extras): Promise<unknown>;
+}
+
+/** An operation that consumes the raw body itself, as it streams in (events.add_batch). */
+export interface StreamOperation extends OperationBase {
+  readonly kind: 'stream';
+  handle(body: Readable, meta: { contentType: string | undefined; search: string }, context: CallContext): Promise<unknown>;
+}
+
+export type Operation = JsonOperation<any> | StreamOperation;
+
+export function defineOperation<Req>(operation: Omit<JsonOperation<Req>, 'kind'>): JsonOperation<Req> {
+  return { kind: 'json', ...operation };
+}
+
+export function defineStreamOperation(operation: Omit<StreamOperation, 'kind'>): StreamOperation {
+  return { kind: 'stream', ...operation };
+}
+
+export interface ResolvedOperation {
+  readonly operation: Operation;
+  readonly actualVersion: ApiVersion;
+}
+
+export class OperationRegistry {
+  private readonly operations = new Map<string, { operation: Operation; min: ApiVersion; servedFrom: ApiVersion }>();
+
+  register(...operations: Operation[]): this {
+    for (const operation of operations) {
+      if (this.operations.has(operation.name)) throw new Error(`operation ${operation.name} registered twice`);
+      const min = parseVersion(operation.minVersion);
+      this.operations.set(operation.name, { operation, min, servedFrom: parseVersion(operation.servedFrom ?? operation.minVersion) });
+    }
+    return this;
+  }
+
+  /** The implementation serving `name` at `version`, or undefined (404). */
+  resolve(name: string, version: ApiVersion): ResolvedOperation | undefined {
+    const entry = this.operations.get(name);
+    if (entry === undefined) return undefined;
+    if (compareVersions(version, entry.min) >= 0) return { operation: entry.operation, actualVersion: entry.min };
+    if (compareVersions(version, entry.servedFrom) >= 0) return { operation: entry.operation, actualVersion: entry.servedFrom };
+    return undefined;
+  }
+
+  names(): string[] {
+    return [...this.operations.keys()].sort();
+  }
+}

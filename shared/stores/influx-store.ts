@@ -1,0 +1,100 @@
+/**
+ * InfluxDB through its v1 HTTP API (line-protocol /write, InfluxQL /query):
+ * served by InfluxDB 1.x, by 2.x compatibility endpoints and by 3.x. See
+ * docs/storage.md for why this is plain fetch rather than the client
+ * library's WriteApi (slower Point, gzip by default, close() before store).
+ */
+export interface InfluxSeries {
+  name: string;
+  tags?: Record<string, string>;
+  columns: string[];
+  values: unknown[][];
+}
+
+export interface InfluxResult {
+  statement_id: number;
+  series?: InfluxSeries[];
+  error?: string;
+}
+
+export class InfluxError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+    this.name = 'InfluxError';
+  }
+  /** Failures that a retry cannot fix (bad line protocol, type conflicts). */
+  get permanent(): boolean {
+    return this.status === 400 || this.status === 413;
+  }
+}
+
+export interface InfluxStoreOptions {
+  url: string;
+  database: string;
+  username?: string;
+  password?: string;
+}
+
+export class InfluxStore {
+  private readonly base: string;
+  private readonly auth: string | undefined;
+
+  constructor(private readonly options: InfluxStoreOptions) {
+    this.base = options.url.replace(/\/+$/, '');
+    this.auth = options.username ? `Basic ${Buffer.from(`${options.username}:${options.password ?? ''}`).toString('base64')}` : undefined;
+  }
+
+  get database(): string {
+    return this.options.database;
+  }
+
+  private headers(extra: Record<string, string> = {}): Record<string, string> {
+    return this.auth ? { ...extra, authorization: this.auth } : extra;
+  }
+
+  async ping(): Promise<void> {
+    const response = await fetch(`${this.base}/ping`, { headers: this.headers() });
+    if (response.status !== 204) throw new InfluxError(`InfluxDB /ping answered ${response.status}`, response.status);
+  }
+
+  /** Writes line protocol (nanosecond precision). Resolves once InfluxDB accepted the whole body. */
+  async write(lines: string | Buffer, signal?: AbortSignal): Promise<void> {
+    const response = await fetch(`${this.base}/write?db=${encodeURIComponent(this.database)}&precision=ns`, {
+      method: 'POST',
+      headers: this.headers({ 'content-type': 'text/plain; charset=utf-8' }),
+      body: lines,
+      signal,
+    });
+    if (response.status !== 204) {
+      throw new InfluxError(`InfluxDB write failed (${response.status}): ${(await response.text()).slice(0, 500)}`, response.status);
+    }
+  }
+
+  /** Runs InfluxQL statements (separated by `;`) against the database; epoch ns timestamps. */
+  async query(statements: string, options: { method?: 'GET' | 'POST'; signal?: AbortSignal } = {}): Promise<InfluxResult[]> {
+    const params = new URLSearchParams({ db: this.database, q: statements, epoch: 'ns' });
+    const method = options.method ?? 'GET';
+    const response = await fetch(method === 'GET' ? `${this.base}/query?${params}` : `${this.base}/query`, {
+      method,
+      headers: this.headers(method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      body: method === 'POST' ? params : undefined,
+      signal: options.signal,
+    });
+    const text = await response.text();
+    if (response.status !== 200) throw new InfluxError(`InfluxDB query failed (${response.status}): ${text.slice(0, 500)}`, response.status);
+    const parsed = JSON.parse(text) as { results?: InfluxResult[]; error?: string };
+    if (parsed.error) throw new InfluxError(`InfluxDB query failed: ${parsed.error}`, 400);
+    const results = parsed.results ?? [];
+    const failed = results.find((r) => r.error);
+    if (failed) throw new InfluxError(`InfluxDB query failed: ${failed.error}`, 400);
+    return results;
+  }
+
+  /** Creates the database (idempotent) with an infinite retention policy: time carries the iteration. */
+  async ensureDatabase(): Promise<void> {
+    await this.query(`CREATE DATABASE "${this.database}"`, { method: 'POST' });
+  }
+}

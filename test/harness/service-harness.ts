@@ -1,0 +1,124 @@
+/**
+ * Starts a target in-process against the suite's throwaway stack, isolated
+ * from other test files: its own DATA_DIR, credentials (two companies),
+ * JetStream stream prefix and InfluxDB database.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { inject } from 'vitest';
+import '../support/stack-context.js';
+import { loadConfig, type Config } from '../../shared/config/config.js';
+import { startService, type RunningService } from '../../shared/launcher/service.js';
+import { targetModules } from '../../shared/launcher/target-modules.js';
+import type { TargetModule, TargetName } from '../../shared/launcher/target.js';
+import { createLogger } from '../../shared/observability/logger.js';
+
+export interface TestCredential {
+  access_key: string;
+  secret_key: string;
+  company: string;
+  user: string;
+}
+
+export interface Harness {
+  readonly baseUrl: string;
+  readonly service: RunningService;
+  readonly config: Readonly<Config>;
+  readonly env: Record<string, string>;
+  /** Two companies, A and B, each with one key pair. */
+  readonly credentials: { a: TestCredential; b: TestCredential };
+  basic(credential: TestCredential): string;
+  /** A Bearer token from auth.login. */
+  login(credential: TestCredential): Promise<string>;
+  /** POSTs a JSON body to an operation with a Bearer token; returns the status and the parsed envelope. */
+  call(operation: string, body: unknown, options?: CallOptions): Promise<CallResult>;
+  stop(): Promise<void>;
+}
+
+export interface CallOptions {
+  token?: string;
+  method?: string;
+  headers?: Record<string, string>;
+  rawBody?: string | Buffer;
+}
+
+export interface CallResult {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+export const unique = (prefix: string): string => `${prefix}${randomBytes(6).toString('hex')}`;
+
+function credential(company: string): TestCredential {
+  return { access_key: unique('AK'), secret_key: unique('sk-'), company, user: unique('user-') };
+}
+
+export async function startHarness(
+  options: { target?: TargetName; env?: Record<string, string>; modules?: Partial<Record<Exclude<TargetName, 'all'>, TargetModule>> } = {},
+): Promise<Harness> {
+  const stack = inject('stack');
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'clearml-harness-'));
+  const credentials = { a: credential(unique('company-a-')), b: credential(unique('company-b-')) };
+  const credentialsFile = path.join(dataDir, 'credentials.json');
+  writeFileSync(credentialsFile, JSON.stringify([credentials.a, credentials.b]));
+  const suffix = randomBytes(4).toString('hex');
+  const env: Record<string, string> = {
+    API_PORT: '0',
+    GRPC_PORT: '0',
+    DATA_DIR: dataDir,
+    CREDENTIALS_FILE: credentialsFile,
+    NATS_URL: stack.natsUrl,
+    INFLUX_URL: stack.influxUrl,
+    REDIS_URL: stack.redisUrl,
+    NATS_STREAM_PREFIX: `t${suffix}`,
+    INFLUX_DB: `t${suffix}`,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+    ...options.env,
+  };
+  const config = loadConfig(env);
+  const service = await startService({
+    target: options.target ?? 'all',
+    config,
+    logger: createLogger({ level: config.LOG_LEVEL, name: 'test' }),
+    modules: { ...targetModules, ...options.modules },
+  });
+  const baseUrl = `http://127.0.0.1:${service.httpPort}`;
+  const basic = (c: TestCredential) => `Basic ${Buffer.from(`${c.access_key}:${c.secret_key}`).toString('base64')}`;
+
+  const call = async (operation: string, body: unknown, callOptions: CallOptions = {}): Promise<CallResult> => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...callOptions.headers };
+    if (callOptions.token) headers.authorization = `Bearer ${callOptions.token}`;
+    const response = await fetch(`${baseUrl}/${operation}`, {
+      method: callOptions.method ?? 'POST',
+      headers,
+      body: callOptions.rawBody ?? (body === undefined ? undefined : JSON.stringify(body)),
+    });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON (415, downloads): keep the text
+    }
+    return { status: response.status, body: parsed, headers: response.headers };
+  };
+
+  return {
+    baseUrl,
+    service,
+    config,
+    env,
+    credentials,
+    basic,
+    async login(c) {
+      const result = await call('auth.login', undefined, { method: 'GET', headers: { authorization: basic(c) } });
+      if (result.status !== 200) throw new Error(`login failed: ${JSON.stringify(result.body)}`);
+      return result.body.data.token as string;
+    },
+    call,
+    stop: () => service.stop(),
+  };
+}
