@@ -1,10 +1,83 @@
 /**
  * Composition root of the ingest target: events.add and events.add_batch
- * over HTTP and gRPC, published to NATS JetStream.
+ * over HTTP and gRPC, one validation path (EventIngestService), published
+ * to NATS JetStream.
  */
+import { EntityRegistry } from '../shared/entities/entity-registry.js';
+import { ensureEventStreams } from '../shared/events/event-streams.js';
+import type { Component } from '../shared/launcher/component.js';
 import type { TargetModule } from '../shared/launcher/target.js';
+import { EventIngestService } from './events/ingest-session.js';
+import { createGrpcIngestServer, type GrpcIngestServer } from './grpc/grpc-ingest-server.js';
+import { addBatchOperation } from './http/add-batch-operation.js';
+import { addOperation } from './http/add-operation.js';
+import { EventPublisher } from './publish/event-publisher.js';
+import { InflightBudget } from './publish/inflight-budget.js';
+
+const TARGET_MESSAGE_BYTES = 1024 * 1024;
+const HEADERS_ROOM = 16 * 1024;
 
 export const ingestTarget: TargetModule = (services) => {
-  services.stores.need('nats', 'redis');
-  return {};
+  const { config, stores, logger } = services;
+  stores.need('nats', 'redis');
+  const settings = {
+    partitions: config.NATS_PARTITIONS,
+    targetMessageBytes: TARGET_MESSAGE_BYTES,
+    maxMessageBytes: TARGET_MESSAGE_BYTES,
+    plotValidation: config.PLOT_VALIDATION,
+    plotCompressionThreshold: config.PLOT_COMPRESSION_THRESHOLD,
+  };
+  let registry: EntityRegistry | undefined;
+  let publisher: EventPublisher | undefined;
+  // Built lazily: the store clients exist only once the store components started.
+  const ingest = new EventIngestService({
+    get registry() {
+      return (registry ??= new EntityRegistry(stores.redis.client, config.REDIS_KEY_PREFIX));
+    },
+    get publisher() {
+      return (publisher ??= new EventPublisher(() => stores.nats.connection.jetstream(), {
+        prefix: config.NATS_STREAM_PREFIX,
+        timeoutMs: config.INGEST_PUBLISH_TIMEOUT_MS,
+      }));
+    },
+    budget: new InflightBudget(config.INGEST_MAX_INFLIGHT_BYTES),
+    settings,
+  });
+
+  const streams: Component = {
+    name: 'event-streams',
+    phase: 'worker',
+    start: async () => {
+      const nc = stores.nats.connection;
+      await ensureEventStreams(await nc.jetstreamManager(), config.NATS_STREAM_PREFIX);
+      // One big event may use the whole payload the server allows.
+      settings.maxMessageBytes = Math.max(TARGET_MESSAGE_BYTES, nc.info!.max_payload - HEADERS_ROOM);
+    },
+    stop: async () => undefined,
+  };
+
+  let grpc: GrpcIngestServer | undefined;
+  const grpcFront: Component = {
+    name: 'grpc',
+    phase: 'front',
+    start: async () => {
+      grpc = createGrpcIngestServer({
+        host: config.API_HOST,
+        port: config.GRPC_PORT,
+        ingest,
+        authenticate: (header) => services.authenticator.authenticate(header),
+        logger,
+        maxMessageBytes: config.MAX_BODY_BYTES,
+      });
+      const port = await grpc.start();
+      services.boundPorts.set('grpc', port);
+      logger.info({ port }, 'gRPC ingest listening');
+    },
+    stop: async () => grpc?.stop(config.SHUTDOWN_PHASE_TIMEOUT_MS),
+  };
+
+  return {
+    operations: [addOperation({ ingest }), addBatchOperation({ ingest, maxLineBytes: config.MAX_LINE_BYTES })],
+    components: [streams, grpcFront],
+  };
 };

@@ -44,7 +44,7 @@ export class TokenService {
       server_build: this.options.serverBuild,
       feature_set: 'basic',
     };
-    return jwt.sign(claims, this.options.secret, { algorithm: 'HS256', noTimestamp: true });
+    return jwt.sign(claims, this.options.secret, { algorithm: 'HS256' });
   }
 
   /** The identity a token carries; 401/30 when malformed, forged, expired or without identity. */

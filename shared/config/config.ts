@@ -64,6 +64,8 @@ export const configSchema = z.object({
   NATS_STREAM_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/, { error: 'expected letters, digits, _ or -' }).default('clearml'),
   /** Number of subject partitions; per-task order holds within one. Fixed for the life of a stream. */
   NATS_PARTITIONS: positiveInt('JetStream subject partitions').default(8),
+  /** Prefix of every Redis key (lets deployments share a Redis). */
+  REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/, { error: 'expected letters, digits, _ or -' }).default('clearml'),
   MAX_BODY_BYTES: positiveInt('bytes').default(64 * MiB),
   MAX_LINE_BYTES: positiveInt('bytes').optional(),
   INGEST_MAX_INFLIGHT_BYTES: positiveInt('bytes').default(512 * MiB),

@@ -41,7 +41,7 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
   const signingSecret = resolveSigningSecret(config.AUTH_SECRET, config.DATA_DIR);
   const tokens = new TokenService({ secret: signingSecret, env: config.DEPLOYMENT_ENV, serverBuild: config.SERVER_BUILD });
   const authenticator = new Authenticator(loadCredentials(config.CREDENTIALS_FILE), tokens);
-  const services: ProcessServices = { config, logger, metrics, stores, authenticator, tokens, signingSecret };
+  const services: ProcessServices = { config, logger, metrics, stores, authenticator, tokens, signingSecret, boundPorts: new Map() };
 
   const registry = new OperationRegistry();
   const components: Component[] = [];
@@ -73,6 +73,7 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
       await app.listen({ host: config.API_HOST, port: config.API_PORT });
       const address = app.server.address();
       if (address && typeof address === 'object') httpPort = address.port;
+      services.boundPorts.set('http', httpPort);
       logger.info({ host: config.API_HOST, port: httpPort, target, operations: registry.names().length }, 'HTTP API listening');
     },
     stop: () => app.close(),

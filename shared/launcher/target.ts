@@ -23,6 +23,8 @@ export interface ProcessServices {
   readonly tokens: TokenService;
   /** Server secret for signed cursors and tokens (shared by every process of a deployment). */
   readonly signingSecret: string;
+  /** Ports bound by components (e.g. `grpc`), for logs and tests. */
+  readonly boundPorts: Map<string, number>;
 }
 
 export interface TargetParts {

@@ -4,6 +4,7 @@
  * JetStream stream prefix and InfluxDB database.
  */
 import { randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import { startService, type RunningService } from '../../shared/launcher/service
 import { targetModules } from '../../shared/launcher/target-modules.js';
 import type { TargetModule, TargetName } from '../../shared/launcher/target.js';
 import { createLogger } from '../../shared/observability/logger.js';
+import { httpRequest } from './http-request.js';
 
 export interface TestCredential {
   access_key: string;
@@ -47,7 +49,7 @@ export interface CallOptions {
 export interface CallResult {
   status: number;
   body: any;
-  headers: Headers;
+  headers: IncomingHttpHeaders;
 }
 
 export const unique = (prefix: string): string => `${prefix}${randomBytes(6).toString('hex')}`;
@@ -75,6 +77,7 @@ export async function startHarness(
     REDIS_URL: stack.redisUrl,
     NATS_STREAM_PREFIX: `t${suffix}`,
     INFLUX_DB: `t${suffix}`,
+    REDIS_KEY_PREFIX: `t${suffix}`,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     ...options.env,
   };
@@ -91,15 +94,14 @@ export async function startHarness(
   const call = async (operation: string, body: unknown, callOptions: CallOptions = {}): Promise<CallResult> => {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...callOptions.headers };
     if (callOptions.token) headers.authorization = `Bearer ${callOptions.token}`;
-    const response = await fetch(`${baseUrl}/${operation}`, {
+    const response = await httpRequest(`${baseUrl}/${operation}`, {
       method: callOptions.method ?? 'POST',
       headers,
       body: callOptions.rawBody ?? (body === undefined ? undefined : JSON.stringify(body)),
     });
-    const text = await response.text();
-    let parsed: unknown = text;
+    let parsed: unknown = response.text;
     try {
-      parsed = JSON.parse(text);
+      parsed = JSON.parse(response.text);
     } catch {
       // not JSON (415, downloads): keep the text
     }
@@ -115,6 +117,8 @@ export async function startHarness(
     basic,
     async login(c) {
       const result = await call('auth.login', undefined, { method: 'GET', headers: { authorization: basic(c) } });
+      // A target without auth.login (ingest, writer) still verifies tokens: issue one directly.
+      if (result.status === 404) return service.services.tokens.issue({ user: c.user, company: c.company, role: 'user' }, 3600);
       if (result.status !== 200) throw new Error(`login failed: ${JSON.stringify(result.body)}`);
       return result.body.data.token as string;
     },

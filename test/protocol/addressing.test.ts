@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryTarget } from '../../query/query-target.js';
 import { combineModules, echoTarget } from '../harness/echo-operations.js';
+import { asHeaders, httpRequest } from '../harness/http-request.js';
 import { startHarness, type Harness } from '../harness/service-harness.js';
 
 let h: Harness;
@@ -13,10 +14,10 @@ beforeAll(async () => {
 });
 afterAll(() => h?.stop());
 
-async function raw(path: string, init: RequestInit = {}) {
-  const response = await fetch(`${h.baseUrl}${path}`, init);
-  const text = await response.text();
-  return { status: response.status, text, json: text ? JSON.parse(text) : undefined, headers: response.headers };
+async function raw(path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
+  const response = await httpRequest(`${h.baseUrl}${path}`, init);
+  const { text } = response;
+  return { status: response.status, text, json: text ? JSON.parse(text) : undefined, headers: asHeaders(response.headers) };
 }
 
 const auth = () => ({ authorization: `Bearer ${token}` });

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryTarget } from '../../query/query-target.js';
 import { combineModules, echoTarget } from '../harness/echo-operations.js';
+import { asHeaders, httpRequest } from '../harness/http-request.js';
 import { startHarness, type Harness } from '../harness/service-harness.js';
 
 const LIMIT = 4096;
@@ -15,15 +16,15 @@ beforeAll(async () => {
 afterAll(() => h?.stop());
 
 async function echo(path: string, body?: string | Buffer, headers: Record<string, string> = {}, method = 'POST') {
-  const response = await fetch(`${h.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...headers }, body });
-  const text = await response.text();
+  const response = await httpRequest(`${h.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...headers }, body });
+  const { text } = response;
   let json: any;
   try {
     json = JSON.parse(text);
   } catch {
     json = undefined;
   }
-  return { status: response.status, text, json, headers: response.headers };
+  return { status: response.status, text, json, headers: asHeaders(response.headers) };
 }
 
 describe('call data (§3.1)', () => {
@@ -130,7 +131,7 @@ describe('body errors (§3.2)', () => {
       duplex: 'half',
     } as RequestInit);
     expect(response.status).toBe(413);
-    expect((await response.json()).meta.result_subcode).toBe(0);
+    expect(((await response.json()) as { meta: { result_subcode: number } }).meta.result_subcode).toBe(0);
   });
 });
 

@@ -1,0 +1,128 @@
+/**
+ * Normalised event → its wire record (shared/events/wire-format.ts). This
+ * is where InfluxDB line protocol is formatted, once per event: writers only
+ * splice in the arrival sequence. Tag strings are cached per entity and per
+ * metric/variant because SDK batches repeat a handful of them.
+ */
+import {
+  MEASUREMENT,
+  encodeTagValue,
+  escapeTagValue,
+  iterTimeText,
+  quoteFieldString,
+} from '../../shared/events/storage-layout.js';
+import { frameRecord, type LogRecord } from '../../shared/events/wire-format.js';
+import type { NormalizedEvent } from './event-normalizer.js';
+
+const tag = (value: string) => escapeTagValue(encodeTagValue(value));
+
+/** Stored form of plot fields computed at ingest (events.md §1.7). */
+export interface PlotFields {
+  stored: string;
+  length: number;
+  sourceUrls?: string[];
+  valid?: boolean;
+}
+
+export class EventEncoder {
+  private readonly entityTags = new Map<string, string>();
+  private readonly seriesTags = new Map<string, string>();
+  private readonly companyTag: string;
+  readonly receivedAtIso: string;
+  private readonly receivedAtField: string;
+
+  constructor(
+    readonly company: string,
+    readonly receivedAt: number,
+  ) {
+    this.companyTag = tag(company);
+    this.receivedAtIso = new Date(receivedAt).toISOString();
+    this.receivedAtField = `,at=${receivedAt}i`;
+  }
+
+  /** `,c=..,e=..` for an entity (tags in key order c, e, k, m, n, v: InfluxDB's own order). */
+  private entityPart(entity: string): string {
+    let part = this.entityTags.get(entity);
+    if (part === undefined) {
+      part = `,c=${this.companyTag},e=${tag(entity)}`;
+      this.entityTags.set(entity, part);
+    }
+    return part;
+  }
+
+  /** `,m=..,n=..,v=..` for a metric/variant of a namespace. */
+  private seriesPart(namespace: string, metric: string, variant: string): string {
+    const cacheKey = `${namespace}\u0000${metric}\u0000${variant}`;
+    let part = this.seriesTags.get(cacheKey);
+    if (part === undefined) {
+      part = `,m=${tag(metric)},n=${namespace},v=${tag(variant)}`;
+      this.seriesTags.set(cacheKey, part);
+    }
+    return part;
+  }
+
+  private commonFields(event: NormalizedEvent): string {
+    return `,ts=${event.timestamp}i${this.receivedAtField},w=${quoteFieldString(event.worker)}`;
+  }
+
+  /** The I record of a scalar, vector or debug image event. */
+  point(event: NormalizedEvent): string {
+    const series = this.entityPart(event.entity);
+    const time = iterTimeText(event.iter);
+    switch (event.type) {
+      case 'training_stats_scalar':
+        return frameRecord(
+          'I',
+          `${MEASUREMENT.training_stats_scalar}${series}${this.seriesPart(event.namespace, event.metric, event.variant)} y=${formatFloat(event.value!)}${this.commonFields(event)} ${time}`,
+        );
+      case 'training_stats_vector':
+        return frameRecord(
+          'I',
+          `${MEASUREMENT.training_stats_vector}${series}${this.seriesPart(event.namespace, event.metric, event.variant)} y=${quoteFieldString(JSON.stringify(event.values))}${this.commonFields(event)} ${time}`,
+        );
+      case 'training_debug_image': {
+        const keyTag = event.key === undefined ? '' : `,k=${tag(event.key)}`;
+        const url = event.url === undefined ? '' : `u=${quoteFieldString(event.url)},`;
+        // `u` may be absent, so the first field is `ts`; commonFields starts with a comma.
+        return frameRecord(
+          'I',
+          `${MEASUREMENT.training_debug_image}${series}${keyTag}${this.seriesPart(event.namespace, event.metric, event.variant)} ${url}${this.commonFields(event).slice(1)} ${time}`,
+        );
+      }
+      default:
+        throw new Error(`no point form for ${event.type}`);
+    }
+  }
+
+  /** The I record of a plot, once its stored form is known (compression is asynchronous). */
+  plotPoint(event: NormalizedEvent, plot: PlotFields): string {
+    const src = plot.sourceUrls === undefined ? '' : `,src=${quoteFieldString(JSON.stringify(plot.sourceUrls))}`;
+    const valid = plot.valid === undefined ? '' : `,valid=${plot.valid}`;
+    return frameRecord(
+      'I',
+      `${MEASUREMENT.plot}${this.entityPart(event.entity)}${this.seriesPart(event.namespace, event.metric, event.variant)} p=${quoteFieldString(plot.stored)},len=${plot.length}i${src}${valid}${this.commonFields(event)} ${iterTimeText(event.iter)}`,
+    );
+  }
+
+  /** The L record of a log event: the stored event (without type and task) serialised once. */
+  log(event: NormalizedEvent): string {
+    const stored: Record<string, unknown> = {
+      timestamp: event.timestamp,
+      metric: event.metric,
+      variant: event.variant,
+      worker: event.worker,
+      model_event: false,
+      '@timestamp': this.receivedAtIso,
+    };
+    if (event.iter !== undefined) stored.iter = event.iter;
+    if (event.level !== undefined) stored.level = event.level;
+    if (event.msg !== undefined) stored.msg = event.msg;
+    const record: LogRecord = [this.company, event.entity, event.timestamp, JSON.stringify(stored)];
+    return frameRecord('L', JSON.stringify(record));
+  }
+}
+
+/** A float in line protocol: a plain number without the `i` suffix (integers stay valid floats). */
+function formatFloat(value: number): string {
+  return String(value);
+}

@@ -1,0 +1,89 @@
+/**
+ * events.add_batch over HTTP (events.md §2.2). NDJSON bodies (the SDK's
+ * application/json-lines, also x-ndjson and ndjson) are parsed line by line
+ * as the bytes arrive and each event is checked at once; nothing is
+ * published before the body is complete, because one malformed line rejects
+ * the whole request. Other bodies are one JSON value: an object or an array
+ * of objects.
+ */
+import { Writable, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import split2 from 'split2';
+import { apiError, isApiError } from '../../shared/errors/error-catalogue.js';
+import type { IngestService, IngestSession } from '../../shared/events/ingest-port.js';
+import { jsonLinesNotObject, mediaType, MALFORMED_BODY } from '../../shared/protocol/call-data.js';
+import { defineStreamOperation, type CallContext } from '../../shared/protocol/operation.js';
+import { readBodyLimited } from '../../shared/http/body-reader.js';
+import { workerHeaderOf } from './worker-header.js';
+
+const NDJSON_TYPES = new Set(['application/json-lines', 'application/x-ndjson', 'application/ndjson']);
+const LINE_BREAK = /\r\n|\r|\n/;
+
+export function addBatchOperation(deps: { ingest: IngestService; maxLineBytes: number }) {
+  return defineStreamOperation({
+    name: 'events.add_batch',
+    minVersion: '1.0',
+    async handle(body, meta, context) {
+      const session = deps.ingest.begin({ identity: context.identity, workerHeader: workerHeaderOf(context.headers), signal: context.signal });
+      try {
+        if (NDJSON_TYPES.has(mediaType(meta.contentType))) await readNdjson(body, session, deps.maxLineBytes);
+        else await readJsonValue(body, session, context);
+      } catch (error) {
+        session.discard();
+        body.resume();
+        throw error;
+      }
+      return session.commit();
+    },
+  });
+}
+
+function parseLine(line: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    throw MALFORMED_BODY();
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw jsonLinesNotObject(value, line);
+  return value as Record<string, unknown>;
+}
+
+async function readNdjson(body: Readable, session: IngestSession, maxLineBytes: number): Promise<void> {
+  const lines = split2(LINE_BREAK, { maxLength: maxLineBytes });
+  const sink = new Writable({
+    objectMode: true,
+    write(line: string, _encoding, callback) {
+      try {
+        if (line.trim() !== '') session.add(parseLine(line));
+        callback();
+      } catch (error) {
+        callback(error as Error);
+      }
+    },
+  });
+  try {
+    await pipeline(body, lines, sink);
+  } catch (error) {
+    if (isApiError(error)) throw error;
+    if ((error as Error).message?.includes('maximum buffer')) throw apiError('line_too_long', `limit ${maxLineBytes} bytes`);
+    throw error;
+  }
+}
+
+async function readJsonValue(body: Readable, session: IngestSession, context: CallContext): Promise<void> {
+  const text = (await readBodyLimited(body, Number.MAX_SAFE_INTEGER, () => new Error('unreachable'))).toString('utf8');
+  if (text.trim() === '') return;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw MALFORMED_BODY();
+  }
+  const items = Array.isArray(value) ? value : [value];
+  for (const item of items) {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw jsonLinesNotObject(item, JSON.stringify(item) ?? '');
+    context.signal.throwIfAborted();
+    session.add(item as Record<string, unknown>);
+  }
+}

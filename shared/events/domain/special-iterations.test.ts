@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { countsForHistogram, DEFAULT_IGNORED_ITERATION_METRICS, isSingleValue, SINGLE_VALUE_ITER } from './special-iterations.js';
+
+describe('special iterations', () => {
+  it('recognises single values', () => {
+    expect(SINGLE_VALUE_ITER).toBe(-(2 ** 31));
+    expect(isSingleValue(-2147483648)).toBe(true);
+    expect(isSingleValue(0)).toBe(false);
+    expect(isSingleValue(undefined)).toBe(false);
+  });
+
+  it('counts for histograms only iterations above -2^31', () => {
+    expect(countsForHistogram(SINGLE_VALUE_ITER)).toBe(false);
+    expect(countsForHistogram(SINGLE_VALUE_ITER - 1)).toBe(false);
+    expect(countsForHistogram(SINGLE_VALUE_ITER + 1)).toBe(true);
+    expect(countsForHistogram(-5)).toBe(true);
+    expect(countsForHistogram(undefined)).toBe(false);
+    expect(countsForHistogram(null)).toBe(false);
+  });
+
+  it('ignores the monitoring metrics by default', () => {
+    expect(DEFAULT_IGNORED_ITERATION_METRICS).toEqual([':monitor:machine', ':monitor:gpu']);
+  });
+});

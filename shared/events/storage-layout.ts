@@ -1,0 +1,143 @@
+/**
+ * Where events live (docs/storage.md explains the choice). InfluxDB holds
+ * scalars, vectors, debug images and plots: one series per (company,
+ * namespace, entity, metric, variant[, image key]), the point's time is the
+ * iteration in nanoseconds, so re-reporting an iteration overwrites by
+ * construction and GROUP BY time() buckets iterations. Redis holds log
+ * streams, entity records, metric listings and navigation state.
+ */
+
+export const MEASUREMENT = {
+  training_stats_scalar: 'scalar',
+  training_stats_vector: 'vector',
+  training_debug_image: 'image',
+  plot: 'plot',
+} as const;
+
+export type InfluxEventType = keyof typeof MEASUREMENT;
+export type Measurement = (typeof MEASUREMENT)[InfluxEventType];
+
+export const EVENT_TYPE_OF: Record<Measurement, InfluxEventType> = {
+  scalar: 'training_stats_scalar',
+  vector: 'training_stats_vector',
+  image: 'training_debug_image',
+  plot: 'plot',
+};
+
+/** Tag keys: company, namespace (t|m), entity id, metric, variant, image key. */
+export const TAG = { company: 'c', namespace: 'n', entity: 'e', metric: 'm', variant: 'v', key: 'k' } as const;
+
+/** Field keys shared by every measurement. */
+export const FIELD = {
+  /** scalar value (float) / vector values (JSON string) */
+  value: 'y',
+  /** event `timestamp`, epoch ms (integer) */
+  timestamp: 'ts',
+  /** `@timestamp`, the receive time, epoch ms (integer) */
+  receivedAt: 'at',
+  worker: 'w',
+  /** arrival order: JetStream stream sequence × 65536 + record index (integer) */
+  seq: 'q',
+  url: 'u',
+  /** plot_str in its stored form (see encodePlotString) */
+  plot: 'p',
+  plotLength: 'len',
+  sourceUrls: 'src',
+  validPlot: 'valid',
+} as const;
+
+/** Records per JetStream message are capped so that seq = streamSeq × 65536 + index stays unique. */
+export const MAX_RECORDS_PER_MESSAGE = 65_536;
+
+/**
+ * The time of events without an iteration: InfluxDB's smallest valid time.
+ * Iterations are clamped above it, so the sentinel never collides.
+ */
+export const NO_ITER_TIME = -9_223_372_036_854_775_806n;
+export const NO_ITER_TIME_TEXT = '-9223372036854775806';
+/** Largest iteration InfluxDB can store as a time; larger values are clamped (they lose precision anyway, events.md §0.6). */
+export const MAX_ITER_TIME = 9_223_372_036_854_775_806;
+export const MIN_ITER_TIME = -9_223_372_036_854_775_805;
+/** Times below this (parsed as doubles) are the no-iteration sentinel. */
+export const NO_ITER_THRESHOLD = -9.2e18;
+
+/** Single-value iteration (events.md §1.6). */
+export const SINGLE_VALUE_ITER = -2_147_483_648;
+
+const UNSAFE_TAG = /[\n\r\\\u0000-\u001f]|^~|^$/;
+
+/**
+ * Tag values must be non-empty and cannot hold newlines; ClearML names can.
+ * Such values (and empty ones) are stored as `~` + base64url of their UTF-8;
+ * everything else is stored as is, so names stay readable in InfluxDB.
+ */
+export function encodeTagValue(value: string): string {
+  return UNSAFE_TAG.test(value) ? `~${Buffer.from(value, 'utf8').toString('base64url')}` : value;
+}
+
+export function decodeTagValue(stored: string): string {
+  return stored.startsWith('~') ? Buffer.from(stored.slice(1), 'base64url').toString('utf8') : stored;
+}
+
+/** Line-protocol escaping of an (already encoded) tag value: commas, equals signs and spaces. */
+export function escapeTagValue(value: string): string {
+  return /[, =]/.test(value) ? value.replace(/[, =]/g, '\\$&') : value;
+}
+
+/** Line-protocol string field: quoted, with `"` and `\` escaped (newlines are accepted raw by InfluxDB). */
+export function quoteFieldString(value: string): string {
+  return `"${/["\\]/.test(value) ? value.replace(/["\\]/g, '\\$&') : value}"`;
+}
+
+/** InfluxQL string literal for WHERE clauses. */
+export function influxQlString(value: string): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/** InfluxQL identifier (measurement, tag and field names are fixed and safe, but quote anyway). */
+export function influxQlIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '\\"')}"`;
+}
+
+/** The point time of an event: its iteration (clamped to InfluxDB's range) or the sentinel. */
+export function iterTimeText(iter: number | undefined): string {
+  if (iter === undefined) return NO_ITER_TIME_TEXT;
+  if (iter > MAX_ITER_TIME) return String(BigInt(MAX_ITER_TIME));
+  if (iter < MIN_ITER_TIME) return String(BigInt(MIN_ITER_TIME));
+  return Number.isSafeInteger(iter) ? String(iter) : BigInt(iter).toString();
+}
+
+/** Back from a point time (JSON number, ns) to an iteration; undefined for the sentinel. */
+export function iterFromTime(time: number): number | undefined {
+  return time < NO_ITER_THRESHOLD ? undefined : time;
+}
+
+/**
+ * plot_str as stored: `p` + the text, or `z` + base64 of its deflate when
+ * compression applies (events.md §1.7: invisible to clients; every read
+ * returns the full text).
+ */
+export function storedPlotIsCompressed(stored: string): boolean {
+  return stored.startsWith('z');
+}
+
+/** Redis key names, under a deployment prefix. */
+export function redisKeys(prefix: string) {
+  return {
+    /** Hash: the task record (reports are tasks of type report). */
+    task: (id: string) => `${prefix}:task:${id}`,
+    /** Hash: the model record. */
+    model: (id: string) => `${prefix}:model:${id}`,
+    entity: (namespace: 't' | 'm', id: string) => `${prefix}:${namespace === 't' ? 'task' : 'model'}:${id}`,
+    /** Hash: last_metrics of an entity, field = JSON [metric, variant]. */
+    lastMetrics: (namespace: 't' | 'm', id: string) => `${prefix}:${namespace === 't' ? 'task' : 'model'}:${id}:lm`,
+    /** Set: metric listing of an entity, members `type\u001fmetric\u001fvariant\u001f<0|1 has a regular iteration>`. */
+    metricListing: (namespace: 't' | 'm', id: string) => `${prefix}:${namespace === 't' ? 'task' : 'model'}:${id}:mv`,
+    /** Log stream segment `n` of a task (0 is the main one; see docs/storage.md). */
+    logSegment: (task: string, n: number) => (n === 0 ? `${prefix}:log:${task}` : `${prefix}:log:${task}:${n}`),
+    /** String: number of log segments of a task. */
+    logSegmentCount: (task: string) => `${prefix}:log:${task}:n`,
+  };
+}
+
+export type RedisKeys = ReturnType<typeof redisKeys>;

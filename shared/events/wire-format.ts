@@ -1,0 +1,157 @@
+/**
+ * The JetStream message format between ingest and writers.
+ *
+ * A message belongs to one subject partition and carries many records, so
+ * that the per-message cost of NATS is paid once per hundreds of events.
+ * Ingest does the expensive work once: it validates, normalises and formats
+ * each InfluxDB point as line protocol; the writer only splices in the
+ * arrival sequence and forwards bytes.
+ *
+ * Payload: UTF-8 text, a sequence of records, each `<kind><length>:<body>`
+ * where length is the body's length in UTF-16 code units (JS string length):
+ * length-prefixed because bodies (plots, log messages) may hold newlines.
+ *
+ *   I  an InfluxDB point without its `q` field: `<measurement,tags fields> <time>`
+ *      (the writer inserts `,q=<seq>i` before the last space)
+ *   L  a log event for the task's Redis stream: JSON LogRecord (a tuple)
+ *   R  the entity summary of one request (events.md §1.11): JSON EntitySummary
+ *
+ * Every I and L record has an arrival sequence: the JetStream stream
+ * sequence × 65536 + the record's index in the message. It orders ties in
+ * reads and makes redelivery idempotent.
+ *
+ * Control messages (deletions) carry a JSON ControlRecord in a message of
+ * their own, with header `k: ctl`.
+ */
+
+export const WIRE_VERSION = '1';
+export const HEADER_KIND = 'k';
+export const HEADER_VERSION = 'v';
+
+export type RecordKind = 'I' | 'L' | 'R';
+
+/**
+ * A log event as ingest hands it to the writer: `[company, task id,
+ * timestamp (epoch ms), stored event JSON]`. The stored event (events.md
+ * §1.4, without `type` and `task`) is already serialised, so the writer
+ * forwards it without re-encoding.
+ */
+export type LogRecord = [company: string, task: string, timestamp: number, eventJson: string];
+
+/** Per scalar metric/variant statistics of one request (events.md §1.11). */
+export interface ScalarStats {
+  metric: string;
+  variant: string;
+  /** value of the event with the greatest (iter, timestamp) */
+  value: number;
+  iter: number | null;
+  timestamp: number;
+  min: number;
+  minIter: number | null;
+  max: number;
+  maxIter: number | null;
+  /** value at the request's lowest iteration, for first_value */
+  first: number;
+  firstIter: number | null;
+  count: number;
+  sum: number;
+  x_axis_label?: string;
+}
+
+/** What one request changes on an entity record; applied by the writer in stream order. */
+export interface EntitySummary {
+  /** company */
+  c: string;
+  /** namespace: t (task) or m (model) */
+  n: 't' | 'm';
+  /** entity id */
+  e: string;
+  /** user who wrote */
+  u: string;
+  /** receive time of the request, epoch ms (last_update, last_change) */
+  at: number;
+  /** largest iteration of the request's events (ignored metrics excluded), if any */
+  lastIter?: number;
+  scalars: ScalarStats[];
+  /** metric listing entries: [type, metric, variant, 1 if an event had an iteration > -2^31 else 0] */
+  listing: Array<[string, string, string, 0 | 1]>;
+}
+
+export type ControlRecord =
+  | { op: 'delete_entity'; c: string; n: 't' | 'm'; e: string; id: string }
+  | {
+      op: 'clear_task_log';
+      c: string;
+      e: string;
+      id: string;
+      /** delete only log events with timestamp < this (epoch ms); absent: regardless of age */
+      before?: number;
+      include?: string[];
+      exclude?: string[];
+    };
+
+/** Appends one record to a payload under construction. */
+export function frameRecord(kind: RecordKind, body: string): string {
+  return `${kind}${body.length}:${body}`;
+}
+
+export interface DecodedRecord {
+  kind: RecordKind;
+  body: string;
+}
+
+/** Splits a payload into its records. Throws on a malformed payload (a poison message). */
+export function* decodeRecords(payload: string): Generator<DecodedRecord> {
+  let at = 0;
+  while (at < payload.length) {
+    const kind = payload[at] as RecordKind;
+    const colon = payload.indexOf(':', at + 1);
+    if ((kind !== 'I' && kind !== 'L' && kind !== 'R') || colon < 0) throw new Error(`malformed record at offset ${at}`);
+    const length = Number(payload.slice(at + 1, colon));
+    if (!Number.isInteger(length) || length < 0 || colon + 1 + length > payload.length) throw new Error(`malformed record length at offset ${at}`);
+    yield { kind, body: payload.slice(colon + 1, colon + 1 + length) };
+    at = colon + 1 + length;
+  }
+}
+
+/** The point line the writer stores: the record with its arrival sequence spliced in. */
+export function pointWithSeq(body: string, seq: number): string {
+  const space = body.lastIndexOf(' ');
+  return `${body.slice(0, space)},q=${seq}i${body.slice(space)}`;
+}
+
+export function arrivalSeq(streamSeq: number, index: number): number {
+  return streamSeq * 65_536 + index;
+}
+
+/** Subject of a partition, and the partition of an entity (stable hash: per-entity order holds within it). */
+export function partitionSubject(prefix: string, partition: number): string {
+  return `${prefix}.ev.${partition}`;
+}
+
+export function partitionOf(namespace: 't' | 'm', entity: string, partitions: number): number {
+  // FNV-1a: cheap, stable across processes and versions.
+  let hash = 0x811c9dc5;
+  const key = `${namespace}:${entity}`;
+  for (let i = 0; i < key.length; i++) {
+    hash ^= key.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % partitions;
+}
+
+export function streamName(prefix: string): string {
+  return `${prefix}_events`;
+}
+
+export function deadLetterSubject(prefix: string, partition: number): string {
+  return `${prefix}.dead.${partition}`;
+}
+
+export function deadLetterStreamName(prefix: string): string {
+  return `${prefix}_dead`;
+}
+
+export function consumerName(prefix: string, partition: number): string {
+  return `${prefix}_writer_p${partition}`;
+}

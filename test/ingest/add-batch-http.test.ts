@@ -1,0 +1,233 @@
+// events.add / events.add_batch over HTTP (events.md §1.3, §1.8-§1.10, §2), ingest target alone:
+// responses, per-event rejections, request-level rules, registration, and the records in JetStream.
+import { connect, type NatsConnection } from 'nats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeRecords, streamName } from '../../shared/events/wire-format.js';
+import { startHarness, unique, type Harness } from '../harness/service-harness.js';
+
+let h: Harness;
+let tokenA: string;
+let tokenB: string;
+let nc: NatsConnection;
+
+beforeAll(async () => {
+  h = await startHarness({ target: 'ingest', env: { MAX_BODY_BYTES: String(2 * 1024 * 1024) } });
+  [tokenA, tokenB] = await Promise.all([h.login(h.credentials.a), h.login(h.credentials.b)]);
+  nc = await connect({ servers: h.env.NATS_URL });
+});
+afterAll(async () => {
+  await nc?.close();
+  await h?.stop();
+});
+
+const ndjson = (events: unknown[]) => events.map((e) => JSON.stringify(e)).join('\n');
+
+function batch(events: unknown[] | string, token = tokenA, contentType = 'application/json-lines', method = 'GET') {
+  return h.call('v2.23/events.add_batch', undefined, {
+    token,
+    method,
+    headers: { 'content-type': contentType, 'x-clearml-worker': 'node-7' },
+    rawBody: typeof events === 'string' ? events : ndjson(events),
+  });
+}
+
+/** Every record published for an entity so far, decoded (read by sequence: reading does not consume). */
+async function publishedRecords(entity: string): Promise<Array<{ kind: string; body: string }>> {
+  const jsm = await nc.jetstreamManager();
+  const stream = streamName(h.env.NATS_STREAM_PREFIX!);
+  const { state } = (await jsm.streams.info(stream));
+  const out: Array<{ kind: string; body: string }> = [];
+  for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
+    const message = await jsm.streams.getMessage(stream, { seq }).catch(() => undefined);
+    if (message === undefined) continue;
+    for (const r of decodeRecords(new TextDecoder().decode(message.data))) if (r.body.includes(entity)) out.push(r);
+  }
+  return out;
+}
+
+describe('events.add_batch responses', () => {
+  it('accepts the SDK form: GET, application/json-lines, Python separators, a version prefix', async () => {
+    const task = unique('task-');
+    const body = [
+      `{"timestamp": 1718000000123, "type": "training_stats_scalar", "task": "${task}", "iter": 120, "metric": "loss", "variant": "train", "value": 0.4132, "model_event": false, "allow_locked": false}`,
+      `{"timestamp": 1718000001000, "type": "log", "task": "${task}", "level": "info", "msg": "epoch 3 done\\nval acc 0.91", "model_event": false, "allow_locked": false}`,
+    ].join('\n');
+    const r = await batch(body);
+    expect(r.status).toBe(200);
+    expect(r.body.data).toEqual({ added: 2, errors: 0, errors_info: {} });
+  });
+
+  it('counts rejections by reason and keeps the good events (the contract example)', async () => {
+    const foreign = unique('task-b-');
+    expect((await batch([{ type: 'log', task: foreign, msg: 'x' }], tokenB)).status).toBe(200);
+    const task = unique('task-');
+    const r = await batch([
+      { type: 'unknown_type', task },
+      { type: 'log', msg: 'no task' },
+      { type: 'log', task: foreign, msg: 'other company' },
+      { type: 'training_stats_scalar', task, iter: 1, metric: 'm', variant: 'v', value: 1 },
+    ]);
+    expect(r.status).toBe(200);
+    expect(r.body.data).toEqual({
+      added: 1,
+      errors: 3,
+      errors_info: { 'Invalid event type unknown_type': 1, "Event must have a 'task' field": 1, [`Invalid task id ${foreign}`]: 1 },
+    });
+  });
+
+  it.each([
+    [{ task: 'x' }, "Event must have a 'type' field"],
+    [{ type: 'training stats scalar', task: '' }, 'Invalid task id '],
+    [{ type: 'nope', task: 't' }, 'Invalid event type nope'],
+    [{ type: 'log', task: 't', model_event: true }, 'Task log events are not supported for models'],
+    [{ type: 'log' }, "Event must have a 'task' field"],
+    [{ type: 'log', task: 'x'.repeat(129) }, `Invalid task id ${'x'.repeat(129)}`],
+    [{ type: 'plot', task: 5, model_event: 1 }, 'Invalid model id 5'],
+    [{ type: 'log', task: 'T', iter: 'abc' }, "Invalid value for field 'iter'"],
+    [{ type: 'log', task: 'T', iter: 1e19 }, 'Iteration number should not exceed 9223372036854775807'],
+    [{ type: 'log', task: 'T', timestamp: 'yesterday' }, "Invalid value for field 'timestamp'"],
+    [{ type: 'log', task: 'T', ts: {} }, "Invalid value for field 'timestamp'"],
+    [{ type: 'log', task: 'T', metric: 5 }, "Invalid value for field 'metric'"],
+    [{ type: 'log', task: 'T', msg: ['a'] }, "Invalid value for field 'msg'"],
+    [{ type: 'training_debug_image', task: 'T', url: 1 }, "Invalid value for field 'url'"],
+    [{ type: 'plot', task: 'T', plot_str: {} }, "Invalid value for field 'plot_str'"],
+    [{ type: 'training_stats_scalar', task: 'T' }, "Missing value for field 'value'"],
+    [{ type: 'training_stats_scalar', task: 'T', value: 'abc' }, "Invalid value for field 'value'"],
+    [{ type: 'training_stats_vector', task: 'T' }, "Missing value for field 'values'"],
+    [{ type: 'training_stats_vector', task: 'T', values: [1, 'a'] }, "Invalid value for field 'values'"],
+  ])('rejects %j: %s', async (event, reason) => {
+    const r = await batch([event]);
+    expect(r.status).toBe(400);
+    expect(r.body.meta).toMatchObject({ result_code: 400, result_subcode: 131, result_msg: `Events not added: ${reason}=1` });
+  });
+
+  it('lists every reason in order of first occurrence when all events are rejected', async () => {
+    const r = await batch([{ type: 'x', task: 't' }, { task: 't' }, { type: 'x', task: 't' }]);
+    expect(r.body.meta.result_msg).toBe("Events not added: Invalid event type x=2, Event must have a 'type' field=1");
+  });
+
+  it('an empty batch or only blank lines: 400/17', async () => {
+    for (const body of ['', '\n  \n\r\n']) {
+      const r = await batch(body);
+      expect(r.status).toBe(400);
+      expect(r.body.meta).toMatchObject({ result_subcode: 17, result_msg: 'Batch request contains no items' });
+    }
+    expect((await batch('[]', tokenA, 'application/json')).body.meta.result_subcode).toBe(17);
+  });
+
+  it('a malformed line rejects the whole request and stores nothing', async () => {
+    const task = unique('task-');
+    const r = await batch(`${JSON.stringify({ type: 'log', task, msg: 'ok' })}\n{broken`);
+    expect(r.status).toBe(400);
+    expect(r.body.meta).toMatchObject({ result_subcode: 0, result_msg: 'The browser (or proxy) sent a request that this server could not understand.' });
+    const r2 = await batch(`${JSON.stringify({ type: 'log', task, msg: 'ok' })}\n[1]`);
+    expect(r2.body.meta.result_msg).toBe('json lines must contain objects, found: list');
+    expect(await publishedRecords(task)).toEqual([]);
+    expect(await h.service.services.stores.redis.client.exists(`${h.env.REDIS_KEY_PREFIX}:task:${task}`)).toBe(0);
+  });
+
+  it('accepts x-ndjson with parameters, CRLF and CR line breaks, a JSON array and a single object', async () => {
+    const task = unique('task-');
+    const line = (i: number) => JSON.stringify({ type: 'log', task, msg: `m${i}` });
+    expect((await batch(`${line(1)}\r\n${line(2)}\r${line(3)}\n`, tokenA, 'application/x-ndjson; charset=utf-8')).body.data.added).toBe(3);
+    expect((await batch(`[${line(4)}, ${line(5)}]`, tokenA, 'application/json')).body.data.added).toBe(2);
+    expect((await batch(line(6), tokenA, 'application/json')).body.data.added).toBe(1);
+    expect((await batch('[1]', tokenA, 'application/json')).body.meta.result_msg).toBe('json lines must contain objects, found: int');
+  });
+
+  it('a body over the limit: 413 and nothing stored', async () => {
+    const task = unique('task-');
+    const events = Array.from({ length: 30_000 }, (_, i) => ({ type: 'log', task, msg: `line ${i} ${'x'.repeat(60)}` }));
+    const r = await batch(events);
+    expect(r.status).toBe(413);
+    expect(r.body.meta).toMatchObject({ result_code: 413, result_subcode: 0, result_msg: `Request body too large (limit ${2 * 1024 * 1024} bytes)` });
+    expect(await publishedRecords(task)).toEqual([]);
+  });
+});
+
+describe('request-level rules (§1.8, §1.9)', () => {
+  it('the same id as task and as model rejects the whole request', async () => {
+    const id = unique('id-');
+    const r = await batch([
+      { type: 'training_stats_scalar', task: id, value: 1 },
+      { type: 'training_stats_scalar', task: id, model_event: true, value: 1 },
+    ]);
+    expect(r.status).toBe(400);
+    expect(r.body.meta).toMatchObject({ result_subcode: 12, result_msg: `Validation error (Inconsistent model_event setting in the passed events): tasks=(${id})` });
+    expect(await publishedRecords(id)).toEqual([]);
+  });
+
+  it('task and model events of different ids mix freely; model moves into task', async () => {
+    const task = unique('task-');
+    const model = unique('model-');
+    const r = await batch([
+      { type: 'training_stats_scalar', task, value: 1, iter: 0 },
+      { type: 'training_stats_scalar', task: 'ignored', model, model_event: true, value: 2, iter: 0 },
+    ]);
+    expect(r.body.data.added).toBe(2);
+    const redis = h.service.services.stores.redis.client;
+    expect(await redis.hGet(`${h.env.REDIS_KEY_PREFIX}:model:${model}`, 'company')).toBe(h.credentials.a.company);
+    expect(await redis.exists(`${h.env.REDIS_KEY_PREFIX}:model:ignored`)).toBe(0);
+  });
+
+  it('inconsistent allow_locked for one entity rejects the whole request', async () => {
+    const task = unique('task-');
+    const r = await batch([
+      { type: 'log', task, msg: 'a', allow_locked: true },
+      { type: 'log', task, msg: 'b' },
+    ]);
+    expect(r.body.meta).toMatchObject({ result_subcode: 12, result_msg: `Validation error (Inconsistent allow_locked setting in the passed events for ${task})` });
+  });
+
+  it('a locked task refuses events unless allow_locked', async () => {
+    const task = unique('task-');
+    await batch([{ type: 'log', task, msg: 'a' }]);
+    await h.service.services.stores.redis.client.hSet(`${h.env.REDIS_KEY_PREFIX}:task:${task}`, 'status', 'published');
+    const refused = await batch([{ type: 'log', task, msg: 'b' }]);
+    expect(refused.body.meta.result_msg).toBe(`Events not added: Invalid task id ${task}=1`);
+    const allowed = await batch([{ type: 'log', task, msg: 'c', allow_locked: true }]);
+    expect(allowed.body.data.added).toBe(1);
+  });
+});
+
+describe('registration (§1.10)', () => {
+  it('registers an unknown task in the caller company with the implicit record', async () => {
+    const task = unique('task-');
+    await batch([{ type: 'log', task, msg: 'a' }]);
+    const record = await h.service.services.stores.redis.client.hGetAll(`${h.env.REDIS_KEY_PREFIX}:task:${task}`);
+    expect(record).toMatchObject({ company: h.credentials.a.company, name: task, type: 'training', status: 'in_progress', user: h.credentials.a.user });
+  });
+
+  it('registers nothing when every event is rejected', async () => {
+    const task = unique('task-');
+    await batch([{ type: 'training_stats_scalar', task }]);
+    expect(await h.service.services.stores.redis.client.exists(`${h.env.REDIS_KEY_PREFIX}:task:${task}`)).toBe(0);
+  });
+
+  it('two companies racing for one new id: exactly one wins', async () => {
+    const task = unique('race-');
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => batch([{ type: 'log', task, msg: `m${i}` }], i % 2 ? tokenA : tokenB)),
+    );
+    const owner = await h.service.services.stores.redis.client.hGet(`${h.env.REDIS_KEY_PREFIX}:task:${task}`, 'company');
+    const ownerToken = owner === h.credentials.a.company ? 1 : 0;
+    results.forEach((r, i) => expect(r.status).toBe(i % 2 === ownerToken ? 200 : 400));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(5);
+  });
+});
+
+describe('what reaches JetStream', () => {
+  it('formats InfluxDB points once at ingest, with tags, fields and the iteration as time', async () => {
+    const task = unique('task-');
+    await batch([
+      { type: 'training_stats_scalar', task, iter: 7, metric: 'loss', variant: 'train', value: 0.5, timestamp: 1718000000123 },
+      { type: 'training_stats_scalar', task, metric: 'a b,c=d', variant: '', value: 2, timestamp: '2024-06-10T06:13:20.200Z' },
+    ]);
+    const records = await publishedRecords(task);
+    const points = records.filter((r) => r.kind === 'I').map((r) => r.body);
+    expect(points[0]).toMatch(new RegExp(`^scalar,c=${h.credentials.a.company},e=${task},m=loss,n=t,v=train y=0.5,ts=1718000000123i,at=\\d+i,w="node-7" 7$`));
+    expect(points[1]).toMatch(/^scalar,c=.*,m=a\\ b\\,c\\=d,n=t,v=~ y=2,ts=1718000000200i,at=\d+i,w="node-7" -9223372036854775806$/);
+    const summary = JSON.parse(records.find((r) => r.kind === 'R')!.body);
+    expect(summary).toMatchObject({ c: h.credentials.a.company, n: 't', e: task, lastIter: 7 });
+  });
+});
