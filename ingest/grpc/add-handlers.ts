@@ -1,0 +1,85 @@
+/**
+ * EventsIngest.Add and EventsIngest.AddBatch: one request each, answered
+ * like events.add / events.add_batch.
+ */
+import { create } from '@bufbuild/protobuf';
+import type { handleClientStreamingCall, handleUnaryCall, sendUnaryData } from '@grpc/grpc-js';
+import type { IngestResult } from '../../shared/events/ingest-port.js';
+import { decodeRequest } from './events-ingest-definition.js';
+import { AddResultSchema, EventBatchSchema, EventSchema, type AddResult } from './gen/clearml/events/v1/events_ingest_pb.js';
+import { ingestContextFor, watchCancellation, type CallCancellation, type GrpcIngestDeps } from './grpc-call-context.js';
+import { answerableError, grpcStatusOf } from './grpc-error-status.js';
+import { addProtoEvents, ingestProtoEvents } from './proto-event-session.js';
+
+function toAddResult(result: IngestResult): AddResult {
+  return create(AddResultSchema, { added: result.added, errors: result.errors, errorsInfo: result.errors_info });
+}
+
+function answer(
+  deps: GrpcIngestDeps,
+  method: string,
+  cancellation: CallCancellation,
+  callback: sendUnaryData<AddResult>,
+  work: Promise<IngestResult | undefined>,
+): void {
+  work.then(
+    (result) => {
+      cancellation.settle();
+      if (result !== undefined) callback(null, toAddResult(result));
+    },
+    (err: unknown) => {
+      // A cancelled call has no one to answer; its session was told to stop.
+      if (cancellation.signal.aborted) return;
+      cancellation.settle();
+      callback(grpcStatusOf(answerableError(err, deps.logger, { method })));
+    },
+  );
+}
+
+export function addHandler(deps: GrpcIngestDeps): handleUnaryCall<Buffer, AddResult> {
+  return (call, callback) => {
+    const cancellation = watchCancellation(call);
+    const work = (async () => {
+      const context = ingestContextFor(deps, call.metadata, cancellation.signal);
+      const event = decodeRequest(EventSchema, call.request);
+      return ingestProtoEvents(deps.ingest, context, [event]);
+    })();
+    answer(deps, 'Add', cancellation, callback, work);
+  };
+}
+
+/**
+ * A request whose client goes away before it is complete is discarded, never
+ * committed in part. Node's HTTP/2 layer reports a reset stream or a dropped
+ * connection as the end of the input, followed within the same I/O callback
+ * by the close that grpc-js turns into 'cancelled': one event-loop turn after
+ * the input ends is enough to tell the two apart. A client that half-closes
+ * and cancels later (a grpc-js client's cancel sends END_STREAM, then
+ * RST_STREAM) did send a complete request: its commit runs, and the session
+ * signal tells the session to stop.
+ */
+export function addBatchHandler(deps: GrpcIngestDeps): handleClientStreamingCall<Buffer, AddResult> {
+  return (call, callback) => {
+    const cancellation = watchCancellation(call);
+    const work = (async () => {
+      const context = ingestContextFor(deps, call.metadata, cancellation.signal);
+      const session = deps.ingest.begin(context);
+      try {
+        // Events are checked as batches arrive, so only their compact form
+        // waits for the end of the call, never the whole request. grpc-js
+        // destroys the stream on cancel, which ends this loop with an error.
+        for await (const bytes of call) addProtoEvents(session, decodeRequest(EventBatchSchema, bytes as Buffer).events);
+      } catch (err) {
+        session.discard();
+        throw err;
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      if (cancellation.signal.aborted) {
+        session.discard();
+        return undefined;
+      }
+      return session.commit();
+    })();
+    answer(deps, 'AddBatch', cancellation, callback, work);
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * The gRPC front of the ingest target: serves clearml.events.v1.EventsIngest
+ * (proto/clearml/events/v1/events_ingest.proto) over the same IngestService
+ * as the HTTP operations. Decisions: docs/grpc.md.
+ */
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import type { Identity } from '../../shared/auth/identity.js';
+import type { IngestService } from '../../shared/events/ingest-port.js';
+import { addBatchHandler, addHandler } from './add-handlers.js';
+import { eventsIngestServerDefinition } from './events-ingest-definition.js';
+import type { GrpcIngestDeps, GrpcIngestLogger } from './grpc-call-context.js';
+import { streamEventsHandler } from './stream-events-handler.js';
+
+export interface GrpcIngestServerOptions {
+  host: string;
+  /** 0 picks a free port; start() returns the bound one. */
+  port: number;
+  ingest: IngestService;
+  /** Reads metadata `authorization` ("Bearer <token>" or Basic); throws an ApiError (401). */
+  authenticate(authorizationHeader: string | undefined): Identity;
+  logger: GrpcIngestLogger;
+  /** Largest message (one Event, EventBatch or EventChunk) received; default 64 MiB like the HTTP body limit. */
+  maxMessageBytes?: number;
+}
+
+export interface GrpcIngestServer {
+  /** Binds and serves; resolves with the bound port. */
+  start(): Promise<number>;
+  /** Lets calls in flight finish for up to `graceMs`, then cancels the rest. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+const DEFAULT_STOP_GRACE_MS = 10_000;
+
+/**
+ * Server-initiated HTTP/2 pings on idle connections: a training node that
+ * vanished without closing its TCP connection would otherwise keep its
+ * stream, and the chunks buffered for it, until the OS gives up (hours).
+ */
+const KEEPALIVE_OPTIONS = {
+  'grpc.keepalive_time_ms': 120_000,
+  'grpc.keepalive_timeout_ms': 20_000,
+};
+
+function bindAddress(host: string, port: number): string {
+  const bracketed = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  return `${bracketed}:${port}`;
+}
+
+export function createGrpcIngestServer(options: GrpcIngestServerOptions): GrpcIngestServer {
+  const { logger } = options;
+  const deps: GrpcIngestDeps = { ingest: options.ingest, authenticate: options.authenticate, logger };
+  // The size limit stays in grpc-js: it checks the length prefix before
+  // buffering a message, which no handler could do (docs/grpc.md).
+  const server = new Server({
+    'grpc.max_receive_message_length': options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    ...KEEPALIVE_OPTIONS,
+  });
+  server.addService(eventsIngestServerDefinition, {
+    Add: addHandler(deps),
+    AddBatch: addBatchHandler(deps),
+    StreamEvents: streamEventsHandler(deps),
+  });
+
+  return {
+    start: () =>
+      new Promise<number>((resolve, reject) => {
+        server.bindAsync(bindAddress(options.host, options.port), ServerCredentials.createInsecure(), (err, port) => {
+          if (err) reject(err);
+          else resolve(port);
+        });
+      }),
+    stop: (graceMs = DEFAULT_STOP_GRACE_MS) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          logger.warn({ graceMs }, 'gRPC ingest calls still running after the grace period: cancelling them');
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+  };
+}

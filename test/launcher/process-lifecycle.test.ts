@@ -1,0 +1,148 @@
+// The built executables as operators run them: targets start, answer /health, /ready and /metrics,
+// stop cleanly on SIGTERM; bad configuration stops start-up naming the variable; the `npm start`
+// runner starts its own stack and leaves no process behind. Requires `npm run build` (npm test does it).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import '../support/stack-context.js';
+import { findFreePort } from '../../deploy/local-stack/local-stack.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const main = path.join(root, 'dist/shared/launcher/main.js');
+const runLocal = path.join(root, 'dist/deploy/bootstrap/run-local.js');
+const children: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.pid) child.kill('SIGKILL');
+});
+
+function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const stack = inject('stack');
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'clearml-proc-'));
+  const credentials = path.join(dataDir, 'credentials.json');
+  writeFileSync(credentials, JSON.stringify([{ access_key: 'AK', secret_key: 'SK', company: 'c1', user: 'u1' }]));
+  const suffix = Math.random().toString(16).slice(2, 10);
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    DATA_DIR: dataDir,
+    CREDENTIALS_FILE: credentials,
+    NATS_URL: stack.natsUrl,
+    INFLUX_URL: stack.influxUrl,
+    REDIS_URL: stack.redisUrl,
+    NATS_STREAM_PREFIX: `p${suffix}`,
+    REDIS_KEY_PREFIX: `p${suffix}`,
+    INFLUX_DB: `p${suffix}`,
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
+function start(script: string, args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  return { child, output: () => output };
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('targets', () => {
+  it.each(['all', 'ingest', 'writer', 'query'])('%s starts, is ready, serves health and metrics, stops on SIGTERM', async (target) => {
+    const port = await findFreePort();
+    const { child, output } = start(main, [target], baseEnv({ API_PORT: String(port), GRPC_PORT: '0' }));
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/ready`)).status === 200, 30_000, `${target} ready`);
+    expect(await (await fetch(`http://127.0.0.1:${port}/health`)).json()).toEqual({ status: 'ok' });
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(metrics).toContain(`target="${target}"`);
+    expect(metrics).toContain('process_cpu_user_seconds_total');
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+    expect(output()).not.toMatch(/"level":(50|60)/);
+  });
+
+  it('refuses an unknown target', () => {
+    const result = spawnSync(process.execPath, [main, 'everything'], { env: baseEnv(), encoding: 'utf8' });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('Unknown target "everything": expected one of all, ingest, writer, query');
+  });
+
+  it('stops start-up on bad configuration, naming every bad variable', () => {
+    const result = spawnSync(process.execPath, [main, 'query'], { env: baseEnv({ API_PORT: 'eighty', REDIS_URL: 'localhost' }), encoding: 'utf8' });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('API_PORT: expected a TCP port number (1-65535) for the HTTP API, got "eighty"');
+    expect(result.stderr).toContain('REDIS_URL: expected a URL like redis://127.0.0.1:6379, got "localhost"');
+  });
+
+  it('fails start-up loudly when a store it needs does not answer', async () => {
+    const deadPort = await findFreePort();
+    const broken = spawnSync(process.execPath, [main, 'query'], {
+      env: baseEnv({ API_PORT: '0', INFLUX_URL: `http://127.0.0.1:${deadPort}` }),
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(broken.status).toBe(1);
+    expect(broken.stdout + broken.stderr).toContain('start-up failed');
+  });
+});
+
+describe('npm start runner', () => {
+  it('creates credentials, starts its own stack and the API, prints the key pair, and leaves nothing behind', async () => {
+    const [apiPort, natsPort, influxPort, redisPort] = await Promise.all([findFreePort(), findFreePort(), findFreePort(), findFreePort()]);
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'clearml-start-'));
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      DATA_DIR: dataDir,
+      API_PORT: String(apiPort),
+      GRPC_PORT: '0',
+      NATS_PORT: String(natsPort),
+      INFLUX_PORT: String(influxPort),
+      REDIS_PORT: String(redisPort),
+      LOG_LEVEL: 'warn',
+    };
+    const { child, output } = start(runLocal, [], env);
+    await waitFor(async () => output().includes('Stop with Ctrl-C.'), 60_000, 'the start banner');
+    const credentials = JSON.parse(readFileSync(path.join(dataDir, 'credentials.json'), 'utf8'));
+    expect(credentials).toHaveLength(1);
+    expect(credentials[0].company).toBe('default');
+    expect(output()).toContain(`access_key: ${credentials[0].access_key}`);
+    expect(output()).toContain(`curl -s -u '${credentials[0].access_key}:${credentials[0].secret_key}' http://127.0.0.1:${apiPort}/auth.login`);
+    const login = await fetch(`http://127.0.0.1:${apiPort}/auth.login`, {
+      headers: { authorization: `Basic ${Buffer.from(`${credentials[0].access_key}:${credentials[0].secret_key}`).toString('base64')}` },
+    });
+    expect(login.status).toBe(200);
+
+    const stackPids = spawnSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .map((p) => Number(p.trim()))
+      .filter((p) => p > 0);
+    expect(stackPids.length).toBeGreaterThanOrEqual(3);
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+    for (const pid of stackPids) expect(alive(pid), `stack process ${pid} still running`).toBe(false);
+  }, 120_000);
+});
