@@ -4,9 +4,13 @@
  */
 import type { TargetModule } from '../shared/launcher/target.js';
 import { authLoginOperation } from './auth/auth-login.js';
+import { QueryDeps } from './query-deps.js';
 
 export const queryTarget: TargetModule = (services) => {
-  services.stores.need('redis', 'influx');
+  // NATS carries deletions to the writers (they run in stream order after the events they cover).
+  services.stores.need('redis', 'influx', 'nats');
+  const deps = new QueryDeps(services.config, services.logger, services.stores, services.signingSecret);
+  void deps; // the read and reports operations are wired here as they land
   return {
     operations: [authLoginOperation({ tokens: services.tokens })],
   };

@@ -1,0 +1,83 @@
+/**
+ * Which entities a caller may read or delete events of (events.md §0.4,
+ * §6.3, §9): registered in the caller's company. Public (company-less) and
+ * other companies' ids are unknown to reads.
+ */
+import { apiError, apiErrorWithMessage } from '../../../shared/errors/error-catalogue.js';
+import { redisKeys } from '../../../shared/events/storage-layout.js';
+import type { RedisClient } from '../../../shared/stores/redis-store.js';
+
+export type Namespace = 't' | 'm';
+
+/** The parts of a task or model record the events reads use. */
+export interface EntityRecord {
+  id: string;
+  company: string;
+  name: string;
+  status?: string;
+  type?: string;
+  ready?: string;
+}
+
+const FIELDS = ['company', 'name', 'status', 'type', 'ready'] as const;
+
+export const namespaceOf = (modelEvents: boolean | undefined): Namespace => (modelEvents ? 'm' : 't');
+
+export class EntityAccess {
+  private readonly keys;
+
+  constructor(
+    private readonly redis: RedisClient,
+    prefix: string,
+  ) {
+    this.keys = redisKeys(prefix);
+  }
+
+  async records(namespace: Namespace, ids: readonly string[]): Promise<Array<EntityRecord | undefined>> {
+    if (ids.length === 0) return [];
+    const multi = this.redis.multi();
+    for (const id of ids) multi.hmGet(this.keys.entity(namespace, id), [...FIELDS]);
+    const rows = (await multi.exec()) as unknown as Array<Array<string | null>>;
+    return rows.map((row, i) => {
+      if (!row || row[0] === null || row[0] === undefined) return undefined;
+      const [company, name, status, type, ready] = row;
+      return { id: ids[i]!, company: company!, name: name ?? ids[i]!, status: status ?? undefined, type: type ?? undefined, ready: ready ?? undefined };
+    });
+  }
+
+  /** The records of entities readable by `company`, in request order; 400/101 (400/201) naming every requested id otherwise. */
+  async requireReadable(company: string, namespace: Namespace, ids: readonly string[]): Promise<EntityRecord[]> {
+    const records = await this.records(namespace, ids);
+    if (records.some((r) => r === undefined || r.company !== company)) {
+      throw apiError(namespace === 't' ? 'invalid_task_id' : 'invalid_model_id', undefined, [['ids', [...ids]]]);
+    }
+    return records as EntityRecord[];
+  }
+
+  async requireOne(company: string, namespace: Namespace, id: string): Promise<EntityRecord> {
+    return (await this.requireReadable(company, namespace, [id]))[0]!;
+  }
+
+  /** A task whose events the caller may delete (delete_for_task, clear_task_log; events.md §6.3, §9.1). */
+  async requireDeletableTask(company: string, id: string, allowLocked: boolean): Promise<EntityRecord> {
+    const [record] = await this.records('t', [id]);
+    if (record === undefined || (record.company !== company && record.company !== '')) {
+      throw apiError('invalid_task_id', undefined, [['id', id], ['company', company]]);
+    }
+    if (record.company === '') throw apiError('forbidden_modification', `cannot modify public task(s), ids=('${id}',)`);
+    if (!allowLocked && (record.status === 'published' || record.status === 'publishing')) {
+      throw apiErrorWithMessage('invalid_task_id', `Cannot update events for a published task: company=${company}, id=${id}`);
+    }
+    return record;
+  }
+
+  /** A model whose events the caller may delete (delete_for_model, events.md §9.2): public models count as unknown. */
+  async requireDeletableModel(company: string, id: string, allowLocked: boolean): Promise<EntityRecord> {
+    const [record] = await this.records('m', [id]);
+    if (record === undefined || record.company !== company) throw apiError('invalid_model_id', undefined, [['ids', [id]]]);
+    if (!allowLocked && record.ready === '1') {
+      throw apiErrorWithMessage('invalid_model_id', `Cannot update events for a published model: company=${company}, id=${id}`);
+    }
+    return record;
+  }
+}

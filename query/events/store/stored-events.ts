@@ -1,0 +1,85 @@
+/**
+ * Back from what the stores hold to the stored form of events.md §1.4:
+ * InfluxDB rows (SELECT * of one measurement, tags as columns) and log
+ * stream entries. Each decoded event keeps its arrival sequence (`seq`) out
+ * of band, for ordering ties.
+ */
+import { inflateSync } from 'node:zlib';
+import { epochMsToIso } from '../domain/iso-time.js';
+import { decodeTagValue, EVENT_TYPE_OF, iterFromTime, type Measurement } from '../../../shared/events/storage-layout.js';
+import type { InfluxSeries } from '../../../shared/stores/influx-store.js';
+
+export type StoredEvent = Record<string, unknown>;
+
+export interface SequencedEvent {
+  event: StoredEvent;
+  iter: number | undefined;
+  timestamp: number;
+  seq: number;
+}
+
+/** plot_str from its stored form (`p` + text, or `z` + base64 deflate). */
+export function decodePlotString(stored: string): string {
+  if (stored.startsWith('z')) return inflateSync(Buffer.from(stored.slice(1), 'base64')).toString('utf8');
+  return stored.startsWith('p') ? stored.slice(1) : stored;
+}
+
+/** Decodes every row of a series of SELECT * FROM <measurement>. */
+export function decodeInfluxRows(series: InfluxSeries, measurement: Measurement = series.name as Measurement): SequencedEvent[] {
+  const col = Object.fromEntries(series.columns.map((name, i) => [name, i])) as Record<string, number | undefined>;
+  const type = EVENT_TYPE_OF[measurement];
+  const tag = (row: unknown[], name: string): string | undefined => {
+    const fromColumn = col[name] === undefined ? undefined : (row[col[name]!] as string | null);
+    const value = fromColumn ?? series.tags?.[name];
+    return value === null || value === undefined ? undefined : value;
+  };
+  const field = (row: unknown[], name: string): unknown => (col[name] === undefined ? undefined : row[col[name]!]);
+  return series.values.map((row) => {
+    const iter = iterFromTime(row[col.time!] as number);
+    const timestamp = field(row, 'ts') as number;
+    const event: StoredEvent = {
+      type,
+      task: decodeTagValue(tag(row, 'e') ?? ''),
+      timestamp,
+      metric: decodeTagValue(tag(row, 'm') ?? ''),
+      variant: decodeTagValue(tag(row, 'v') ?? ''),
+      worker: field(row, 'w'),
+      model_event: tag(row, 'n') === 'm',
+      '@timestamp': epochMsToIso(field(row, 'at') as number),
+    };
+    if (iter !== undefined) event.iter = iter;
+    switch (measurement) {
+      case 'scalar':
+        event.value = field(row, 'y');
+        break;
+      case 'vector':
+        event.value = JSON.parse(field(row, 'y') as string);
+        break;
+      case 'image': {
+        const url = field(row, 'u');
+        const key = tag(row, 'k');
+        if (url !== null && url !== undefined) event.url = url;
+        if (key !== undefined) event.key = decodeTagValue(key);
+        break;
+      }
+      case 'plot': {
+        event.plot_str = decodePlotString((field(row, 'p') as string) ?? 'p');
+        event.plot_len = field(row, 'len');
+        const src = field(row, 'src');
+        if (typeof src === 'string') event.source_urls = JSON.parse(src);
+        const valid = field(row, 'valid');
+        if (typeof valid === 'boolean') event.valid_plot = valid;
+        break;
+      }
+    }
+    return { event, iter, timestamp, seq: (field(row, 'q') as number) ?? 0 };
+  });
+}
+
+/** A log stream entry (`<timestamp>-<seq>`, field `d`) back to the stored log event. */
+export function decodeLogEntry(task: string, id: string, json: string): SequencedEvent {
+  const stored = JSON.parse(json) as StoredEvent;
+  const dash = id.indexOf('-');
+  const event: StoredEvent = { type: 'log', task, ...stored };
+  return { event, iter: stored.iter as number | undefined, timestamp: stored.timestamp as number, seq: Number(id.slice(dash + 1)) };
+}

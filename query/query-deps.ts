@@ -1,0 +1,45 @@
+/**
+ * What the query target's operations need, built once by its composition
+ * root. Store clients are reached through getters because they exist only
+ * after the store components started.
+ */
+import type { NatsConnection } from 'nats';
+import type { Config } from '../shared/config/config.js';
+import type { StoreHub } from '../shared/launcher/store-hub.js';
+import type { Logger } from '../shared/observability/logger.js';
+import type { InfluxStore } from '../shared/stores/influx-store.js';
+import type { RedisClient } from '../shared/stores/redis-store.js';
+import { EntityAccess } from './events/store/entity-access.js';
+
+export class QueryDeps {
+  private entityAccess?: EntityAccess;
+
+  constructor(
+    readonly config: Readonly<Config>,
+    readonly logger: Logger,
+    private readonly stores: StoreHub,
+    /** Server secret for signed cursors (shared by every process of a deployment). */
+    readonly signingSecret: string,
+  ) {}
+
+  get redis(): RedisClient {
+    return this.stores.redis.client;
+  }
+
+  get influx(): InfluxStore {
+    return this.stores.influx;
+  }
+
+  get nats(): NatsConnection {
+    return this.stores.nats.connection;
+  }
+
+  /** Redis key prefix of this deployment. */
+  get keyPrefix(): string {
+    return this.config.REDIS_KEY_PREFIX;
+  }
+
+  get entities(): EntityAccess {
+    return (this.entityAccess ??= new EntityAccess(this.redis, this.config.REDIS_KEY_PREFIX));
+  }
+}
