@@ -1,0 +1,88 @@
+/**
+ * Config file texts for the servers the launcher starts. Every listener is
+ * bound to 127.0.0.1 on a port we chose, so that several stacks (npm start
+ * next to a test run, or two test stacks) never clash.
+ */
+
+// JSON string escapes are valid in TOML, NATS conf and redis.conf strings,
+// and paths may contain spaces.
+const quote = (value: string): string => JSON.stringify(value);
+
+export function natsConfigText(options: { port: number; storeDir: string }): string {
+  // nats-server appends "jetstream" to store_dir itself.
+  return [
+    `listen: "127.0.0.1:${options.port}"`,
+    // Many events per message, and plots of several MiB.
+    'max_payload: 8MB',
+    'jetstream {',
+    `  store_dir: ${quote(options.storeDir)}`,
+    '}',
+    '',
+  ].join('\n');
+}
+
+export function influxConfigText(options: {
+  dir: string;
+  httpPort: number;
+  rpcPort: number;
+}): string {
+  const { dir, httpPort, rpcPort } = options;
+  return [
+    // Debian renamed upstream's reporting-disabled; influxd ignores the key it
+    // does not know, so both spellings keep usage reports off everywhere.
+    'reporting-enabled = false',
+    'reporting-disabled = true',
+    // Backup/restore RPC: the default 127.0.0.1:8088 would clash between stacks.
+    `bind-address = "127.0.0.1:${rpcPort}"`,
+    '',
+    '[meta]',
+    `  dir = ${quote(`${dir}/meta`)}`,
+    '',
+    '[data]',
+    `  dir = ${quote(`${dir}/data`)}`,
+    `  wal-dir = ${quote(`${dir}/wal`)}`,
+    // Series live on disk: one task can have many metric/variant series.
+    '  index-version = "tsi1"',
+    '  max-series-per-database = 0',
+    '  max-values-per-tag = 0',
+    '  cache-max-memory-size = "1g"',
+    '  query-log-enabled = false',
+    '',
+    '[monitor]',
+    '  store-enabled = false',
+    '',
+    '[continuous_queries]',
+    '  enabled = false',
+    '',
+    '[subscriber]',
+    '  enabled = false',
+    '',
+    '[http]',
+    `  bind-address = "127.0.0.1:${httpPort}"`,
+    '  log-enabled = false',
+    // Unlimited: plots written as string fields can exceed the 25 MB default.
+    '  max-body-size = 0',
+    '',
+    '[logging]',
+    '  level = "warn"',
+    '  suppress-logo = true',
+    '',
+  ].join('\n');
+}
+
+export function redisConfigText(options: { port: number; dir: string; logFile: string }): string {
+  return [
+    `port ${options.port}`,
+    'bind 127.0.0.1',
+    'protected-mode no',
+    'daemonize no',
+    `dir ${quote(options.dir)}`,
+    `logfile ${quote(options.logFile)}`,
+    // Durability comes from the append-only file; RDB snapshots would only
+    // add fork pauses.
+    'appendonly yes',
+    'appendfsync everysec',
+    'save ""',
+    '',
+  ].join('\n');
+}

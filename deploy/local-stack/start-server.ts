@@ -1,0 +1,97 @@
+/**
+ * Starts one server of the stack and waits until it answers; on failure the
+ * error names the server and quotes the end of its log.
+ */
+import { join } from 'node:path';
+import { findFreePort, isPortFree } from './free-port.js';
+import { prepareServerCommand } from './server-command.js';
+import { fileSize, spawnServer, tailOfFile, type ExitInfo, type ServerProcess } from './server-process.js';
+import { SERVER_NAMES, type StackServer } from './stack-servers.js';
+import { probeFor, waitUntilReady } from './wait-ready.js';
+
+// A free port picked by us can be taken before the server binds it.
+const MAX_ATTEMPTS = 3;
+
+export async function startServer(options: {
+  server: StackServer;
+  binary: string;
+  dataDir: string;
+  /** 0: any free port. */
+  fixedPort: number;
+  timeoutMs: number;
+  log: (line: string) => void;
+  /** Called as soon as a process exists, so the caller can stop it whatever happens next. */
+  onSpawned: (child: ServerProcess) => void;
+}): Promise<string> {
+  const { server, fixedPort, log } = options;
+  const { label } = SERVER_NAMES[server];
+  const serverDir = join(options.dataDir, server);
+  for (let attempt = 1; ; attempt++) {
+    const port = fixedPort || (await findFreePort());
+    const command = await prepareServerCommand(server, serverDir, port);
+    const logStart = await fileSize(command.logFile);
+    log(`starting ${label} on 127.0.0.1:${port} (log: ${command.logFile})`);
+    const child = await spawnServer({
+      binary: options.binary,
+      args: command.args,
+      cwd: serverDir,
+      logFile: command.logFile,
+    });
+    options.onSpawned(child);
+    const outcome = await waitUntilReady({
+      url: command.url,
+      probe: probeFor(server, true),
+      timeoutMs: options.timeoutMs,
+      exited: child.exited,
+    });
+    if (outcome.kind === 'ready') {
+      log(`${label} ready at ${command.url} (pid ${child.pid})`);
+      return command.url;
+    }
+    const tail = await tailOfFile(command.logFile, logStart);
+    if (outcome.kind === 'exited' && /address already in use/i.test(tail)) {
+      if (fixedPort && !(await isPortFree(fixedPort))) throw busyPortError(server, fixedPort);
+      if (attempt < MAX_ATTEMPTS) {
+        log(`${label}: a port was taken before it could bind; retrying on other ports`);
+        continue;
+      }
+    }
+    const what =
+      outcome.kind === 'exited'
+        ? `exited during start-up (${describeExit(outcome.exit)})`
+        : `did not answer within ${options.timeoutMs} ms (last check: ${outcome.lastError})`;
+    throw new Error(`${label} ${what}. The end of its log ${command.logFile}:\n${tail}`);
+  }
+}
+
+/** Checked before anything starts, so that a busy port costs no start-up. */
+export async function assertFixedPortsFree(
+  servers: readonly StackServer[],
+  ports: Readonly<Record<StackServer, number>>,
+): Promise<void> {
+  const busy: Error[] = [];
+  for (const server of servers) {
+    const port = ports[server];
+    if (port && !(await isPortFree(port))) busy.push(busyPortError(server, port));
+  }
+  if (busy.length > 0) throw combineErrors(busy);
+}
+
+export function combineErrors(errors: readonly unknown[]): Error {
+  if (errors.length === 1 && errors[0] instanceof Error) return errors[0];
+  return new Error(errors.map((error) => (error instanceof Error ? error.message : String(error))).join('\n\n'));
+}
+
+export function describeExit(exit: ExitInfo): string {
+  return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+}
+
+function busyPortError(server: StackServer, port: number): Error {
+  const { label, portVar, urlVar, systemUnit } = SERVER_NAMES[server];
+  return new Error(
+    `${label} cannot listen on 127.0.0.1:${port}: the port is busy. ` +
+      `Set ${portVar} to a free port (0 picks any free port), or set ${urlVar} to use the server ` +
+      `already listening there. If it is the Debian ${systemUnit} service, ` +
+      `"sudo systemctl disable --now ${systemUnit}" frees the port.`,
+  );
+}
