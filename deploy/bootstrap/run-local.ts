@@ -79,6 +79,7 @@ async function main(): Promise<void> {
     stopping = true;
     await service?.stop().catch((error: unknown) => logger.error({ err: error }, 'service stop failed'));
     await stack?.stop().catch((error: unknown) => logger.error({ err: error }, 'stack stop failed'));
+    process.stdout.write('Stopped.\n');
     process.exit(code);
   };
   process.on('SIGINT', () => void stop(0));
