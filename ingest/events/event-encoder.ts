@@ -11,6 +11,7 @@ import {
   iterTimeText,
   quoteFieldString,
 } from '../../shared/events/storage-layout.js';
+import { NestedKeyMap } from '../../shared/events/nested-key-map.js';
 import { frameRecord, type LogRecord } from '../../shared/events/wire-format.js';
 import type { NormalizedEvent } from './event-normalizer.js';
 
@@ -26,7 +27,8 @@ export interface PlotFields {
 
 export class EventEncoder {
   private readonly entityTags = new Map<string, string>();
-  private readonly seriesTags = new Map<string, string>();
+  private readonly seriesTags = { t: new NestedKeyMap<string>(), m: new NestedKeyMap<string>() };
+  private readonly workerFields = new Map<string, string>();
   private readonly companyTag: string;
   readonly receivedAtIso: string;
   private readonly receivedAtField: string;
@@ -51,18 +53,20 @@ export class EventEncoder {
   }
 
   /** `,m=..,n=..,v=..` for a metric/variant of a namespace. */
-  private seriesPart(namespace: string, metric: string, variant: string): string {
-    const cacheKey = `${namespace}\u0000${metric}\u0000${variant}`;
-    let part = this.seriesTags.get(cacheKey);
+  private seriesPart(namespace: 't' | 'm', metric: string, variant: string): string {
+    const cache = this.seriesTags[namespace];
+    let part = cache.get(metric, variant);
     if (part === undefined) {
       part = `,m=${tag(metric)},n=${namespace},v=${tag(variant)}`;
-      this.seriesTags.set(cacheKey, part);
+      cache.set(metric, variant, part);
     }
     return part;
   }
 
   private commonFields(event: NormalizedEvent): string {
-    return `,ts=${event.timestamp}i${this.receivedAtField},w=${quoteFieldString(event.worker)}`;
+    let worker = this.workerFields.get(event.worker);
+    if (worker === undefined) this.workerFields.set(event.worker, (worker = `,w=${quoteFieldString(event.worker)}`));
+    return `,ts=${event.timestamp}i${this.receivedAtField}${worker}`;
   }
 
   /** The I record of a scalar, vector or debug image event. */

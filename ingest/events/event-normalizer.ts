@@ -31,26 +31,26 @@ export interface NormalizedEvent {
   variant: string;
   worker: string;
   /** scalar value */
-  value?: number;
+  value: number | undefined;
   /** vector values */
-  values?: number[];
-  url?: string;
-  key?: string;
-  plotStr?: string;
-  skipValidation?: boolean;
-  level?: string;
-  msg?: string;
-  xAxisLabel?: string;
+  values: number[] | undefined;
+  url: string | undefined;
+  key: string | undefined;
+  plotStr: string | undefined;
+  skipValidation: boolean | undefined;
+  level: string | undefined;
+  msg: string | undefined;
+  xAxisLabel: string | undefined;
 }
 
 export interface NormalizeResult {
-  event?: NormalizedEvent;
+  event: NormalizedEvent | undefined;
   /** namespace and id the event names, when it names one (for request-level rules) */
-  namespace?: 't' | 'm';
-  entity?: string;
+  namespace: 't' | 'm' | undefined;
+  entity: string | undefined;
   allowLocked: boolean;
-  earlyError?: string;
-  lateError?: string;
+  earlyError: string | undefined;
+  lateError: string | undefined;
 }
 
 export interface NormalizeContext {
@@ -106,46 +106,55 @@ function isFiniteNumberArray(value: unknown): value is number[] {
   return true;
 }
 
+/** A rejection, with the entity named when it is known (request-level rules need it). */
+function rejected(allowLocked: boolean, namespace: 't' | 'm' | undefined, entity: string | undefined, earlyError: string | undefined, lateError: string | undefined): NormalizeResult {
+  return { event: undefined, namespace, entity, allowLocked, earlyError, lateError };
+}
+
+// Hot path (once per event): results and events are built with every property
+// present from the start, so V8 keeps one object shape, and no spreads.
 export function normalizeEvent(raw: Record<string, unknown>, context: NormalizeContext): NormalizeResult {
   // Step 1: control fields.
-  const modelEvent = truthy(raw.model_event);
-  const allowLocked = isAbsent(raw.allow_locked) ? context.allowLockedDefault : truthy(raw.allow_locked);
+  const modelEvent = raw.model_event === true || (raw.model_event !== false && truthy(raw.model_event));
+  const allowLocked = isAbsent(raw.allow_locked) ? context.allowLockedDefault : raw.allow_locked === true || (raw.allow_locked !== false && truthy(raw.allow_locked));
   let taskValue = raw.task;
   if (modelEvent && !isAbsent(raw.model)) taskValue = raw.model;
   const namespace: 't' | 'm' = modelEvent ? 'm' : 't';
 
   // Steps 2-5.
   const rawType = raw.type;
-  if (isAbsent(rawType)) return { allowLocked, earlyError: "Event must have a 'type' field" };
-  const type = String(rawType).replaceAll(' ', '_');
-  if (!TYPE_SET.has(type)) return { allowLocked, earlyError: `Invalid event type ${type}` };
-  if (type === 'log' && modelEvent) return { allowLocked, earlyError: 'Task log events are not supported for models' };
-  if (isAbsent(taskValue)) return { allowLocked, earlyError: "Event must have a 'task' field" };
+  if (isAbsent(rawType)) return rejected(allowLocked, undefined, undefined, "Event must have a 'type' field", undefined);
+  let type = typeof rawType === 'string' ? rawType : String(rawType);
+  if (!TYPE_SET.has(type)) {
+    type = type.replaceAll(' ', '_');
+    if (!TYPE_SET.has(type)) return rejected(allowLocked, undefined, undefined, `Invalid event type ${type}`, undefined);
+  }
+  if (type === 'log' && modelEvent) return rejected(allowLocked, undefined, undefined, 'Task log events are not supported for models', undefined);
+  if (isAbsent(taskValue)) return rejected(allowLocked, undefined, undefined, "Event must have a 'task' field", undefined);
   if (typeof taskValue !== 'string' || taskValue.length === 0 || taskValue.length > MAX_ENTITY_ID_LENGTH) {
-    return { allowLocked, earlyError: `${modelEvent ? 'Invalid model id' : 'Invalid task id'} ${String(taskValue)}` };
+    return rejected(allowLocked, undefined, undefined, `${modelEvent ? 'Invalid model id' : 'Invalid task id'} ${String(taskValue)}`, undefined);
   }
   const entity = taskValue;
-  const base = { namespace, entity, allowLocked };
 
   // Step 7: iteration.
   const iter = parseIter(raw.iter);
-  if (typeof iter === 'string') return { ...base, lateError: iter };
+  if (typeof iter === 'string') return rejected(allowLocked, namespace, entity, undefined, iter);
 
   // Step 8: timestamp (ts is a legacy alias that replaces it).
   const timestampValue = isAbsent(raw.ts) ? raw.timestamp : raw.ts;
   let timestamp = context.receivedAt;
   if (!isAbsent(timestampValue)) {
-    timestamp = parseTimestamp(timestampValue);
-    if (Number.isNaN(timestamp)) return { ...base, lateError: "Invalid value for field 'timestamp'" };
+    timestamp = typeof timestampValue === 'number' && Number.isSafeInteger(timestampValue) ? timestampValue : parseTimestamp(timestampValue);
+    if (Number.isNaN(timestamp)) return rejected(allowLocked, namespace, entity, undefined, "Invalid value for field 'timestamp'");
   }
 
   // Step 9: string fields (those of the event's type).
   const metric = stringField(raw, 'metric');
-  if (metric === false) return { ...base, lateError: "Invalid value for field 'metric'" };
+  if (metric === false) return rejected(allowLocked, namespace, entity, undefined, "Invalid value for field 'metric'");
   const variant = stringField(raw, 'variant');
-  if (variant === false) return { ...base, lateError: "Invalid value for field 'variant'" };
+  if (variant === false) return rejected(allowLocked, namespace, entity, undefined, "Invalid value for field 'variant'");
   const worker = stringField(raw, 'worker');
-  if (worker === false) return { ...base, lateError: "Invalid value for field 'worker'" };
+  if (worker === false) return rejected(allowLocked, namespace, entity, undefined, "Invalid value for field 'worker'");
 
   const event: NormalizedEvent = {
     type: type as EventType,
@@ -157,50 +166,63 @@ export function normalizeEvent(raw: Record<string, unknown>, context: NormalizeC
     metric: metric || '',
     variant: variant || '',
     worker: worker ?? context.defaultWorker,
+    value: undefined,
+    values: undefined,
+    url: undefined,
+    key: undefined,
+    plotStr: undefined,
+    skipValidation: undefined,
+    level: undefined,
+    msg: undefined,
+    xAxisLabel: undefined,
   };
+  const late = completeTypeFields(event, raw);
+  if (late !== undefined) return rejected(allowLocked, namespace, entity, undefined, late);
+  return { event, namespace, entity, allowLocked, earlyError: undefined, lateError: undefined };
+}
 
-  switch (type as EventType) {
+/** Step 9 for the type's own fields and step 10; returns the rejection reason, if any. */
+function completeTypeFields(event: NormalizedEvent, raw: Record<string, unknown>): string | undefined {
+  switch (event.type) {
     case 'training_stats_scalar': {
       const value = parseScalar(raw.value);
-      if (value === undefined) return { ...base, lateError: "Missing value for field 'value'" };
-      if (value === false) return { ...base, lateError: "Invalid value for field 'value'" };
+      if (value === undefined) return "Missing value for field 'value'";
+      if (value === false) return "Invalid value for field 'value'";
       event.value = value;
-      const label = raw.x_axis_label;
-      if (typeof label === 'string') event.xAxisLabel = label;
-      break;
+      if (typeof raw.x_axis_label === 'string') event.xAxisLabel = raw.x_axis_label;
+      return undefined;
     }
     case 'training_stats_vector': {
       const values = isAbsent(raw.values) ? raw.value : raw.values;
-      if (isAbsent(values)) return { ...base, lateError: "Missing value for field 'values'" };
-      if (!isFiniteNumberArray(values)) return { ...base, lateError: "Invalid value for field 'values'" };
+      if (isAbsent(values)) return "Missing value for field 'values'";
+      if (!isFiniteNumberArray(values)) return "Invalid value for field 'values'";
       event.values = values;
-      break;
+      return undefined;
     }
     case 'training_debug_image': {
       const url = stringField(raw, 'url');
-      if (url === false) return { ...base, lateError: "Invalid value for field 'url'" };
+      if (url === false) return "Invalid value for field 'url'";
       const key = stringField(raw, 'key');
-      if (key === false) return { ...base, lateError: "Invalid value for field 'key'" };
-      if (url !== undefined) event.url = url;
-      if (key !== undefined) event.key = key;
-      break;
+      if (key === false) return "Invalid value for field 'key'";
+      event.url = url;
+      event.key = key;
+      return undefined;
     }
     case 'plot': {
       const plotStr = stringField(raw, 'plot_str');
-      if (plotStr === false) return { ...base, lateError: "Invalid value for field 'plot_str'" };
+      if (plotStr === false) return "Invalid value for field 'plot_str'";
       event.plotStr = plotStr ?? '';
       event.skipValidation = truthy(raw.skip_validation);
-      break;
+      return undefined;
     }
     case 'log': {
       const level = stringField(raw, 'level');
-      if (level === false) return { ...base, lateError: "Invalid value for field 'level'" };
+      if (level === false) return "Invalid value for field 'level'";
       const msg = stringField(raw, 'msg');
-      if (msg === false) return { ...base, lateError: "Invalid value for field 'msg'" };
-      if (level !== undefined) event.level = level;
-      if (msg !== undefined) event.msg = msg;
-      break;
+      if (msg === false) return "Invalid value for field 'msg'";
+      event.level = level;
+      event.msg = msg;
+      return undefined;
     }
   }
-  return { ...base, event };
 }

@@ -5,6 +5,7 @@
  */
 import { DEFAULT_IGNORED_ITERATION_METRICS } from '../../shared/events/domain/special-iterations.js';
 import type { EntitySummary, ScalarStats } from '../../shared/events/wire-format.js';
+import { NestedKeyMap } from '../../shared/events/nested-key-map.js';
 import type { NormalizedEvent } from './event-normalizer.js';
 
 const IGNORED = new Set(DEFAULT_IGNORED_ITERATION_METRICS);
@@ -19,8 +20,8 @@ interface ScalarAccumulator extends ScalarStats {
 
 export class EntitySummaryBuilder {
   private lastIter: number | undefined;
-  private readonly scalars = new Map<string, ScalarAccumulator>();
-  private readonly listing = new Map<string, [string, string, string, 0 | 1]>();
+  private readonly scalars = new NestedKeyMap<ScalarAccumulator>();
+  private readonly listing = new Map<string, NestedKeyMap<[string, string, string, 0 | 1]>>();
 
   constructor(
     readonly company: string,
@@ -32,9 +33,10 @@ export class EntitySummaryBuilder {
     const { iter } = event;
     if (iter !== undefined && !IGNORED.has(event.metric) && (this.lastIter === undefined || iter > this.lastIter)) this.lastIter = iter;
     const regular: 0 | 1 = iter !== undefined && iter > -2_147_483_648 ? 1 : 0;
-    const listingKey = `${event.type}\u0000${event.metric}\u0000${event.variant}`;
-    const listed = this.listing.get(listingKey);
-    if (listed === undefined) this.listing.set(listingKey, [event.type, event.metric, event.variant, regular]);
+    let ofType = this.listing.get(event.type);
+    if (ofType === undefined) this.listing.set(event.type, (ofType = new NestedKeyMap()));
+    const listed = ofType.get(event.metric, event.variant);
+    if (listed === undefined) ofType.set(event.metric, event.variant, [event.type, event.metric, event.variant, regular]);
     else if (regular) listed[3] = 1;
     if (event.type === 'training_stats_scalar') this.addScalar(event);
   }
@@ -43,10 +45,9 @@ export class EntitySummaryBuilder {
     const value = event.value!;
     const iterKey = event.iter ?? NO_ITER;
     const iter = event.iter ?? null;
-    const seriesKey = `${event.metric}\u0000${event.variant}`;
-    const stats = this.scalars.get(seriesKey);
+    const stats = this.scalars.get(event.metric, event.variant);
     if (stats === undefined) {
-      this.scalars.set(seriesKey, {
+      this.scalars.set(event.metric, event.variant, {
         metric: event.metric,
         variant: event.variant,
         value,
@@ -103,7 +104,7 @@ export class EntitySummaryBuilder {
       at: receivedAt,
       ...(this.lastIter === undefined ? {} : { lastIter: this.lastIter }),
       scalars: [...this.scalars.values()].map(({ latestIter: _l, latestTimestamp: _t, lowestIter: _w, ...stats }) => stats),
-      listing: [...this.listing.values()],
+      listing: [...this.listing.values()].flatMap((ofType) => [...ofType.values()]),
     };
   }
 }
