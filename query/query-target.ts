@@ -4,14 +4,17 @@
  */
 import type { TargetModule } from '../shared/launcher/target.js';
 import { authLoginOperation } from './auth/auth-login.js';
+import { logPlotImageReadOperations } from './events/log-plot-image-read-operations.js';
+import { scalarReadOperations } from './events/scalar-read-operations.js';
 import { QueryDeps } from './query-deps.js';
+import { rememberIdentityHook } from './reports/identity-directory.js';
+import { reportsOperations } from './reports/reports-operations.js';
 
 export const queryTarget: TargetModule = (services) => {
   // NATS carries deletions to the writers (they run in stream order after the events they cover).
   services.stores.need('redis', 'influx', 'nats');
   const deps = new QueryDeps(services.config, services.logger, services.stores, services.signingSecret);
-  void deps; // the read and reports operations are wired here as they land
   return {
-    operations: [authLoginOperation({ tokens: services.tokens })],
+    operations: [authLoginOperation({ tokens: services.tokens, rememberIdentity: rememberIdentityHook(deps) }), ...scalarReadOperations(deps), ...logPlotImageReadOperations(deps), ...reportsOperations(deps)],
   };
 };

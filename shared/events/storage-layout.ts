@@ -55,14 +55,17 @@ export const MAX_RECORDS_PER_MESSAGE = 65_536;
  */
 export const NO_ITER_TIME = -9_223_372_036_854_775_806n;
 export const NO_ITER_TIME_TEXT = '-9223372036854775806';
-/** Largest iteration InfluxDB can store as a time; larger values are clamped (they lose precision anyway, events.md §0.6). */
-export const MAX_ITER_TIME = 9_223_372_036_854_775_806;
-export const MIN_ITER_TIME = -9_223_372_036_854_775_805;
+/**
+ * Iterations beyond InfluxDB's time range are clamped to it (they have lost
+ * precision anyway, events.md §0.6). The bounds are kept as text: as JS
+ * numbers they would round to 2^63, outside the range.
+ */
+export const MAX_ITER_TIME_TEXT = '9223372036854775806';
+export const MIN_ITER_TIME_TEXT = '-9223372036854775805';
+/** ±(2^63 − 1024): the doubles nearest to the int64 bounds; only values beyond them need clamping. */
+const LARGEST_EXACT_DOUBLE = 9_223_372_036_854_774_784;
 /** Times below this (parsed as doubles) are the no-iteration sentinel. */
 export const NO_ITER_THRESHOLD = -9.2e18;
-
-/** Single-value iteration (events.md §1.6). */
-export const SINGLE_VALUE_ITER = -2_147_483_648;
 
 const UNSAFE_TAG = /[\n\r\\\u0000-\u001f]|^~|^$/;
 
@@ -102,8 +105,8 @@ export function influxQlIdentifier(name: string): string {
 /** The point time of an event: its iteration (clamped to InfluxDB's range) or the sentinel. */
 export function iterTimeText(iter: number | undefined): string {
   if (iter === undefined) return NO_ITER_TIME_TEXT;
-  if (iter > MAX_ITER_TIME) return String(BigInt(MAX_ITER_TIME));
-  if (iter < MIN_ITER_TIME) return String(BigInt(MIN_ITER_TIME));
+  if (iter > LARGEST_EXACT_DOUBLE) return MAX_ITER_TIME_TEXT;
+  if (iter < -LARGEST_EXACT_DOUBLE) return MIN_ITER_TIME_TEXT;
   return Number.isSafeInteger(iter) ? String(iter) : BigInt(iter).toString();
 }
 

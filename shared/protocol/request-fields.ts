@@ -171,7 +171,7 @@ function pyTypeOf(value: unknown): string {
 
 /** Any JSON value, unchecked (fields whose rules live in the operation). */
 export function raw(): FieldBuilder<unknown> {
-  return () => z.unknown();
+  return () => z.unknown().optional();
 }
 
 type Shape = Record<string, FieldBuilder<unknown>>;

@@ -1,0 +1,42 @@
+/**
+ * The `debug_images` section of reports.get_task_data (events.md §0.7,
+ * reports.md §5): for each record, the first page of a fresh
+ * events.debug_images state (nothing is stored, no scroll id). Records of
+ * other companies, public ones included, have no events: an entry with no
+ * iterations.
+ */
+import { metricFilter, type MetricVariantsInput } from '../../shared/events/domain/metric-variants.js';
+import type { QueryDeps } from '../query-deps.js';
+import { buildWindowStates, windowPage } from './plots-window.js';
+import type { EntityRecord, Namespace } from './store/entity-access.js';
+import type { StoredEvent } from './store/stored-events.js';
+
+export interface DebugImagesSectionOptions {
+  /** Default 1. */
+  readonly iters?: number;
+  /** Absent or empty: every metric. */
+  readonly metrics?: readonly MetricVariantsInput[] | null;
+}
+
+export interface DebugImagesSectionEntry {
+  task: string;
+  iterations: Array<{ iter: number; events: StoredEvent[] }>;
+}
+
+export async function debugImagesSection(
+  deps: QueryDeps,
+  company: string,
+  namespace: Namespace,
+  records: readonly EntityRecord[],
+  options: DebugImagesSectionOptions,
+): Promise<DebugImagesSectionEntry[]> {
+  const filter = metricFilter(options.metrics);
+  return Promise.all(
+    records.map(async (record) => {
+      if (record.company !== company) return { task: record.id, iterations: [] };
+      const [state] = await buildWindowStates(deps, company, namespace, 'debug_images', [{ task: record.id, metrics: filter }]);
+      const page = await windowPage(deps, company, namespace, 'debug_images', state!, { iters: options.iters ?? 1, navigateEarlier: true });
+      return { task: record.id, iterations: page.iterations };
+    }),
+  );
+}

@@ -1,0 +1,146 @@
+/**
+ * Reads a task's log in (timestamp, arrival) order, either way. The log is
+ * one Redis stream per segment (the writer opens another segment when a
+ * line arrives older than a segment's top); every segment is in id order,
+ * so a read is a k-way merge of range reads (XRANGE / XREVRANGE with COUNT),
+ * fetched lazily: the cost grows with what the caller consumes, not with
+ * the size of the log.
+ */
+import { redisKeys } from '../../shared/events/storage-layout.js';
+import type { RedisClient } from '../../shared/stores/redis-store.js';
+
+export interface LogEntry {
+  readonly id: string;
+  /** Millisecond part of the id: max(0, timestamp). */
+  readonly ms: number;
+  readonly seq: number;
+  /** The stored event JSON (field `d`). */
+  readonly json: string;
+}
+
+export type LogDirection = 'asc' | 'desc';
+
+export interface LogReadOptions {
+  readonly direction: LogDirection;
+  /** Only entries strictly after (asc) / before (desc) this millisecond. */
+  readonly afterMs?: number;
+  /** Entries fetched by the first range read of a segment. */
+  readonly chunk: number;
+  /** Later reads double the chunk up to this (filtered reads may skip many entries). */
+  readonly maxChunk?: number;
+}
+
+const MAX_SEQ = '18446744073709551615';
+
+export async function logSegmentKeys(redis: RedisClient, prefix: string, task: string): Promise<string[]> {
+  const keys = redisKeys(prefix);
+  const count = Number((await redis.get(keys.logSegmentCount(task))) ?? 1);
+  return Array.from({ length: Math.max(1, Number.isFinite(count) ? count : 1) }, (_, n) => keys.logSegment(task, n));
+}
+
+function parseEntry(entry: { id: string; message: Record<string, string> }): LogEntry {
+  const dash = entry.id.indexOf('-');
+  return { id: entry.id, ms: Number(entry.id.slice(0, dash)), seq: Number(entry.id.slice(dash + 1)), json: String(entry.message.d ?? '{}') };
+}
+
+class SegmentCursor {
+  private buffer: LogEntry[] = [];
+  private at = 0;
+  private exhausted = false;
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly key: string,
+    private readonly direction: LogDirection,
+    /** Next range bound in reading direction: start for asc, end for desc. */
+    private bound: string,
+    private chunk: number,
+    private readonly maxChunk: number,
+  ) {}
+
+  /** The buffered head; undefined when the buffer is empty (see needsFetch) or the segment is done. */
+  get head(): LogEntry | undefined {
+    return this.buffer[this.at];
+  }
+
+  get needsFetch(): boolean {
+    return this.at >= this.buffer.length && !this.exhausted;
+  }
+
+  async fetch(): Promise<void> {
+    const raw =
+      this.direction === 'asc'
+        ? await this.redis.xRange(this.key, this.bound, '+', { COUNT: this.chunk })
+        : await this.redis.xRevRange(this.key, this.bound, '-', { COUNT: this.chunk });
+    this.buffer = (raw as unknown as Array<{ id: string; message: Record<string, string> }>).map(parseEntry);
+    this.at = 0;
+    if (this.buffer.length < this.chunk) this.exhausted = true;
+    this.chunk = Math.min(this.chunk * 2, Math.max(this.chunk, this.maxChunk));
+    const last = this.buffer[this.buffer.length - 1];
+    if (last !== undefined) this.bound = `(${last.id}`;
+  }
+
+  advance(): void {
+    this.at++;
+  }
+}
+
+/**
+ * The merged log of a task in one direction. Only running out of a
+ * segment's buffer costs a round trip; everything else is synchronous, so
+ * long reads (downloads, filtered scans) pay little per entry.
+ */
+export class MergedLogReader {
+  private current: SegmentCursor | undefined;
+
+  private constructor(
+    private readonly cursors: SegmentCursor[],
+    private readonly direction: LogDirection,
+  ) {}
+
+  static async open(redis: RedisClient, prefix: string, task: string, options: LogReadOptions): Promise<MergedLogReader> {
+    const keys = await logSegmentKeys(redis, prefix, task);
+    const bound = initialBound(options);
+    const cursors =
+      bound === undefined ? [] : keys.map((key) => new SegmentCursor(redis, key, options.direction, bound, options.chunk, options.maxChunk ?? options.chunk));
+    return new MergedLogReader(cursors, options.direction);
+  }
+
+  /** The next entry in order, not consumed (advance() consumes it). */
+  async peek(): Promise<LogEntry | undefined> {
+    const starved = this.cursors.filter((c) => c.needsFetch);
+    if (starved.length > 0) await Promise.all(starved.map((c) => c.fetch()));
+    let best: SegmentCursor | undefined;
+    for (const c of this.cursors) {
+      const h = c.head;
+      if (h !== undefined && (best === undefined || this.before(h, best.head!))) best = c;
+    }
+    this.current = best;
+    return best?.head;
+  }
+
+  /** Consumes the entry the last peek() returned. */
+  advance(): void {
+    this.current?.advance();
+    this.current = undefined;
+  }
+
+  async next(): Promise<LogEntry | undefined> {
+    const entry = await this.peek();
+    this.advance();
+    return entry;
+  }
+
+  private before(a: LogEntry, b: LogEntry): boolean {
+    const order = a.ms - b.ms || a.seq - b.seq;
+    return this.direction === 'asc' ? order < 0 : order > 0;
+  }
+}
+
+/** The first range bound, or undefined when nothing can lie beyond `afterMs`. */
+function initialBound({ direction, afterMs }: LogReadOptions): string | undefined {
+  if (afterMs === undefined) return direction === 'asc' ? '-' : '+';
+  const ms = Math.trunc(afterMs);
+  if (direction === 'asc') return ms < 0 ? '-' : `${ms + 1}-0`;
+  return ms <= 0 ? undefined : `${ms - 1}-${MAX_SEQ}`;
+}

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { pageLength, sortTies } from './scalar-raw-pages.js';
+
+const xs = (...values: number[]) => values.map((x) => ({ x }));
+
+describe('pageLength', () => {
+  it('takes the batch plus the rest of the last x', () => {
+    expect(pageLength(xs(1, 2, 2, 2, 3), 2)).toBe(4);
+    expect(pageLength(xs(1, 2, 3), 2)).toBe(2);
+    expect(pageLength(xs(0, 0, 0), 1)).toBe(3);
+    expect(pageLength(xs(1), 5)).toBe(1);
+    expect(pageLength([], 5)).toBe(0);
+  });
+});
+
+describe('sortTies', () => {
+  it('orders points of one x by timestamp then arrival, leaving x order alone', () => {
+    const p = (x: number, ts: number, seq: number) => ({ variant: `${x}/${ts}/${seq}`, x, y: 0, ts, seq });
+    const points = [p(1, 5, 1), p(2, 9, 2), p(2, 3, 3), p(2, 3, 1), p(3, 0, 0)];
+    sortTies(points);
+    expect(points.map((q) => q.variant)).toEqual(['1/5/1', '2/3/1', '2/3/3', '2/9/2', '3/0/0']);
+  });
+});

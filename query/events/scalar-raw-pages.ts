@@ -1,0 +1,134 @@
+/**
+ * Pages of scalar_metrics_iter_raw (events.md §4.3): the points of one
+ * metric (some variants) after an x position, x ascending, ties by
+ * timestamp then arrival, and a value of x never split across pages.
+ *
+ * key=iter: x is the point time, so InfluxDB orders and limits: `time > p
+ * ORDER BY time LIMIT batch + variants` covers the page and the rest of its
+ * last iteration (one point per series and iteration); a full answer whose
+ * last row is still that iteration is completed by a `time = x` read.
+ *
+ * key=timestamp/iso_time: x is the `ts` field, which InfluxDB cannot order
+ * by. Each variant's points with `ts > p` are read (CSV, one request per
+ * variant) and merged here; they come in iteration order, which is also
+ * timestamp order for nearly every series (checked, sorted when not), so the
+ * merge is linear. The cost is the rest of the selection, not the page
+ * (docs/events-read.md).
+ */
+import type { InfluxStore } from '../../shared/stores/influx-store.js';
+import { mapLimited } from './map-limited.js';
+import type { InfluxCsvReader } from './store/influx-csv.js';
+import { columnIndex, seriesOf } from './store/influx-rows.js';
+import { allOf, entityWhere, HAS_ITER, tagEquals, timeCompare, type EntityRef } from './store/influx-where.js';
+import { decodeTagValue, TAG } from '../../shared/events/storage-layout.js';
+
+export interface RawPoint {
+  variant: string;
+  x: number;
+  y: number;
+  ts: number;
+  seq: number;
+}
+
+export interface RawSelection {
+  ref: EntityRef;
+  metric: string;
+  /** The variants to read (already resolved against the listing). */
+  variants: readonly string[];
+  /** Restrict to these variants in InfluxQL (false when every variant of the metric is wanted). */
+  filterVariants: boolean;
+}
+
+const byXThenArrival = (a: RawPoint, b: RawPoint) => a.x - b.x || a.ts - b.ts || a.seq - b.seq;
+
+/** How many of the sorted points form the page: `batch`, plus the rest of the last x. */
+export function pageLength(points: readonly { x: number }[], batch: number): number {
+  let take = Math.min(batch, points.length);
+  while (take > 0 && take < points.length && points[take]!.x === points[take - 1]!.x) take++;
+  return take;
+}
+
+function selectionWhere(s: RawSelection): string {
+  const variants = s.filterVariants ? `(${s.variants.map((v) => tagEquals(TAG.variant, v)).join(' OR ')})` : undefined;
+  return allOf(entityWhere(s.ref), tagEquals(TAG.metric, s.metric), variants);
+}
+
+export async function iterPage(influx: InfluxStore, s: RawSelection, after: number | null, batch: number): Promise<RawPoint[]> {
+  if (s.variants.length === 0) return [];
+  const where = allOf(selectionWhere(s), HAS_ITER, after === null ? undefined : timeCompare('>', after));
+  const limit = batch + s.variants.length;
+  const rows = await pointRows(influx, `SELECT "y", "ts", "q", "v" FROM "scalar" WHERE ${where} ORDER BY time ASC LIMIT ${limit}`);
+  if (rows.length === limit) {
+    // The listing may lag the points by a moment: never trust it to bound an iteration.
+    const lastX = rows[rows.length - 1]!.x;
+    const rest = await pointRows(influx, `SELECT "y", "ts", "q", "v" FROM "scalar" WHERE ${allOf(selectionWhere(s), timeCompare('=', lastX))}`);
+    rows.splice(rows.findIndex((r) => r.x === lastX), Infinity, ...rest);
+  }
+  sortTies(rows);
+  return rows.slice(0, pageLength(rows, batch));
+}
+
+/** Orders the points sharing an x (InfluxDB already sorted by x): a full sort of 200k points cost ~100 ms. */
+export function sortTies(points: RawPoint[]): void {
+  for (let start = 0; start < points.length; ) {
+    let end = start + 1;
+    while (end < points.length && points[end]!.x === points[start]!.x) end++;
+    if (end - start > 1) {
+      const run = points.slice(start, end).sort(byXThenArrival);
+      for (let i = 0; i < run.length; i++) points[start + i] = run[i]!;
+    }
+    start = end;
+  }
+}
+
+async function pointRows(influx: InfluxStore, statement: string): Promise<RawPoint[]> {
+  const series = seriesOf(await influx.query(statement))[0];
+  if (!series) return [];
+  const [y, ts, q, v] = ['y', 'ts', 'q', 'v'].map((c) => columnIndex(series, c)) as [number, number, number, number];
+  return series.values.map((row) => ({ variant: decodeTagValue(row[v] as string), x: row[0] as number, y: row[y] as number, ts: row[ts] as number, seq: row[q] as number }));
+}
+
+/** Concurrent variant reads (two InfluxDB cores). */
+const VARIANT_CONCURRENCY = 3;
+
+export async function timestampPage(csv: InfluxCsvReader, s: RawSelection, after: number | null, batch: number): Promise<RawPoint[]> {
+  const perVariant = await mapLimited(s.variants, VARIANT_CONCURRENCY, async (variant) => {
+    const where = allOf(entityWhere(s.ref), tagEquals(TAG.metric, s.metric), tagEquals(TAG.variant, variant), after === null ? undefined : `"ts" > ${after}`);
+    const [ts, y, q] = await csv.numericColumns(`SELECT "ts", "y", "q" FROM "scalar" WHERE ${where}`, ['ts', 'y', 'q']);
+    const points: RawPoint[] = new Array(ts!.length);
+    for (let i = 0; i < ts!.length; i++) points[i] = { variant, x: ts![i]!, y: y![i]!, ts: ts![i]!, seq: q![i]! };
+    if (!isSorted(points)) points.sort(byXThenArrival);
+    return points;
+  });
+  return mergeSorted(perVariant, batch);
+}
+
+function isSorted(points: readonly RawPoint[]): boolean {
+  for (let i = 1; i < points.length; i++) if (byXThenArrival(points[i - 1]!, points[i]!) > 0) return false;
+  return true;
+}
+
+/** The first `batch` points of the merged lists plus the rest of the last x. */
+function mergeSorted(lists: readonly RawPoint[][], batch: number): RawPoint[] {
+  const at = lists.map(() => 0);
+  const out: RawPoint[] = [];
+  for (;;) {
+    let best = -1;
+    for (let l = 0; l < lists.length; l++) {
+      if (at[l]! < lists[l]!.length && (best < 0 || byXThenArrival(lists[l]![at[l]!]!, lists[best]![at[best]!]!) < 0)) best = l;
+    }
+    if (best < 0) return out;
+    const next = lists[best]![at[best]!]!;
+    if (out.length >= batch && next.x !== out[out.length - 1]!.x) return out;
+    out.push(next);
+    at[best]!++;
+  }
+}
+
+/** The exact number of selected points (`count_total`). */
+export async function countSelection(influx: InfluxStore, s: RawSelection, key: 'iter' | 'timestamp'): Promise<number> {
+  if (s.variants.length === 0) return 0;
+  const where = allOf(selectionWhere(s), key === 'iter' ? HAS_ITER : undefined);
+  const series = seriesOf(await influx.query(`SELECT COUNT("y") FROM "scalar" WHERE ${where}`))[0];
+  return Number(series?.values[0]?.[1] ?? 0);
+}

@@ -1,0 +1,76 @@
+/**
+ * Bulk numeric reads (millions of points) in InfluxDB's CSV form: measured
+ * on 1M points, InfluxDB answers CSV ~25% faster than JSON and splitting
+ * lines costs a fifth of JSON.parse (docs/events-read.md). Only for
+ * statements over one series whose selected columns are all numbers, so
+ * that a line is `<measurement>,,<time>,<n1>,<n2>...` with nothing quoted.
+ */
+import type { Config } from '../../../shared/config/config.js';
+import { InfluxError } from '../../../shared/stores/influx-store.js';
+
+export class InfluxCsvReader {
+  private readonly base: string;
+  private readonly auth: string | undefined;
+
+  constructor(private readonly config: Readonly<Pick<Config, 'INFLUX_URL' | 'INFLUX_DB' | 'INFLUX_USERNAME' | 'INFLUX_PASSWORD'>>) {
+    this.base = config.INFLUX_URL.replace(/\/+$/, '');
+    this.auth = config.INFLUX_USERNAME
+      ? `Basic ${Buffer.from(`${config.INFLUX_USERNAME}:${config.INFLUX_PASSWORD ?? ''}`).toString('base64')}`
+      : undefined;
+  }
+
+  /**
+   * The selected columns of one statement (without `time`), as arrays in
+   * answer order. `columns` names them as the SELECT does.
+   */
+  async numericColumns(statement: string, columns: readonly string[], signal?: AbortSignal): Promise<Float64Array[]> {
+    const params = new URLSearchParams({ db: this.config.INFLUX_DB, q: statement, epoch: 'ns' });
+    const headers: Record<string, string> = { accept: 'application/csv' };
+    if (this.auth) headers.authorization = this.auth;
+    const response = await fetch(`${this.base}/query?${params}`, { headers, signal });
+    const text = await response.text();
+    if (response.status !== 200) throw new InfluxError(`InfluxDB query failed (${response.status}): ${text.slice(0, 500)}`, response.status);
+    return parseNumericCsv(text, columns);
+  }
+}
+
+/** Parses InfluxDB's CSV answer; exported for its unit test. */
+export function parseNumericCsv(text: string, columns: readonly string[]): Float64Array[] {
+  // An empty result is an empty body (or a lone newline): no header at all.
+  if (text.trim() === '') return columns.map(() => new Float64Array(0));
+  const headerEnd = text.indexOf('\n') < 0 ? text.length : text.indexOf('\n');
+  const header = text.slice(0, headerEnd).replace(/\r$/, '').split(',');
+  const positions = columns.map((name) => {
+    const at = header.indexOf(name);
+    if (at < 0) throw new Error(`InfluxDB CSV answer lacks column ${name} (has ${header.join(', ')})`);
+    return at;
+  });
+  let lines = 0;
+  for (let i = headerEnd + 1; i < text.length; i++) if (text.charCodeAt(i) === 10) lines++;
+  if (!text.endsWith('\n')) lines++;
+  const out = columns.map(() => new Float64Array(lines));
+  let row = 0;
+  let start = headerEnd + 1;
+  const cells: string[] = [];
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const line = text.slice(start, end);
+    start = end + 1;
+    if (line === '' || line === '\r') continue;
+    cells.length = 0;
+    let from = 0;
+    for (;;) {
+      const comma = line.indexOf(',', from);
+      if (comma < 0) {
+        cells.push(line.slice(from));
+        break;
+      }
+      cells.push(line.slice(from, comma));
+      from = comma + 1;
+    }
+    for (let c = 0; c < positions.length; c++) out[c]![row] = Number(cells[positions[c]!]);
+    row++;
+  }
+  return out.map((column) => (row === column.length ? column : column.subarray(0, row)));
+}

@@ -1,0 +1,105 @@
+/**
+ * The sources of one get_task_events page (events.md §5), fetched only as
+ * far as the page needs: per measurement, the next `batch` points (plus one
+ * per series) after the position in the requested direction (InfluxDB
+ * orders by time, which is the iteration); the rest of the page's last
+ * iteration where a source was still cut inside it; and, once every source
+ * ran out of iterations inside the page,
+ * the whole no-iteration group (InfluxDB's sentinel-time points and the
+ * task's logs). The page itself is built by domain/task-events-order.ts.
+ */
+import type { MetricFilter } from '../../shared/events/domain/metric-variants.js';
+import { EVENT_TYPE_OF, type Measurement } from '../../shared/events/storage-layout.js';
+import type { InfluxStore } from '../../shared/stores/influx-store.js';
+import { compareTaskEvents, pageOfTaskEvents, type TaskEventsOrder, type TaskEventsPage, type TaskEventsPosition } from './domain/task-events-order.js';
+import { seriesOf } from './store/influx-rows.js';
+import { allOf, entityWhere, HAS_ITER, metricFilterWhere, NO_ITER, timeCompare, type EntityRef } from './store/influx-where.js';
+import { hasIterationLogs, LogSegments } from './store/log-segments.js';
+import type { ListingEntry } from './store/metric-listing.js';
+import { decodeInfluxRows, type SequencedEvent } from './store/stored-events.js';
+
+export interface TaskEventsSelection {
+  ref: EntityRef;
+  measurements: readonly Measurement[];
+  /** Whether log events are selected (task namespace, event type log or all). */
+  logs: boolean;
+  filter: MetricFilter;
+  order: TaskEventsOrder;
+}
+
+interface SourceRows {
+  measurement: Measurement | 'log';
+  events: SequencedEvent[];
+  /** The read stopped at its limit: there may be more after its last event. */
+  cut: boolean;
+}
+
+export class TaskEventsReader {
+  constructor(
+    private readonly influx: InfluxStore,
+    private readonly logSegments: LogSegments,
+  ) {}
+
+  async page(selection: TaskEventsSelection, listing: readonly ListingEntry[], position: TaskEventsPosition, batch: number): Promise<TaskEventsPage<SequencedEvent>> {
+    if (position === 'end') return { events: [], position };
+    const compare = compareTaskEvents(selection.order);
+    // One iteration holds at most one point per series: reading that many more rows completes the
+    // page's last iteration in the same request (the listing knows metric/variant series; images
+    // with several keys per iteration may exceed it, then the iteration is re-read below).
+    const seriesOf = (m: Measurement) => listing.filter((e) => e.type === EVENT_TYPE_OF[m] && selection.filter.matches(e.metric, e.variant)).length;
+    const sources = await Promise.all(selection.measurements.map((m) => this.iterationRows(selection, m, position, batch + seriesOf(m))));
+    if (selection.logs && hasIterationLogs(listing, selection.filter)) {
+      // Rare (the SDK never sends it): logs with an iteration are placed by loading them.
+      const withIter = (await this.logSegments.all(selection.ref.id, selection.filter)).filter((e) => e.iter !== undefined);
+      sources.push({ measurement: 'log', events: withIter, cut: false });
+    }
+    for (const s of sources) s.events.sort(compare);
+    let page = pageOfTaskEvents(sources.map((s) => s.events), position, batch, selection.order);
+
+    const last = page.events[page.events.length - 1];
+    const lastIter = last?.iter;
+    const cutInside = sources.filter((s) => s.cut && lastIter !== undefined && s.events[s.events.length - 1]?.iter === lastIter);
+    for (const s of cutInside) {
+      const whole = await this.rows(selection, s.measurement as Measurement, timeCompare('=', lastIter!));
+      s.events = [...s.events.filter((e) => e.iter !== lastIter), ...whole].sort(compare);
+    }
+    const reachesNoIter = page.events.length < batch && sources.every((s) => !s.cut);
+    if (reachesNoIter) {
+      const noIter = await Promise.all(selection.measurements.map((m) => this.rows(selection, m, NO_ITER)));
+      if (selection.logs) noIter.push((await this.logSegments.all(selection.ref.id, selection.filter)).filter((e) => e.iter === undefined));
+      for (const events of noIter) sources.push({ measurement: 'log', events: events.sort(compare), cut: false });
+    }
+    if (cutInside.length > 0 || reachesNoIter) page = pageOfTaskEvents(sources.map((s) => s.events), position, batch, selection.order);
+    return page;
+  }
+
+  /** The exact number of selected events (count_total). */
+  async count(selection: TaskEventsSelection, listing: readonly ListingEntry[]): Promise<number> {
+    const [influxCount, logCount] = await Promise.all([
+      selection.measurements.length === 0
+        ? Promise.resolve(0)
+        : this.influx
+            .query(`SELECT COUNT("ts") FROM ${selection.measurements.map((m) => `"${m}"`).join(', ')} WHERE ${this.where(selection)}`)
+            .then((results) => seriesOf(results).reduce((sum, s) => sum + Number(s.values[0]?.[1] ?? 0), 0)),
+      selection.logs ? this.logSegments.countMatching(selection.ref.id, listing, selection.filter) : Promise.resolve(0),
+    ]);
+    return influxCount + logCount;
+  }
+
+  private where(selection: TaskEventsSelection, ...more: Array<string | undefined>): string {
+    return allOf(entityWhere(selection.ref), metricFilterWhere(selection.filter), ...more);
+  }
+
+  private async iterationRows(selection: TaskEventsSelection, measurement: Measurement, position: TaskEventsPosition, limit: number): Promise<SourceRows> {
+    const asc = selection.order === 'asc';
+    const after = typeof position === 'number' ? timeCompare(asc ? '>' : '<', position) : undefined;
+    const events = await this.rows(selection, measurement, allOf(HAS_ITER, after), `ORDER BY time ${asc ? 'ASC' : 'DESC'} LIMIT ${limit}`);
+    return { measurement, events, cut: events.length === limit };
+  }
+
+  private async rows(selection: TaskEventsSelection, measurement: Measurement, condition: string, tail = ''): Promise<SequencedEvent[]> {
+    const results = await this.influx.query(`SELECT * FROM "${measurement}" WHERE ${this.where(selection, condition)} ${tail}`.trimEnd());
+    const series = seriesOf(results)[0];
+    return series ? decodeInfluxRows(series, measurement) : [];
+  }
+}

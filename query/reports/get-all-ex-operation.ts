@@ -1,0 +1,34 @@
+/**
+ * reports.get_all_ex (reports.md §3.9): the query language over the cached
+ * report records of the caller company (and public ones), the `.reports`
+ * project selection, paging or scrolling, projection.
+ */
+import { z } from 'zod';
+import { defineOperation } from '../../shared/protocol/operation.js';
+import { compileQuery } from './query-language/compile-query.js';
+import { pickPage, renderPage } from './result-page.js';
+import { caller } from './report-write-operations.js';
+import { ReportsContext } from './reports-context.js';
+
+export function getAllExOperation(rc: ReportsContext) {
+  return defineOperation({
+    name: 'reports.get_all_ex',
+    minVersion: '1.0',
+    request: z.record(z.string(), z.unknown()),
+    async handle(request, context) {
+      const query = compileQuery(request, 'report');
+      const who = await caller(rc, context);
+      const companies = ReportsContext.scope(who.company, query.allowPublic);
+      const projects = () => rc.projectSnapshots.projects(companies);
+      const [parts, projectRecords] = await Promise.all([
+        Promise.all(companies.map((c) => rc.snapshots.reports(c))),
+        query.projectScope ? projects() : Promise.resolve(undefined),
+      ]);
+      const records = parts.length === 1 ? parts[0]! : parts.flat();
+      const sorted = query.select(records, projectRecords);
+      const page = await pickPage(query, sorted, rc.scrolls, who.company);
+      const tasks = await renderPage(query, request, page.records, projects, rc.directory);
+      return page.scrollId === undefined ? { tasks } : { tasks, scroll_id: page.scrollId };
+    },
+  });
+}

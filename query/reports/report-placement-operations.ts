@@ -1,0 +1,78 @@
+/**
+ * reports.move, reports.delete and reports.get_tags (reports.md §3.6-§3.8).
+ * Delete also deletes the report's events through the writer, synchronously
+ * (events.md §9.1 guarantees), while the report is locked for event writes.
+ */
+import { z } from 'zod';
+import { apiError } from '../../shared/errors/error-catalogue.js';
+import { defineOperation } from '../../shared/protocol/operation.js';
+import { bool, parseRequest, requestSchema, str } from '../../shared/protocol/request-fields.js';
+import { controlId, sendControl } from '../events/control-requests.js';
+import { nullableString } from './report-fields.js';
+import { caller, intoReportsProject } from './report-write-operations.js';
+import type { ReportsContext } from './reports-context.js';
+
+const moveFields = requestSchema({ task: str({ required: true }), project_name: str() });
+
+export function moveOperation(rc: ReportsContext) {
+  return defineOperation({
+    name: 'reports.move',
+    minVersion: '1.0',
+    // `project` counts by presence, even as null, which the generic field rules would erase.
+    request: z.record(z.string(), z.unknown()),
+    async handle(body, context) {
+      const request = parseRequest(moveFields, body);
+      const hasProject = Object.prototype.hasOwnProperty.call(body, 'project');
+      const project = nullableString(body.project);
+      if (!hasProject && !request.project_name) {
+        throw apiError('missing_required_fields', 'project or project_name is required');
+      }
+      const who = await caller(rc, context);
+      await rc.reports.requireReport(who.company, request.task);
+      let base = '';
+      if (request.project_name) base = request.project_name;
+      else if (project) base = (await rc.projects.requireWritable(who.company, project)).name;
+      const now = Date.now();
+      const [target, previous] = await intoReportsProject(rc, who, now, base, async (projectId) => [
+        projectId,
+        await rc.reports.move(who.company, who.user, now, request.task, projectId),
+      ]);
+      if (previous !== target) await rc.projects.removeIfEmpty(previous);
+      return { project_id: target };
+    },
+  });
+}
+
+export function deleteOperation(rc: ReportsContext) {
+  return defineOperation({
+    name: 'reports.delete',
+    minVersion: '1.0',
+    request: requestSchema({ task: str({ required: true }), force: bool({ default: false }) }),
+    async handle(request, context) {
+      const who = await caller(rc, context);
+      const id = request.task;
+      await rc.reports.lockForDelete(who.company, id, request.force);
+      try {
+        await sendControl(rc.deps, { op: 'delete_entity', c: who.company, n: 't', e: id, id: controlId() });
+      } catch (error) {
+        await rc.reports.unlock(who.company, id).catch(() => undefined);
+        throw error;
+      }
+      const project = await rc.reports.remove(who.company, id);
+      await rc.projects.removeIfEmpty(project);
+      return { deleted: 1 };
+    },
+  });
+}
+
+export function getTagsOperation(rc: ReportsContext) {
+  return defineOperation({
+    name: 'reports.get_tags',
+    minVersion: '1.0',
+    request: z.record(z.string(), z.unknown()),
+    async handle(_request, context) {
+      const who = await caller(rc, context);
+      return { tags: await rc.reports.tags(who.company) };
+    },
+  });
+}

@@ -1,0 +1,84 @@
+/**
+ * Redis hash fields (all strings) to the stored-record form the query
+ * language works on (query-language/types.ts): date-times as epoch ms,
+ * numbers as numbers, lists as arrays, references as id strings. Fields the
+ * service keeps for itself (summary_seq, deleting_status) never leave here.
+ */
+import { createHash } from 'node:crypto';
+import type { StoredRecord } from '../query-language/types.js';
+
+const DATE_FIELDS = new Set([
+  'created', 'started', 'completed', 'published', 'status_changed', 'last_update', 'last_change', 'last_worker_report',
+]);
+const NUMBER_FIELDS = new Set(['last_iteration', 'active_duration']);
+/** Fields stored as JSON text (seeded records may carry any of them). */
+const JSON_FIELDS = new Set([
+  'tags', 'system_tags', 'report_assets', 'execution', 'script', 'models', 'output', 'hyperparams', 'configuration',
+  'runtime', 'container', 'labels', 'metadata', 'design', 'ui_cache', 'unique_metrics', 'metric_stats', 'path',
+]);
+const INTERNAL_FIELDS = new Set(['summary_seq', 'deleting_status']);
+const BOOLEAN_FIELDS = new Set(['ready']);
+
+function decodeField(field: string, text: string): unknown {
+  if (DATE_FIELDS.has(field) || NUMBER_FIELDS.has(field)) {
+    const n = Number(text);
+    return text === '' || !Number.isFinite(n) ? undefined : n;
+  }
+  if (JSON_FIELDS.has(field)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  }
+  if (BOOLEAN_FIELDS.has(field)) return text === '1' || text === 'true';
+  return text;
+}
+
+/** A task, report or model hash as a stored record; undefined when the hash does not exist. */
+export function decodeEntityHash(hash: Record<string, string>, lastMetrics?: Record<string, string>): StoredRecord | undefined {
+  if (hash.company === undefined || hash.id === undefined) return undefined;
+  const record: Record<string, unknown> = {};
+  for (const [field, text] of Object.entries(hash)) {
+    if (INTERNAL_FIELDS.has(field)) continue;
+    const value = decodeField(field, text);
+    if (value !== undefined) record[field] = value;
+  }
+  // A delete holds ingest off with status publishing; readers keep seeing the real status.
+  if (hash.deleting_status !== undefined) record.status = hash.deleting_status;
+  if (lastMetrics && Object.keys(lastMetrics).length > 0) record.last_metrics = decodeLastMetrics(lastMetrics);
+  return Object.freeze(record);
+}
+
+/** A project hash as the record `project.*` shows and the project selection reads. */
+export function decodeProjectHash(hash: Record<string, string>): Record<string, unknown> | undefined {
+  if (hash.id === undefined) return undefined;
+  const record: Record<string, unknown> = {};
+  for (const [field, text] of Object.entries(hash)) {
+    const value = decodeField(field, text);
+    if (value !== undefined) record[field] = value;
+  }
+  return Object.freeze(record);
+}
+
+const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
+
+/** The writer's per-(metric, variant) stats as reports.md §6.1 `last_metrics`. */
+export function decodeLastMetrics(hash: Record<string, string>): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [field, json] of Object.entries(hash)) {
+    let key: unknown;
+    let stats: Record<string, unknown>;
+    try {
+      key = JSON.parse(field);
+      stats = JSON.parse(json) as Record<string, unknown>;
+    } catch {
+      continue;
+    }
+    if (!Array.isArray(key) || typeof key[0] !== 'string' || typeof key[1] !== 'string') continue;
+    // The writer also keeps the last value's iteration and timestamp; §6.1 does not return them.
+    const { iter: _iter, timestamp: _timestamp, ...shown } = stats;
+    (out[md5(key[0])] ??= {})[md5(key[1])] = shown;
+  }
+  return out;
+}

@@ -1,0 +1,198 @@
+/**
+ * The report writes, each one Lua script so that the §2.1 checks, the name
+ * uniqueness of §2.2 and every index change are atomic with the record
+ * change (two concurrent creates or renames to one name: exactly one wins).
+ * Every script bumps the company's report version and records the id in
+ * the change log that the read cache follows (report-snapshots.ts).
+ *
+ * Replies: `{'ok', ...}` or `{'err', <word>, <detail>}`; report-store.ts
+ * turns the words into the contract's errors.
+ */
+import { LuaScript } from './lua-script.js';
+
+/** Versions kept in the change log; a cache older than that reloads the company. */
+export const CHANGE_LOG_SPAN = 50_000;
+
+// ARGV[1] prefix, ARGV[2] caller company, ARGV[3] report id.
+const PREAMBLE = `
+local P, CO, ID = ARGV[1], ARGV[2], ARGV[3]
+local function co(c) return P .. ':co:' .. c end
+local KEY = P .. ':task:' .. ID
+
+-- reports.md §2.1; status is the real one while a delete holds the lock
+local function find()
+  local f = redis.call('HMGET', KEY, 'company', 'type', 'status', 'project', 'name', 'tags', 'system_tags', 'deleting_status')
+  if not f[1] or (f[1] ~= CO and f[1] ~= '') then return nil, 'invalid' end
+  if f[1] == '' then return nil, 'public' end
+  if f[2] ~= 'report' then return nil, 'not_report' end
+  return {status = f[8] or f[3], project = f[4], name = f[5], tags = f[6], system_tags = f[7], deleting = f[8] and true or false}
+end
+
+local function touched()
+  local v = redis.call('INCR', co(CO) .. ':rv')
+  redis.call('ZADD', co(CO) .. ':rchg', v, ID)
+  if v % 1000 == 0 and v > ${CHANGE_LOG_SPAN} then
+    redis.call('ZREMRANGEBYSCORE', co(CO) .. ':rchg', '-inf', v - ${CHANGE_LOG_SPAN})
+    redis.call('SET', co(CO) .. ':rfloor', v - ${CHANGE_LOG_SPAN})
+  end
+end
+
+local function retag(old, new)
+  local key = co(CO) .. ':report_tags'
+  if old then
+    for _, t in ipairs(cjson.decode(old)) do
+      if redis.call('HINCRBY', key, t, -1) <= 0 then redis.call('HDEL', key, t) end
+    end
+  end
+  if new then
+    for _, t in ipairs(cjson.decode(new)) do redis.call('HINCRBY', key, t, 1) end
+  end
+end
+
+local function encodeList(list)
+  if #list == 0 then return '[]' end
+  return cjson.encode(list)
+end
+`;
+
+const script = (body: string) => new LuaScript(`${PREAMBLE}\n${body}`);
+
+// ARGV[4] name, [5] project id, [6] tags JSON, then the record's field/value pairs.
+export const CREATE = script(`
+local name, project, tags = ARGV[4], ARGV[5], ARGV[6]
+if redis.call('HEXISTS', co(CO) .. ':report_names', name) == 1 then return {'err', 'exists'} end
+if redis.call('EXISTS', P .. ':project:' .. project) == 0 then return {'err', 'no_project'} end
+local fields = {}
+for i = 7, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', KEY, unpack(fields))
+redis.call('SADD', co(CO) .. ':reports', ID)
+redis.call('SADD', co(CO) .. ':tasks', ID)
+redis.call('HSET', co(CO) .. ':report_names', name, ID)
+redis.call('SADD', P .. ':project:' .. project .. ':tasks', ID)
+retag(nil, tags)
+touched()
+return {'ok'}
+`);
+
+// ARGV[4] now, [5] user, then (present flag, value) for name, tags, comment, report, report_assets.
+export const UPDATE = script(`
+local r, e = find()
+if not r then return {'err', e} end
+local now, user = ARGV[4], ARGV[5]
+local has = function(i) return ARGV[i] == '1' end
+local content = has(12) or has(14)
+if content and r.status ~= 'created' then return {'err', 'status', r.status} end
+if has(6) then
+  local names = co(CO) .. ':report_names'
+  local holder = redis.call('HGET', names, ARGV[7])
+  if holder and holder ~= ID then return {'err', 'exists'} end
+  if r.name and redis.call('HGET', names, r.name) == ID then redis.call('HDEL', names, r.name) end
+  redis.call('HSET', names, ARGV[7], ID)
+  redis.call('HSET', KEY, 'name', ARGV[7])
+end
+if has(8) then
+  retag(r.tags, ARGV[9])
+  redis.call('HSET', KEY, 'tags', ARGV[9])
+end
+if has(10) then redis.call('HSET', KEY, 'comment', ARGV[11]) end
+if has(12) then redis.call('HSET', KEY, 'report', ARGV[13]) end
+if has(14) then redis.call('HSET', KEY, 'report_assets', ARGV[15]) end
+redis.call('HSET', KEY, 'last_change', now, 'last_changed_by', user)
+if content then redis.call('HSET', KEY, 'last_update', now) end
+touched()
+return {'ok'}
+`);
+
+// ARGV[4] now, [5] user, [6] message.
+export const PUBLISH = script(`
+local r, e = find()
+if not r then return {'err', e} end
+local now = ARGV[4]
+redis.call('HSET', KEY, 'status', 'published', 'status_reason', '', 'status_message', ARGV[6], 'status_changed', now,
+  'published', now, 'last_update', now, 'last_change', now, 'last_changed_by', ARGV[5])
+if r.deleting then redis.call('HSET', KEY, 'deleting_status', 'published') end
+if r.project and redis.call('EXISTS', P .. ':project:' .. r.project) == 1 then
+  redis.call('HSET', P .. ':project:' .. r.project, 'last_update', now)
+  redis.call('INCR', co(CO) .. ':pv')
+end
+touched()
+return {'ok'}
+`);
+
+// ARGV[4] now, [5] user, [6] message, [7] 'add' (archive) or 'remove' (unarchive).
+export const ARCHIVE = script(`
+local r, e = find()
+if not r then return {'err', e} end
+local add = ARGV[7] == 'add'
+local out, found = {}, false
+for _, t in ipairs(r.system_tags and cjson.decode(r.system_tags) or {}) do
+  if t == 'archived' then found = true end
+  if t ~= 'archived' or add then out[#out + 1] = t end
+end
+if add and not found then out[#out + 1] = 'archived' end
+redis.call('HSET', KEY, 'system_tags', encodeList(out), 'status_message', ARGV[6], 'status_reason', '',
+  'last_change', ARGV[4], 'last_changed_by', ARGV[5])
+touched()
+return {'ok'}
+`);
+
+// ARGV[4] target project id, [5] now, [6] user. Replies the previous project id.
+export const MOVE = script(`
+local r, e = find()
+if not r then return {'err', e} end
+local project = ARGV[4]
+if redis.call('EXISTS', P .. ':project:' .. project) == 0 then return {'err', 'no_project'} end
+local old = r.project or ''
+if old ~= project then
+  if old ~= '' then redis.call('SREM', P .. ':project:' .. old .. ':tasks', ID) end
+  redis.call('SADD', P .. ':project:' .. project .. ':tasks', ID)
+  redis.call('HSET', KEY, 'project', project)
+end
+redis.call('HSET', KEY, 'last_change', ARGV[5], 'last_changed_by', ARGV[6])
+touched()
+return {'ok', old}
+`);
+
+/**
+ * First step of a delete: the §3.7 checks, then a lock for event writes
+ * (ingest refuses events to a task whose status is publishing) while the
+ * events are deleted; the real status stays in deleting_status.
+ * ARGV[4] '1' when forced.
+ */
+export const LOCK_FOR_DELETE = script(`
+local r, e = find()
+if not r then return {'err', e} end
+local archived = false
+for _, t in ipairs(r.system_tags and cjson.decode(r.system_tags) or {}) do
+  if t == 'archived' then archived = true end
+end
+if r.status ~= 'created' and not archived and ARGV[4] ~= '1' then return {'err', 'cannot_delete', r.status} end
+if not r.deleting then redis.call('HSET', KEY, 'deleting_status', r.status, 'status', 'publishing') end
+return {'ok'}
+`);
+
+/** Undoes LOCK_FOR_DELETE when the events could not be deleted. */
+export const UNLOCK = script(`
+local s = redis.call('HGET', KEY, 'deleting_status')
+if s then
+  redis.call('HSET', KEY, 'status', s)
+  redis.call('HDEL', KEY, 'deleting_status')
+end
+return {'ok'}
+`);
+
+/** Last step of a delete: the record and every index entry. Replies the project id. */
+export const DELETE = script(`
+local r, e = find()
+if not r then return {'err', e} end
+redis.call('DEL', KEY, KEY .. ':lm', KEY .. ':mv')
+redis.call('SREM', co(CO) .. ':reports', ID)
+redis.call('SREM', co(CO) .. ':tasks', ID)
+if r.name and redis.call('HGET', co(CO) .. ':report_names', r.name) == ID then
+  redis.call('HDEL', co(CO) .. ':report_names', r.name)
+end
+retag(r.tags, nil)
+if r.project then redis.call('SREM', P .. ':project:' .. r.project .. ':tasks', ID) end
+touched()
+return {'ok', r.project or ''}
+`);

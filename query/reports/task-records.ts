@@ -1,0 +1,67 @@
+/**
+ * Task and model records for reports.get_task_data (reports.md §3.10, §6),
+ * read fresh from Redis: event writes change them continuously, so they are
+ * not cached. A request naming plain ids reads only those hashes; any other
+ * request reads the company's index sets.
+ */
+import type { RedisClient } from '../../shared/stores/redis-store.js';
+import type { StoredRecord } from './query-language/types.js';
+import { decodeEntityHash, decodeLastMetrics } from './store/record-codec.js';
+import type { ReportKeys } from './store/report-keys.js';
+
+export type EntityKind = 'task' | 'model';
+
+/** The ids of an `id` condition that is a plain inclusion list (no operators, exclusions or null), else undefined. */
+function plainIds(request: Record<string, unknown>): string[] | undefined {
+  const filters = request.filters;
+  if (filters !== null && typeof filters === 'object' && 'id' in filters) return undefined;
+  const value = typeof request.id === 'string' ? [request.id] : request.id;
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  if (!value.every((v) => typeof v === 'string' && !v.startsWith('__$') && !v.startsWith('-'))) return undefined;
+  return [...new Set(value as string[])];
+}
+
+/** Whether conditions or ordering read last_metrics (then every record needs it, not only the page). */
+export function readsLastMetrics(request: Record<string, unknown>): boolean {
+  const parts = [request.order_by, request._any_, request._all_, request._or_, request._and_, request.any, request.all];
+  return JSON.stringify(parts).includes('last_metrics');
+}
+
+export class TaskRecords {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: ReportKeys,
+  ) {}
+
+  /** The records of `kind` owned by one of `companies` that the request can match. */
+  async load(kind: EntityKind, companies: readonly string[], request: Record<string, unknown>, withMetrics: boolean): Promise<StoredRecord[]> {
+    let ids = plainIds(request);
+    if (ids === undefined) {
+      const indexKey = kind === 'task' ? this.keys.companyTasks : this.keys.companyModels;
+      const sets = await Promise.all(companies.map((c) => this.redis.sMembers(indexKey(c))));
+      ids = [...new Set(sets.flat())];
+    }
+    if (ids.length === 0) return [];
+    const multi = this.redis.multi();
+    for (const id of ids) multi.hGetAll(this.keys.entity(kind === 'task' ? 't' : 'm', id));
+    const hashes = (await multi.exec()) as unknown as Array<Record<string, string>>;
+    const records = hashes
+      .map((hash) => decodeEntityHash(hash))
+      .filter((r): r is StoredRecord => r !== undefined && companies.includes(r.company as string));
+    return withMetrics ? this.withLastMetrics(kind, records) : records;
+  }
+
+  /** The records with their last_metrics (reports.md §6.1) read in. */
+  async withLastMetrics(kind: EntityKind, records: readonly StoredRecord[]): Promise<StoredRecord[]> {
+    if (records.length === 0) return [];
+    const namespace = kind === 'task' ? 't' : 'm';
+    const multi = this.redis.multi();
+    for (const r of records) multi.hGetAll(this.keys.lastMetrics(namespace, r.id as string));
+    const rows = (await multi.exec()) as unknown as Array<Record<string, string>>;
+    return records.map((r, i) => {
+      const lm = rows[i] ?? {};
+      if (Object.keys(lm).length === 0) return r;
+      return Object.freeze({ ...r, last_metrics: decodeLastMetrics(lm) });
+    });
+  }
+}

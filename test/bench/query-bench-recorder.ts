@@ -1,0 +1,143 @@
+/**
+ * Records the store work of one API call, to replay it directly as the
+ * benchmark's baseline: every InfluxDB /query request (through fetch, which
+ * both the JSON and CSV readers use) and every Redis command issued through
+ * the query target's client (plain commands and MULTI blocks).
+ *
+ * The replay keeps the operation's concurrency: a step is taken to have
+ * been issued when the step that finished last before it started had
+ * finished (or at once when none had), so it is replayed right after that
+ * step's replay; steps issued together run together.
+ */
+import type { RedisClient } from '../../shared/stores/redis-store.js';
+
+type Step =
+  | { kind: 'influx'; url: string; init: RequestInit | undefined; start: number; end: number }
+  | { kind: 'redis'; method: string; args: unknown[]; start: number; end: number }
+  | { kind: 'multi'; commands: Array<[string, unknown[]]>; start: number; end: number };
+
+export type Recording = Step[];
+
+export class StoreRecorder {
+  private steps: Step[] | undefined;
+  private readonly realFetch = globalThis.fetch;
+
+  constructor(private readonly influxUrl: string) {}
+
+  /** Routes fetch through the recorder (InfluxDB queries only are recorded). */
+  installFetch(): void {
+    const influxQuery = `${this.influxUrl.replace(/\/+$/, '')}/query`;
+    const realFetch = this.realFetch;
+    globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      if (this.steps === undefined || !url.startsWith(influxQuery)) return realFetch(input, init);
+      const step: Step = { kind: 'influx', url, init, start: performance.now(), end: Number.POSITIVE_INFINITY };
+      this.steps.push(step);
+      const response = await realFetch(input, init);
+      // The body is part of the work: the recording ends when the caller has read it.
+      const text = await response.text();
+      step.end = performance.now();
+      return new Response(text, { status: response.status, headers: response.headers });
+    };
+  }
+
+  /** A client whose commands are recorded while a recording runs; give it to the query target. */
+  recordingClient(client: RedisClient): RedisClient {
+    const recorder = this;
+    return new Proxy(client, {
+      get(target, property) {
+        const value = Reflect.get(target, property);
+        if (typeof value !== 'function' || typeof property !== 'string') return value;
+        if (property === 'multi') return () => recorder.recordingMulti(target.multi());
+        return (...args: unknown[]) => {
+          const steps = recorder.steps;
+          if (steps === undefined) return value.apply(target, args);
+          const step: Step = { kind: 'redis', method: property, args, start: performance.now(), end: Number.POSITIVE_INFINITY };
+          steps.push(step);
+          return Promise.resolve(value.apply(target, args)).finally(() => (step.end = performance.now()));
+        };
+      },
+    }) as RedisClient;
+  }
+
+  private recordingMulti(multi: ReturnType<RedisClient['multi']>): ReturnType<RedisClient['multi']> {
+    const commands: Array<[string, unknown[]]> = [];
+    const recorder = this;
+    const proxy: ReturnType<RedisClient['multi']> = new Proxy(multi, {
+      get(target, property) {
+        const value = Reflect.get(target, property);
+        if (typeof value !== 'function' || typeof property !== 'string') return value;
+        if (property === 'exec' || property === 'execAsPipeline') {
+          return async (...args: unknown[]) => {
+            const steps = recorder.steps;
+            const step: Step = { kind: 'multi', commands, start: performance.now(), end: Number.POSITIVE_INFINITY };
+            steps?.push(step);
+            try {
+              return await value.apply(target, args);
+            } finally {
+              step.end = performance.now();
+            }
+          };
+        }
+        return (...args: unknown[]) => {
+          commands.push([property, args]);
+          value.apply(target, args);
+          return proxy;
+        };
+      },
+    });
+    return proxy;
+  }
+
+  /** Runs `call` and answers its store work, in the order the steps started. */
+  async record(call: () => Promise<unknown>): Promise<Recording> {
+    const steps: Step[] = [];
+    this.steps = steps;
+    try {
+      await call();
+    } finally {
+      this.steps = undefined;
+    }
+    return steps.sort((a, b) => a.start - b.start);
+  }
+
+  /** Replays a recording against the stores with the benchmark's own clients. */
+  async replay(recording: Recording, redis: RedisClient): Promise<void> {
+    const done: Array<Promise<void>> = [];
+    recording.forEach((step, i) => {
+      const trigger = triggerOf(recording, i);
+      const after = trigger < 0 ? Promise.resolve() : done[trigger]!;
+      done.push(after.then(() => this.run(step, redis)));
+    });
+    await Promise.all(done);
+  }
+
+  private async run(step: Step, redis: RedisClient): Promise<void> {
+    if (step.kind === 'influx') {
+      await (await this.realFetch(step.url, step.init)).text();
+    } else if (step.kind === 'redis') {
+      await (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[step.method]!(...step.args);
+    } else {
+      const multi = redis.multi() as unknown as Record<string, (...a: unknown[]) => unknown> & { exec(): Promise<unknown> };
+      for (const [method, args] of step.commands) multi[method]!(...args);
+      await multi.exec();
+    }
+  }
+}
+
+/** The step that finished last before step i started (-1: none): what step i waited for. */
+function triggerOf(recording: Recording, i: number): number {
+  let trigger = -1;
+  for (let j = 0; j < i; j++) if (recording[j]!.end <= recording[i]!.start && (trigger < 0 || recording[j]!.end > recording[trigger]!.end)) trigger = j;
+  return trigger;
+}
+
+/** The steps in start order; steps issued together (after the same step) joined by `+`, others by `→`. */
+export function describeRecording(recording: Recording): string {
+  let text = '';
+  recording.forEach((step, i) => {
+    const name = step.kind === 'influx' ? 'influx' : step.kind === 'redis' ? step.method : `multi(${step.commands.length})`;
+    text += i === 0 ? name : `${triggerOf(recording, i) === triggerOf(recording, i - 1) ? '+' : ' → '}${name}`;
+  });
+  return text;
+}

@@ -1,0 +1,274 @@
+/**
+ * `node dist/test/bench/query-bench.js`: latency of the event reads over
+ * one big task (1M scalar points in 10 series, 200k log lines, 2k plots,
+ * 5k debug images), each beside the store work it causes.
+ *
+ * Starts a throwaway stack and the `all` service in this process. For each
+ * case: one call is recorded (every InfluxDB query and Redis command the
+ * operation sends, query-bench-recorder.ts), then BENCH_CALLS calls through
+ * the HTTP API alternate with direct replays of that store work (same
+ * statements, same concurrency, the benchmark's own clients). The ratio is
+ * api_p50 / (store_p50 + floor_p50), floor being an authenticated no-op
+ * call through the same HTTP API (protocol, auth, envelope): what the read
+ * code adds over its unavoidable work. ratio_raw = api_p50 / store_p50 is
+ * printed too. Last line: `query worst_ratio=<x> op=<operation>`.
+ *
+ * Environment: BENCH_POINTS (1000000), BENCH_LOGS (200000), BENCH_PLOTS
+ * (2000), BENCH_IMAGES (5000), BENCH_CALLS (at most 100 per case, within
+ * BENCH_CASE_SECONDS, 20, and at least 3),
+ * BENCH_SETTLE_SECONDS (20).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { createClient } from 'redis';
+import { startLocalStack } from '../../deploy/local-stack/local-stack.js';
+import { logPlotImageReadOperations } from '../../query/events/log-plot-image-read-operations.js';
+import { scalarReadOperations } from '../../query/events/scalar-read-operations.js';
+import { QueryDeps } from '../../query/query-deps.js';
+import { loadConfig } from '../../shared/config/config.js';
+import { startService } from '../../shared/launcher/service.js';
+import { targetModules } from '../../shared/launcher/target-modules.js';
+import type { TargetModule } from '../../shared/launcher/target.js';
+import { createLogger } from '../../shared/observability/logger.js';
+import { defineOperation } from '../../shared/protocol/operation.js';
+import { InfluxStore } from '../../shared/stores/influx-store.js';
+import type { RedisClient } from '../../shared/stores/redis-store.js';
+import { z } from 'zod';
+import { describeRecording, StoreRecorder } from './query-bench-recorder.js';
+import { seed, type SeedPlan } from './query-bench-seed.js';
+
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const CALLS = env('BENCH_CALLS', 100);
+const CASE_SECONDS = env('BENCH_CASE_SECONDS', 20);
+const SETTLE_SECONDS = env('BENCH_SETTLE_SECONDS', 20);
+
+interface BenchCase {
+  /** Shown as op=...; the operation name plus what distinguishes the case. */
+  label: string;
+  operation: string;
+  body: (context: CaseContext) => unknown;
+  /** Calls to time (BENCH_CALLS by default): more for sub-millisecond reads, fewer for huge answers. */
+  calls?: number;
+}
+
+interface CaseContext {
+  task: string;
+  /** A get_task_events cursor positioned after the first page (scalars, batch 1000). */
+  scrollId: string;
+}
+
+/** The scalar-side reads (query/events/scalar-read-operations.ts). */
+const SCALAR_CASES: BenchCase[] = [
+  { label: 'events.get_task_metrics', operation: 'events.get_task_metrics', body: ({ task }) => ({ tasks: [task] }), calls: 300 },
+  { label: 'events.get_multi_task_metrics', operation: 'events.get_multi_task_metrics', body: ({ task }) => ({ tasks: [task] }), calls: 300 },
+  { label: 'events.get_scalar_metrics_and_variants', operation: 'events.get_scalar_metrics_and_variants', body: ({ task }) => ({ task }), calls: 300 },
+  { label: 'events.scalar_metrics_iter_histogram[key=iter]', operation: 'events.scalar_metrics_iter_histogram', body: ({ task }) => ({ task }) },
+  { label: 'events.scalar_metrics_iter_histogram[key=iter,min_max]', operation: 'events.scalar_metrics_iter_histogram', body: ({ task }) => ({ task, min_max: true }) },
+  { label: 'events.scalar_metrics_iter_histogram[key=timestamp]', operation: 'events.scalar_metrics_iter_histogram', body: ({ task }) => ({ task, key: 'timestamp' }), calls: 10 },
+  { label: 'events.multi_task_scalar_metrics_iter_histogram', operation: 'events.multi_task_scalar_metrics_iter_histogram', body: ({ task }) => ({ tasks: [task] }) },
+  {
+    label: 'events.scalar_metrics_iter_raw[batch=200000,count_total]',
+    operation: 'events.scalar_metrics_iter_raw',
+    body: ({ task }) => ({ task, metric: { metric: 'loss' }, batch_size: 200_000, count_total: true }),
+    calls: 10,
+  },
+  { label: 'events.get_scalar_metric_data', operation: 'events.get_scalar_metric_data', body: ({ task }) => ({ task, metric: 'loss' }) },
+  { label: 'events.get_task_latest_scalar_values', operation: 'events.get_task_latest_scalar_values', body: ({ task }) => ({ task }) },
+  { label: 'events.get_task_single_value_metrics', operation: 'events.get_task_single_value_metrics', body: ({ task }) => ({ tasks: [task] }) },
+  { label: 'events.get_task_events[first page]', operation: 'events.get_task_events', body: ({ task }) => ({ task }) },
+  {
+    label: 'events.get_task_events[scalars,batch=1000,first]',
+    operation: 'events.get_task_events',
+    body: ({ task }) => ({ task, event_type: 'training_stats_scalar', batch_size: 1000 }),
+  },
+  { label: 'events.get_task_events[scalars,batch=1000,next]', operation: 'events.get_task_events', body: ({ task, scrollId }) => ({ task, scroll_id: scrollId, batch_size: 1000 }) },
+  { label: 'events.get_task_events[logs,one page of 200k]', operation: 'events.get_task_events', body: ({ task }) => ({ task, event_type: 'log', count_total: false }), calls: 5 },
+];
+
+/**
+ * Extension point for the log, plot and debug-image reads: a case is
+ * measured when the service serves its operation. Their store work is
+ * recorded like the others', nothing else is needed.
+ */
+const OTHER_CASES: BenchCase[] = [
+  { label: 'events.get_task_log', operation: 'events.get_task_log', body: ({ task }) => ({ task, batch_size: 5000 }) },
+  { label: 'events.get_task_plots', operation: 'events.get_task_plots', body: ({ task }) => ({ task, iters: 1 }) },
+  { label: 'events.debug_images', operation: 'events.debug_images', body: ({ task }) => ({ metrics: [{ task }], iters: 3 }) },
+];
+
+const noop = defineOperation({ name: 'bench.noop', minVersion: '1.0', request: z.record(z.string(), z.unknown()), handle: async () => ({}) });
+
+/** The query target with every event read (unless it already serves them) and the no-op. */
+const benchQuery: TargetModule = (services) => {
+  const parts = targetModules.query(services);
+  const served = new Set((parts.operations ?? []).map((o) => o.name));
+  const deps = new QueryDeps(services.config, services.logger, services.stores, services.signingSecret);
+  const reads = [...scalarReadOperations(deps), ...logPlotImageReadOperations(deps)].filter((o) => !served.has(o.name));
+  return { ...parts, operations: [...(parts.operations ?? []), ...reads, noop] };
+};
+
+function progress(line: string): void {
+  process.stdout.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+
+/** One API call; resolves with the raw body once fully received (parsing is the client's business, not timed). */
+function request(url: string, auth: string, body: string, contentType = 'application/json'): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': contentType, 'content-length': Buffer.byteLength(body), authorization: auth } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'clearml-query-bench-'));
+  progress(`starting a throwaway stack in ${dataDir}`);
+  const stack = await startLocalStack({ dataDir: path.join(dataDir, 'stack'), log: (line) => progress(`[stack] ${line}`) });
+  const credential = { access_key: 'BENCHKEY', secret_key: 'bench-secret', company: 'bench', user: 'bench-user' };
+  const credentialsFile = path.join(dataDir, 'credentials.json');
+  writeFileSync(credentialsFile, JSON.stringify([credential]));
+  const config = loadConfig({
+    API_PORT: '0',
+    GRPC_PORT: '0',
+    DATA_DIR: path.join(dataDir, 'service'),
+    CREDENTIALS_FILE: credentialsFile,
+    NATS_URL: stack.natsUrl,
+    INFLUX_URL: stack.influxUrl,
+    REDIS_URL: stack.redisUrl,
+    LOG_LEVEL: 'warn',
+  });
+  const recorder = new StoreRecorder(config.INFLUX_URL);
+  recorder.installFetch();
+  const service = await startService({
+    target: 'all',
+    config,
+    logger: createLogger({ level: config.LOG_LEVEL, name: 'query-bench' }),
+    modules: { ...targetModules, query: benchQuery },
+  });
+  const redis = createClient({ url: config.REDIS_URL }) as RedisClient;
+  await redis.connect();
+  try {
+    // The query target reads the client through the store on every call: recording it sees every command.
+    const store = service.services.stores.redis as { client: RedisClient };
+    store.client = recorder.recordingClient(store.client);
+
+    const base = `http://127.0.0.1:${service.httpPort}`;
+    const auth = `Basic ${Buffer.from(`${credential.access_key}:${credential.secret_key}`).toString('base64')}`;
+    const login = JSON.parse((await request(`${base}/auth.login`, auth, '{}')).text).data.token as string;
+    const bearer = `Bearer ${login}`;
+    const call = (operation: string, body: unknown) => request(`${base}/${operation}`, bearer, JSON.stringify(body));
+    const data = async (operation: string, body: unknown, contentType?: string) => {
+      const r = await request(`${base}/${operation}`, bearer, typeof body === 'string' ? body : JSON.stringify(body), contentType);
+      const parsed = JSON.parse(r.text);
+      if (parsed.meta.result_code !== 200) throw new Error(`${operation}: ${parsed.meta.result_msg}`);
+      return parsed.data;
+    };
+
+    const plan: SeedPlan = {
+      task: 'bench-task',
+      company: credential.company,
+      points: env('BENCH_POINTS', 1_000_000),
+      logs: env('BENCH_LOGS', 200_000),
+      plots: env('BENCH_PLOTS', 2000),
+      images: env('BENCH_IMAGES', 5000),
+      singleValues: 5,
+      t0: 1_718_000_000_000,
+    };
+    await seed(plan, data, new InfluxStore({ url: config.INFLUX_URL, database: config.INFLUX_DB }), progress);
+    const expected = plan.points + plan.singleValues + plan.logs + plan.plots + plan.images;
+    progress(`waiting until the writer stored all ${expected} events`);
+    for (let last = -1; ; ) {
+      const total = (await data('events.get_task_events', { task: plan.task, batch_size: 1 })).total as number;
+      if (total === expected) break;
+      if (total !== last) progress(`  ${total} visible`);
+      last = total;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+
+    // InfluxDB compacts what was just written: measuring during that would measure the compaction.
+    progress(`letting the stores settle for ${SETTLE_SECONDS} s`);
+    await new Promise((r) => setTimeout(r, SETTLE_SECONDS * 1000));
+
+    const first = await data('events.get_task_events', { task: plan.task, event_type: 'training_stats_scalar', batch_size: 1000 });
+    const context: CaseContext = { task: plan.task, scrollId: first.scroll_id };
+
+    const floor: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const started = performance.now();
+      await call('bench.noop', {});
+      floor.push(performance.now() - started);
+    }
+    const floorP50 = percentile(floor, 50);
+    progress(`HTTP floor (authenticated no-op through the API): p50 ${floorP50.toFixed(2)} ms, p99 ${percentile(floor, 99).toFixed(2)} ms`);
+
+    const cases = [...SCALAR_CASES];
+    for (const c of OTHER_CASES) {
+      const probe = await call(c.operation, c.body(context));
+      if (probe.status !== 404) cases.push(c);
+      else progress(`${c.operation} is not served: skipped`);
+    }
+
+    let worst = { ratio: 0, label: '' };
+    for (const c of cases) {
+      const body = c.body(context);
+      const check = JSON.parse((await call(c.operation, body)).text);
+      if (check.meta.result_code !== 200) throw new Error(`${c.label}: ${check.meta.result_msg}`);
+      for (let i = 0; i < 2; i++) await call(c.operation, body);
+      const recording = await recorder.record(() => call(c.operation, body));
+      const api: number[] = [];
+      const stores: number[] = [];
+      const calls = c.calls ?? CALLS;
+      const deadline = performance.now() + CASE_SECONDS * 1000;
+      for (let i = 0; i < calls && (i < 3 || performance.now() < deadline); i++) {
+        // Alternating which goes first: neither profits from caches the other just warmed.
+        const timeApi = async () => {
+          const started = performance.now();
+          await call(c.operation, body);
+          api.push(performance.now() - started);
+        };
+        const timeStores = async () => {
+          const started = performance.now();
+          await recorder.replay(recording, redis);
+          stores.push(performance.now() - started);
+        };
+        if (i % 2 === 0) await timeApi().then(timeStores);
+        else await timeStores().then(timeApi);
+      }
+      const apiP50 = percentile(api, 50);
+      const storeP50 = percentile(stores, 50);
+      const ratio = apiP50 / (storeP50 + floorP50);
+      if (ratio > worst.ratio) worst = { ratio, label: c.label };
+      progress(
+        `op=${c.label} calls=${api.length} api_p50=${apiP50.toFixed(1)}ms api_p99=${percentile(api, 99).toFixed(1)}ms ` +
+          `store_p50=${storeP50.toFixed(1)}ms store_p99=${percentile(stores, 99).toFixed(1)}ms ratio=${ratio.toFixed(2)} ratio_raw=${(apiP50 / storeP50).toFixed(2)}`,
+      );
+      progress(`  store work: ${describeRecording(recording)}`);
+    }
+    process.stdout.write(`query worst_ratio=${worst.ratio.toFixed(2)} op=${worst.label}\n`);
+  } finally {
+    agent.destroy();
+    await redis.quit().catch(() => undefined);
+    await service.stop();
+    await stack.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`${(error as Error).stack ?? error}\n`);
+  process.exitCode = 1;
+});

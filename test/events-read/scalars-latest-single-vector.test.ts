@@ -1,0 +1,112 @@
+// events.get_task_latest_scalar_values (§4.5), get_task_single_value_metrics (§4.6),
+// vector_metrics_iter_histogram (§4.7).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scalar, startReadHarness, unique, untilCount, type ReadHarness } from './scalars-read-fixtures.js';
+
+let r: ReadHarness;
+const task = unique('latest-');
+const second = unique('second-');
+const empty = unique('empty-');
+const T0 = 1_718_000_000_000;
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+
+beforeAll(async () => {
+  r = await startReadHarness();
+  await r.add([
+    // 150 values, iterations 0..149, value = -iter (negative and zero values count).
+    ...Array.from({ length: 150 }, (_, i) => scalar(task, 'loss', 'train', i, -i, { timestamp: T0 + i })),
+    scalar(task, 'loss', 'val', 3, 0.5),
+    scalar(task, 'loss', 'val', undefined, 7),
+    scalar(task, 'Summary', 'acc', -2147483648, 0.93, { timestamp: T0 + 7 }),
+    scalar(task, 'Summary', 'f1', -2147483648, 0.5, { timestamp: T0 + 8 }),
+    scalar(task, 'Another', 'z', -2147483648, 1, { timestamp: T0 + 9 }),
+    { type: 'training_stats_vector', task, metric: 'weights', variant: 'l1', iter: 2, values: [0.2, 0.4] },
+    { type: 'training_stats_vector', task, metric: 'weights', variant: 'l1', iter: 1, values: [0.1, 0.5, 0.2] },
+    { type: 'training_stats_vector', task, metric: 'weights', variant: 'l1', values: [9] },
+    { type: 'training_debug_image', task, metric: 'img', variant: 'x', iter: 500, url: 'http://x/y.png' },
+    { type: 'log', task, msg: 'no iteration' },
+    scalar(second, 'Summary', 'acc', -2147483648, 0.7),
+    scalar(empty, 'plain', 'v', 1, 1),
+  ]);
+  await r.add([scalar(task, 'Summary', 'acc', -2147483648, 0.99, { model_event: true })]);
+  await untilCount(r, task, 160);
+  await untilCount(r, second, 1);
+  await untilCount(r, task, 1, { model_events: true });
+}, 60_000);
+afterAll(async () => r?.stop());
+
+describe('events.get_task_latest_scalar_values', () => {
+  it('computes last, last-10 and last-100 means over every value, single values included', async () => {
+    const d = await r.data('events.get_task_latest_scalar_values', { task });
+    const train = Array.from({ length: 150 }, (_, i) => -(149 - i));
+    expect(d.metrics).toEqual([
+      { name: 'Another', variants: [{ name: 'z', last_value: 1, last_10_value: 1, last_100_value: 1 }] },
+      { name: 'Summary', variants: [{ name: 'acc', last_value: 0.93, last_10_value: 0.93, last_100_value: 0.93 }, { name: 'f1', last_value: 0.5, last_10_value: 0.5, last_100_value: 0.5 }] },
+      {
+        name: 'loss',
+        variants: [
+          { name: 'train', last_value: -149, last_10_value: mean(train.slice(0, 10)), last_100_value: mean(train.slice(0, 100)) },
+          // The event without iteration ranks after every iteration.
+          { name: 'val', last_value: 0.5, last_10_value: 3.75, last_100_value: 3.75 },
+        ],
+      },
+    ]);
+    expect(d.last_iter).toBe(500);
+    expect(d.name).toBe(task);
+    expect(d.status).toBe('in_progress');
+    expect(typeof d.last_timestamp).toBe('number');
+    expect(Math.abs(d.last_timestamp - Date.now())).toBeLessThan(120_000);
+  });
+
+  it('answers zeros and no metrics for a task without scalars', async () => {
+    const fresh = unique('logs-only-');
+    await r.add([{ type: 'log', task: fresh, msg: 'x' }]);
+    const d = await r.data('events.get_task_latest_scalar_values', { task: fresh });
+    expect(d).toEqual({ metrics: [], last_iter: 0, name: fresh, status: 'in_progress', last_timestamp: 0 });
+  });
+
+  it('works on tasks only', async () => {
+    const res = await r.call('events.get_task_latest_scalar_values', { task: unique('none-') });
+    expect(res.body.meta.result_subcode).toBe(101);
+  });
+});
+
+describe('events.get_task_single_value_metrics', () => {
+  it('lists single values per entity in request order, values by metric then variant', async () => {
+    const d = await r.data('events.get_task_single_value_metrics', { tasks: [second, empty, task] });
+    expect(d.tasks).toEqual([
+      { task: second, task_name: second, values: [{ metric: 'Summary', variant: 'acc', value: 0.7, timestamp: expect.any(Number) }] },
+      {
+        task,
+        task_name: task,
+        values: [
+          { metric: 'Another', variant: 'z', value: 1, timestamp: T0 + 9 },
+          { metric: 'Summary', variant: 'acc', value: 0.93, timestamp: T0 + 7 },
+          { metric: 'Summary', variant: 'f1', value: 0.5, timestamp: T0 + 8 },
+        ],
+      },
+    ]);
+  });
+
+  it('filters by metrics, keeps model values apart, answers {"tasks": []} when none', async () => {
+    const d = await r.data('events.get_task_single_value_metrics', { task: [task], metrics: [{ metric: 'Summary', variants: ['f1'] }] });
+    expect(d.tasks[0].values).toEqual([{ metric: 'Summary', variant: 'f1', value: 0.5, timestamp: T0 + 8 }]);
+    const model = await r.data('events.get_task_single_value_metrics', { tasks: [task], model_events: true });
+    expect(model.tasks[0].values).toEqual([{ metric: 'Summary', variant: 'acc', value: 0.99, timestamp: expect.any(Number) }]);
+    expect(await r.data('events.get_task_single_value_metrics', { tasks: [empty] })).toEqual({ tasks: [] });
+  });
+});
+
+describe('events.vector_metrics_iter_histogram', () => {
+  it('answers the vectors with an iteration, ascending', async () => {
+    const d = await r.data('events.vector_metrics_iter_histogram', { task, metric: 'weights', variant: 'l1' });
+    expect(d).toEqual({ metric: 'weights', variant: 'l1', vectors: [[0.1, 0.5, 0.2], [0.2, 0.4]], iterations: [1, 2] });
+    const none = await r.data('events.vector_metrics_iter_histogram', { task, metric: 'weights', variant: 'nope' });
+    expect(none).toEqual({ metric: 'weights', variant: 'nope', vectors: [], iterations: [] });
+  });
+
+  it('requires metric and variant', async () => {
+    const res = await r.call('events.vector_metrics_iter_histogram', { task, metric: 'weights' });
+    expect(res.body.meta.result_msg).toBe("Validation error (error for field 'variant'. field is required!)");
+  });
+});
