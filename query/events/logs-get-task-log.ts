@@ -9,13 +9,13 @@
  * whole log, like the `metrics` filter; both narrow pages and total alike.
  */
 import { metricFilter, type MetricFilter } from '../../shared/events/domain/metric-variants.js';
-import { defineOperation, type Operation } from '../../shared/protocol/operation.js';
+import { defineOperation, JsonText, type Operation } from '../../shared/protocol/operation.js';
 import { bool, enumOf, int, requestSchema, str } from '../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../query-deps.js';
 import { compileLogSearch, type MessageMatcher } from './logs-search.js';
 import { logSegmentKeys, MergedLogReader, type LogDirection } from './logs-stream-reader.js';
 import { metricVariantsList } from './plots-request-fields.js';
-import { decodeLogEntry, type StoredEvent } from './store/stored-events.js';
+import { decodeLogEntry, logEntryJson, type StoredEvent } from './store/stored-events.js';
 
 export const LOG_MAX_BATCH = 10_000;
 export const LOG_TOTAL_CAP = 10_000;
@@ -74,17 +74,20 @@ export function getTaskLogOperation(deps: QueryDeps): Operation {
         logTotal(deps, req.task, keep),
       ]);
       if ((earlier && req.order === 'asc') || (!earlier && req.order === 'desc')) events.reverse();
-      return { events, returned: events.length, total };
+      return new JsonText(`{"events":[${events.join(',')}],"returned":${events.length},"total":${total}}`);
     },
   });
 }
 
-/** The first `batchSize` kept events in `direction` after `afterMs`, plus the rest of the last one's millisecond. */
+/**
+ * The first `batchSize` kept events in `direction` after `afterMs`, plus the
+ * rest of the last one's millisecond, as stored-event JSON texts.
+ */
 export async function logPage(
   deps: QueryDeps,
   task: string,
   options: { direction: LogDirection; afterMs?: number; batchSize: number; keep: LogKeep },
-): Promise<StoredEvent[]> {
+): Promise<string[]> {
   const { batchSize, keep } = options;
   const reader = await MergedLogReader.open(deps.redis, deps.keyPrefix, task, {
     direction: options.direction,
@@ -93,16 +96,14 @@ export async function logPage(
     chunk: Math.min(batchSize + 1, FILTERED_CHUNK),
     maxChunk: keep === undefined ? batchSize + 1 : FILTERED_CHUNK,
   });
-  const page: StoredEvent[] = [];
+  const page: string[] = [];
   let lastMs: number | undefined;
   for (;;) {
     const entry = await reader.peek();
     if (entry === undefined || (page.length >= batchSize && entry.ms !== lastMs)) break;
     reader.advance();
-    if (keep !== undefined && !keep.mayMatch(entry.json)) continue;
-    const { event } = decodeLogEntry(task, entry.id, entry.json);
-    if (keep !== undefined && !keep.matches(event)) continue;
-    page.push(event);
+    if (keep !== undefined && !(keep.mayMatch(entry.json) && keep.matches(decodeLogEntry(task, entry.id, entry.json).event))) continue;
+    page.push(logEntryJson(task, entry.json));
     lastMs = entry.ms;
   }
   return page;

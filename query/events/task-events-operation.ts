@@ -6,7 +6,7 @@
  */
 import { metricFilter } from '../../shared/events/domain/metric-variants.js';
 import { MEASUREMENT, type Measurement } from '../../shared/events/storage-layout.js';
-import { defineOperation } from '../../shared/protocol/operation.js';
+import { defineOperation, JsonText } from '../../shared/protocol/operation.js';
 import { bool, enumOf, int, requestSchema, str } from '../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../query-deps.js';
 import { decodeCursor, encodeCursor, invalidScrollIdError } from './domain/scroll-cursor.js';
@@ -14,6 +14,7 @@ import { TASK_EVENTS_MAX_BATCH, type TaskEventsOrder, type TaskEventsPosition } 
 import { EVENT_TYPES, eventTypeField, metricsFilterField, type EventType, type MetricVariants } from './event-read-fields.js';
 import { namespaceOf, type Namespace } from './store/entity-access.js';
 import { LogSegments } from './store/log-segments.js';
+import { eventJson } from './store/stored-events.js';
 import { MetricListings } from './store/metric-listing.js';
 import { TaskEventsReader, type TaskEventsSelection } from './task-events-sources.js';
 
@@ -101,12 +102,11 @@ export function taskEventsOperation(deps: QueryDeps) {
         cursor.ct && cursor.tot === null ? reader.count(selection, listing) : Promise.resolve(cursor.tot),
       ]);
       const next: TaskEventsCursor = { ...cursor, p: page.position, tot: total };
-      return {
-        returned: page.events.length,
-        total,
-        scroll_id: encodeCursor(deps.signingSecret, company, next, PURPOSE),
-        events: page.events.map((e) => e.event),
-      };
+      const scrollId = encodeCursor(deps.signingSecret, company, next, PURPOSE);
+      // Log pages can be tens of MB of stored JSON: embed it rather than parse and re-serialise it.
+      return new JsonText(
+        `{"returned":${page.events.length},"total":${JSON.stringify(total)},"scroll_id":${JSON.stringify(scrollId)},"events":[${page.events.map(eventJson).join(',')}]}`,
+      );
     },
   });
 }

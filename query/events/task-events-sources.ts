@@ -66,7 +66,11 @@ export class TaskEventsReader {
     const reachesNoIter = page.events.length < batch && sources.every((s) => !s.cut);
     if (reachesNoIter) {
       const noIter = await Promise.all(selection.measurements.map((m) => this.rows(selection, m, NO_ITER)));
-      if (selection.logs) noIter.push((await this.logSegments.all(selection.ref.id, selection.filter)).filter((e) => e.iter === undefined));
+      if (selection.logs) {
+        // Without a filter, and with no log event carrying an iteration, logs pass through as stored text.
+        const asText = selection.filter.isEmpty && !hasIterationLogs(listing);
+        noIter.push(asText ? await this.logSegments.allAsText(selection.ref.id) : (await this.logSegments.all(selection.ref.id, selection.filter)).filter((e) => e.iter === undefined));
+      }
       for (const events of noIter) sources.push({ measurement: 'log', events: events.sort(compare), cut: false });
     }
     if (cutInside.length > 0 || reachesNoIter) page = pageOfTaskEvents(sources.map((s) => s.events), position, batch, selection.order);

@@ -15,7 +15,7 @@ import { createHttpMetrics } from '../observability/metrics.js';
 import { buildCallData } from '../protocol/call-data.js';
 import { parseEndpointPath } from '../protocol/endpoint-path.js';
 import { errorEnvelope, newCallId, successEnvelope, type EnvelopeMeta } from '../protocol/envelope.js';
-import { isRawReply, type CallContext, type OperationRegistry } from '../protocol/operation.js';
+import { isRawReply, JsonText, type CallContext, type OperationRegistry } from '../protocol/operation.js';
 import { parseRequest } from '../protocol/request-fields.js';
 import { byteLimitedStream, readBodyLimited } from './body-reader.js';
 
@@ -154,7 +154,7 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
       return;
     }
     reply.code(200).headers(extraHeaders).header('content-type', 'application/json');
-    await reply.send(successEnvelope(meta, JSON.stringify(data ?? {})));
+    await reply.send(successEnvelope(meta, data instanceof JsonText ? data.json : JSON.stringify(data ?? {})));
   }
 
   function sendError(request: FastifyRequest, reply: FastifyReply, meta: EnvelopeMeta, error: unknown): void {

@@ -31,6 +31,15 @@ export function isRawReply(value: unknown): value is RawReply {
   return typeof value === 'object' && value !== null && (value as RawReply).raw === true;
 }
 
+/**
+ * A `data` object already serialised, embedded in the envelope as is. For
+ * answers made mostly of stored JSON (log pages): parsing it only to
+ * serialise it again would cost more than the store read itself.
+ */
+export class JsonText {
+  constructor(readonly json: string) {}
+}
+
 export interface Extras {
   /** Extra response headers for an enveloped answer (auth.login's cookie). */
   setHeader(name: string, value: string): void;

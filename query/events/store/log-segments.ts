@@ -12,7 +12,7 @@ import { redisKeys } from '../../../shared/events/storage-layout.js';
 import type { RedisClient } from '../../../shared/stores/redis-store.js';
 import type { ListingEntry } from './metric-listing.js';
 import { MetricListings } from './metric-listing.js';
-import { decodeLogEntry, type SequencedEvent } from './stored-events.js';
+import { decodeLogEntry, logEntryAsText, type SequencedEvent } from './stored-events.js';
 
 /** Entries per XRANGE: big enough to amortise round trips, small enough not to stall Redis. */
 const READ_CHUNK = 10_000;
@@ -37,6 +37,24 @@ export class LogSegments {
     const segments = await this.segmentKeys(task);
     const lengths = await Promise.all(segments.map((key) => this.redis.xLen(key)));
     return lengths.reduce((a, b) => a + b, 0);
+  }
+
+  /**
+   * Every log event of the task, kept as JSON text (segments merged;
+   * unordered). Only for tasks whose log events have no iteration.
+   */
+  async allAsText(task: string): Promise<SequencedEvent[]> {
+    const out: SequencedEvent[] = [];
+    for (const key of await this.segmentKeys(task)) {
+      let start = '-';
+      for (;;) {
+        const entries = await this.redis.xRange(key, start, '+', { COUNT: READ_CHUNK });
+        for (const entry of entries) out.push(logEntryAsText(task, entry.id, String(entry.message.d)));
+        if (entries.length < READ_CHUNK) break;
+        start = `(${entries[entries.length - 1]!.id}`;
+      }
+    }
+    return out;
   }
 
   /** Every log event of the task passing the filter (segments merged; unordered). */

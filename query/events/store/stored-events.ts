@@ -12,10 +12,18 @@ import type { InfluxSeries } from '../../../shared/stores/influx-store.js';
 export type StoredEvent = Record<string, unknown>;
 
 export interface SequencedEvent {
+  /** The stored event; for pass-through log entries a lazily parsed view of `json`. */
   event: StoredEvent;
   iter: number | undefined;
   timestamp: number;
   seq: number;
+  /** The stored event as JSON text, when it was read as text (log pages): answers embed it as is. */
+  json?: string;
+}
+
+/** An event as JSON text for an answer: the stored text when there is one. */
+export function eventJson(event: SequencedEvent): string {
+  return event.json ?? JSON.stringify(event.event);
 }
 
 /** plot_str from its stored form (`p` + text, or `z` + base64 deflate). */
@@ -74,6 +82,36 @@ export function decodeInfluxRows(series: InfluxSeries, measurement: Measurement 
     }
     return { event, iter, timestamp, seq: (field(row, 'q') as number) ?? 0 };
   });
+}
+
+/**
+ * The stored log event as JSON text, straight from the entry: `type` and
+ * `task` spliced in front of the stored fields (the stored object is never
+ * empty), so a page is answered without parsing and re-serialising it.
+ */
+export function logEntryJson(task: string, json: string): string {
+  return `{"type":"log","task":${JSON.stringify(task)},${json.slice(1)}`;
+}
+
+/**
+ * A log entry without an iteration, kept as text: ordered by its ID
+ * (timestamp, then arrival) and answered without parsing. Only entries whose
+ * iteration is known to be absent (the metric listing says so) may be read
+ * this way; `event` parses on first use.
+ */
+export function logEntryAsText(task: string, id: string, json: string): SequencedEvent {
+  const dash = id.indexOf('-');
+  const text = logEntryJson(task, json);
+  let parsed: StoredEvent | undefined;
+  return {
+    get event() {
+      return (parsed ??= JSON.parse(text) as StoredEvent);
+    },
+    iter: undefined,
+    timestamp: Number(id.slice(0, dash)),
+    seq: Number(id.slice(dash + 1)),
+    json: text,
+  };
 }
 
 /** A log stream entry (`<timestamp>-<seq>`, field `d`) back to the stored log event. */
