@@ -1,0 +1,118 @@
+/**
+ * Deletions requested through the stream (events.md §6.3, §9), run by the
+ * partition's writer at their place in stream order, after the events
+ * before them were stored: so they cover every event acknowledged before
+ * the request, and none after it. Running one twice is harmless: the second
+ * run finds nothing, and the first result is the one kept and answered.
+ */
+import type { NatsConnection } from 'nats';
+import {
+  encodeTagValue,
+  influxQlIdentifier,
+  influxQlString,
+  MEASUREMENT,
+  FIELD,
+  redisKeys,
+  type RedisKeys,
+} from '../../shared/events/storage-layout.js';
+import type { ControlRecord } from '../../shared/events/wire-format.js';
+import type { InfluxStore } from '../../shared/stores/influx-store.js';
+import type { RedisClient } from '../../shared/stores/redis-store.js';
+import type { WriterKeys } from './writer-keys.js';
+
+const RESULT_TTL_S = 3600;
+const SCAN_PAGE = 1000;
+const MEASUREMENTS = Object.values(MEASUREMENT);
+
+export class ControlExecutor {
+  private readonly keys: RedisKeys;
+
+  constructor(
+    private readonly influx: InfluxStore,
+    private readonly redis: RedisClient,
+    private readonly nc: NatsConnection,
+    redisPrefix: string,
+    private readonly writerKeys: WriterKeys,
+  ) {
+    this.keys = redisKeys(redisPrefix);
+  }
+
+  /** Runs the deletion; answers the number of events deleted. */
+  async execute(record: ControlRecord): Promise<number> {
+    if (record.op === 'delete_entity') return this.deleteEntity(record.n, record.e);
+    return this.clearTaskLog(record.e, record.before, record.include, record.exclude);
+  }
+
+  /** Keeps the first result of the request (a redelivery answers it again) and sends it to the requester. */
+  async answer(id: string, replySubject: string | undefined, deleted: number): Promise<void> {
+    const key = this.writerKeys.controlResult(id);
+    let result = JSON.stringify({ deleted });
+    const set = await this.redis.set(key, result, { condition: 'NX', expiration: { type: 'EX', value: RESULT_TTL_S } });
+    if (set === null) result = (await this.redis.get(key)) ?? result;
+    if (replySubject) this.nc.publish(replySubject, result);
+  }
+
+  private async deleteEntity(namespace: 't' | 'm', entity: string): Promise<number> {
+    const where = `"n"=${influxQlString(encodeTagValue(namespace))} AND "e"=${influxQlString(encodeTagValue(entity))}`;
+    const counts = await this.influx.query(MEASUREMENTS.map((m) => `SELECT COUNT(${influxQlIdentifier(FIELD.timestamp)}) FROM ${influxQlIdentifier(m)} WHERE ${where}`).join('; '));
+    let deleted = 0;
+    for (const result of counts) for (const series of result.series ?? []) deleted += Number(series.values[0]?.[1] ?? 0);
+    if (deleted > 0) await this.influx.query(`DROP SERIES FROM ${MEASUREMENTS.map(influxQlIdentifier).join(', ')} WHERE ${where}`, { method: 'POST' });
+    // Logs belong to tasks only; a model may share a task's id string.
+    if (namespace === 't') {
+      const segments = await this.segments(entity);
+      for (const key of segments) deleted += await this.redis.xLen(key);
+      await this.redis.del([...segments, this.keys.logSegmentCount(entity)]);
+    }
+    await this.redis.del(this.keys.metricListing(namespace, entity));
+    return deleted;
+  }
+
+  private async clearTaskLog(task: string, before?: number, include?: string[], exclude?: string[]): Promise<number> {
+    if (before !== undefined && before <= 0) return 0;
+    const segments = await this.segments(task);
+    let deleted = 0;
+    if (!include && !exclude) {
+      if (before === undefined) {
+        for (const key of segments) deleted += await this.redis.xLen(key);
+        await this.redis.del([...segments, this.keys.logSegmentCount(task)]);
+      } else {
+        // Ids are <timestamp>-<seq>: MINID <before> drops exactly the entries older than it.
+        for (const key of segments) deleted += await this.redis.xTrim(key, 'MINID', Math.floor(before), { strategyModifier: '=' });
+      }
+      return deleted;
+    }
+    const included = include ? new Set(include) : undefined;
+    const excluded = new Set(exclude ?? []);
+    const end = before === undefined ? '+' : String(Math.ceil(before) - 1);
+    for (const key of segments) {
+      let start = '-';
+      for (;;) {
+        const page = await this.redis.xRange(key, start, end, { COUNT: SCAN_PAGE });
+        const doomed: string[] = [];
+        for (const entry of page) {
+          const metric = metricOf(String(entry.message.d ?? ''));
+          if ((included === undefined || included.has(metric)) && !excluded.has(metric)) doomed.push(entry.id);
+        }
+        if (doomed.length > 0) deleted += await this.redis.xDel(key, doomed);
+        if (page.length < SCAN_PAGE) break;
+        start = `(${page[page.length - 1]!.id}`;
+      }
+    }
+    return deleted;
+  }
+
+  private async segments(task: string): Promise<string[]> {
+    const count = Number((await this.redis.get(this.keys.logSegmentCount(task))) ?? 1);
+    return Array.from({ length: Math.max(1, count) }, (_, i) => this.keys.logSegment(task, i));
+  }
+}
+
+function metricOf(eventJson: string): string {
+  try {
+    const metric = (JSON.parse(eventJson) as { metric?: unknown }).metric;
+    return typeof metric === 'string' ? metric : '';
+  } catch {
+    return '';
+  }
+}

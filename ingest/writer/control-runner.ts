@@ -1,0 +1,60 @@
+/**
+ * Runs a control message (header `k: ctl`): decodes its ControlRecord, runs
+ * the deletion, keeps and sends the result, then acknowledges. A control
+ * message that cannot be decoded is a poison message like any other.
+ */
+import type { NatsConnection } from 'nats';
+import type { ControlRecord } from '../../shared/events/wire-format.js';
+import type { Logger } from '../../shared/observability/logger.js';
+import type { ControlExecutor } from './control-executor.js';
+import type { DeadLetters } from './dead-letters.js';
+import { acknowledge, type Delivery } from './jetstream-delivery.js';
+import { untilStored, type RetryOptions } from './store-retry.js';
+import type { WriterMetrics } from './writer-metrics.js';
+
+export const REPLY_HEADER = 'reply';
+
+export class ControlRunner {
+  constructor(
+    private readonly executor: ControlExecutor,
+    private readonly deadLetters: DeadLetters,
+    private readonly nc: NatsConnection,
+    private readonly metrics: WriterMetrics,
+    private readonly logger: Logger,
+  ) {}
+
+  async run(delivery: Delivery, partition: number, retry: RetryOptions): Promise<void> {
+    const record = decodeControl(delivery.msg.data);
+    if (typeof record === 'string') {
+      await untilStored('nats', retry, () => this.deadLetters.publish(delivery, partition, `undecodable: ${record}`));
+      this.metrics.deadLetters.inc({ reason: 'undecodable' });
+      this.logger.warn({ partition, streamSeq: delivery.streamSeq, reason: record }, 'control message moved to the dead-letter stream');
+    } else {
+      const started = Date.now();
+      const deleted = await untilStored('influx', retry, () => this.executor.execute(record));
+      await untilStored('redis', retry, () => this.executor.answer(record.id, delivery.header(REPLY_HEADER), deleted));
+      this.metrics.controls.inc({ op: record.op });
+      this.logger.info({ partition, op: record.op, entity: record.e, deleted, ms: Date.now() - started }, 'control request done');
+    }
+    await untilStored('nats', retry, () => acknowledge(this.nc, [delivery]));
+  }
+}
+
+/** The record, or why it is not one. */
+function decodeControl(data: Uint8Array): ControlRecord | string {
+  let value: Partial<ControlRecord> & { op?: unknown };
+  try {
+    value = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'));
+  } catch {
+    return 'control record is not JSON';
+  }
+  if (value === null || typeof value !== 'object' || typeof value.e !== 'string' || typeof value.id !== 'string') return 'control record lacks e or id';
+  if (value.op === 'delete_entity') return value.n === 't' || value.n === 'm' ? (value as ControlRecord) : 'delete_entity without namespace n';
+  if (value.op === 'clear_task_log') {
+    const v = value as Extract<ControlRecord, { op: 'clear_task_log' }>;
+    const listOk = (list: unknown) => list === undefined || (Array.isArray(list) && list.every((m) => typeof m === 'string'));
+    if ((v.before !== undefined && typeof v.before !== 'number') || !listOk(v.include) || !listOk(v.exclude)) return 'clear_task_log with malformed before/include/exclude';
+    return v;
+  }
+  return `unknown control op ${JSON.stringify(value.op)}`;
+}

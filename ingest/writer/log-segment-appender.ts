@@ -1,0 +1,100 @@
+/**
+ * Appends a task's log lines to its Redis streams. Entry id
+ * `<max(0, timestamp ms)>-<arrival seq>` puts entries in the read order
+ * (timestamp, then arrival), but XADD refuses an id below the stream's top
+ * and logs arrive out of timestamp order (several processes logging to one
+ * task). So a task has segments: an entry goes to the first segment whose
+ * top is below it, and a new segment is opened when none is; readers merge
+ * the segments (few in practice: one per "wave" of late lines).
+ *
+ * One script call per task and batch, entries sorted by id. When some entry
+ * may already be stored (a redelivered message, a retried call), the script
+ * first looks each id up in every segment and skips those it finds: log
+ * lines have no identity of their own, so this is what keeps redelivery from
+ * duplicating them. Fresh messages skip the look-up: their ids are new by
+ * construction.
+ */
+import { redisKeys } from '../../shared/events/storage-layout.js';
+import type { RedisClient } from '../../shared/stores/redis-store.js';
+import { LuaScript } from './lua-script.js';
+import type { TaskLogs } from './write-batch.js';
+
+// KEYS[1] segment count, KEYS[2] segment 0 (segment n is KEYS[2]..':'..n, as redisKeys().logSegment builds it).
+// ARGV[1] '1' to skip existing ids, then id, event JSON pairs sorted by id.
+const APPEND = new LuaScript(`
+local count = tonumber(redis.call('GET', KEYS[1]) or '1')
+local initial = count
+local function segment(i)
+  if i == 0 then return KEYS[2] end
+  return KEYS[2] .. ':' .. i
+end
+local function parse(id)
+  local dash = string.find(id, '-', 1, true)
+  return tonumber(string.sub(id, 1, dash - 1)), tonumber(string.sub(id, dash + 1))
+end
+local topMs, topSeq = {}, {}
+for i = 0, count - 1 do
+  topMs[i], topSeq[i] = -1, -1
+  if redis.call('EXISTS', segment(i)) == 1 then
+    local info = redis.call('XINFO', 'STREAM', segment(i))
+    for j = 1, #info, 2 do
+      if info[j] == 'last-generated-id' then topMs[i], topSeq[i] = parse(info[j + 1]) end
+    end
+  end
+end
+local check = ARGV[1] == '1'
+local added = 0
+for j = 2, #ARGV, 2 do
+  local id = ARGV[j]
+  local ms, seq = parse(id)
+  local exists = false
+  if check then
+    for i = 0, count - 1 do
+      if #redis.call('XRANGE', segment(i), id, id) > 0 then exists = true break end
+    end
+  end
+  if not exists then
+    local target = nil
+    for i = 0, count - 1 do
+      if ms > topMs[i] or (ms == topMs[i] and seq > topSeq[i]) then target = i break end
+    end
+    if target == nil then
+      target = count
+      count = count + 1
+    end
+    redis.call('XADD', segment(target), id, 'd', ARGV[j + 1])
+    topMs[target], topSeq[target] = ms, seq
+    added = added + 1
+  end
+end
+if count ~= initial then redis.call('SET', KEYS[1], count) end
+return added`);
+
+export class LogSegmentAppender {
+  private readonly keys;
+
+  constructor(
+    private readonly client: RedisClient,
+    redisPrefix: string,
+  ) {
+    this.keys = redisKeys(redisPrefix);
+  }
+
+  /** Appends the lines not excluded; answers how many were added (skipped duplicates excluded). */
+  async append(task: string, logs: TaskLogs, excluded: ReadonlySet<number>, mayExist: boolean): Promise<number> {
+    const order: number[] = [];
+    for (let i = 0; i < logs.seqs.length; i++) if (!excluded.has(logs.owners[i]!)) order.push(i);
+    if (order.length === 0) return 0;
+    const ts = logs.timestamps.map((t) => Math.max(0, Math.trunc(t)));
+    // Stable: lines of one millisecond stay in arrival order.
+    order.sort((a, b) => ts[a]! - ts[b]!);
+    const args = new Array<string>(1 + order.length * 2);
+    args[0] = mayExist ? '1' : '0';
+    for (let k = 0; k < order.length; k++) {
+      const i = order[k]!;
+      args[1 + 2 * k] = `${ts[i]}-${logs.seqs[i]}`;
+      args[2 + 2 * k] = logs.events[i]!;
+    }
+    return Number(await APPEND.run(this.client, [this.keys.logSegmentCount(task), this.keys.logSegment(task, 0)], args));
+  }
+}

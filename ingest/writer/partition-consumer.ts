@@ -1,0 +1,62 @@
+/**
+ * The durable pull consumer of one partition, prepared by the writer that
+ * just took the partition.
+ *
+ * A previous owner that crashed (or lost its lease) leaves messages
+ * delivered and unacknowledged. JetStream would redeliver them only after
+ * their ack deadline, by which time later messages would have been stored,
+ * and replaying the old ones would undo those overwrites. So the new owner
+ * recreates the consumer: on a work-queue stream every unacknowledged
+ * message is still there, and a fresh consumer delivers them first, in
+ * stream order. Its delivery counts restart at 1, so the caller is told up
+ * to which stream seq messages may have been stored before.
+ */
+import { AckPolicy, DeliverPolicy, nanos, type ConsumerConfig, type JetStreamManager } from 'nats';
+import { consumerName, partitionSubject, streamName } from '../../shared/events/wire-format.js';
+import type { WriterSettings } from './writer-settings.js';
+
+export interface PreparedConsumer {
+  stream: string;
+  consumer: string;
+  /** Messages at or below this stream seq may have been (partly) stored by a previous owner. */
+  seenUpTo: number;
+  /** Consumer sequence of the next delivery. */
+  nextConsumerSeq: number;
+}
+
+export async function preparePartitionConsumer(jsm: JetStreamManager, settings: WriterSettings, partition: number): Promise<PreparedConsumer> {
+  const stream = streamName(settings.streamPrefix);
+  const consumer = consumerName(settings.streamPrefix, partition);
+  const config: Partial<ConsumerConfig> = {
+    durable_name: consumer,
+    filter_subject: partitionSubject(settings.streamPrefix, partition),
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(settings.ackWaitMs),
+    max_deliver: -1,
+    max_ack_pending: settings.maxAckPending,
+    deliver_policy: DeliverPolicy.All,
+  };
+  let info;
+  try {
+    info = await jsm.consumers.info(stream, consumer);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    await jsm.consumers.add(stream, config);
+    return { stream, consumer, seenUpTo: 0, nextConsumerSeq: 1 };
+  }
+  if (info.num_ack_pending > 0 || info.num_redelivered > 0) {
+    const seenUpTo = info.delivered.stream_seq;
+    await jsm.consumers.delete(stream, consumer);
+    await jsm.consumers.add(stream, config);
+    return { stream, consumer, seenUpTo, nextConsumerSeq: 1 };
+  }
+  if (info.config.ack_wait !== config.ack_wait || info.config.max_ack_pending !== config.max_ack_pending) {
+    await jsm.consumers.update(stream, consumer, { ack_wait: config.ack_wait, max_ack_pending: config.max_ack_pending });
+  }
+  return { stream, consumer, seenUpTo: 0, nextConsumerSeq: info.delivered.consumer_seq + 1 };
+}
+
+function isNotFound(error: unknown): boolean {
+  const e = error as { api_error?: { err_code?: number }; message?: string };
+  return e.api_error?.err_code === 10014 || /consumer not found/i.test(e.message ?? '');
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { arrivalSeq, decodeRecords, frameRecord, pointWithSeq, type EntitySummary, type LogRecord } from '../../shared/events/wire-format.js';
+import { PointBuffer } from './point-buffer.js';
+import { MalformedMessage, scanRecords } from './record-scanner.js';
+
+function scan(payload: string, streamSeq = 7) {
+  const points = new PointBuffer();
+  const logs: Array<[LogRecord, number]> = [];
+  const summaries: Array<[EntitySummary, number]> = [];
+  scanRecords(Buffer.from(payload, 'utf8'), streamSeq, {
+    point: (src, start, end, seq) => points.append(src, start, end, seq),
+    log: (record, seq) => logs.push([record, seq]),
+    summary: (summary, seq) => summaries.push([summary, seq]),
+  });
+  return { lines: points.bytes().toString('utf8'), points: points.points, logs, summaries };
+}
+
+describe('scanRecords', () => {
+  it('splices the arrival seq into points exactly as pointWithSeq does, for ASCII and non-ASCII payloads', () => {
+    const bodies = ['scalar,c=a,e=t,m=loss,n=t,v=v y=0.5,ts=1i,at=1i,w="w" 3', 'plot,c=a,e=t,m=größe\\ ✓,n=t,v=𝄞 p="p{\\"x\\": \\"é\\nz\\"}" -9223372036854775806'];
+    const log: LogRecord = ['a', 't', 5, JSON.stringify({ msg: 'tqdm ██▌ 50%\nnext' })];
+    const payload = frameRecord('I', bodies[0]!) + frameRecord('L', JSON.stringify(log)) + frameRecord('I', bodies[1]!);
+    const seq = 123_456_789;
+    const out = scan(payload, seq);
+    expect(out.lines).toBe(`${pointWithSeq(bodies[0]!, arrivalSeq(seq, 0))}\n${pointWithSeq(bodies[1]!, arrivalSeq(seq, 2))}\n`);
+    expect(out.logs).toEqual([[log, arrivalSeq(seq, 1)]]);
+    expect([...decodeRecords(payload)].map((r) => r.kind)).toEqual(['I', 'L', 'I']);
+  });
+
+  it('reads summaries', () => {
+    const summary: EntitySummary = { c: 'a', n: 't', e: 'x', u: 'u', at: 1, scalars: [], listing: [] };
+    expect(scan(frameRecord('R', JSON.stringify(summary))).summaries).toEqual([[summary, arrivalSeq(7, 0)]]);
+  });
+
+  it.each([
+    ['an unknown kind', 'X3:abc'],
+    ['a missing length', 'I:abc'],
+    ['a length past the end', 'I10:abc 1'],
+    ['a point without fields or time', frameRecord('I', 'scalar,c=a')],
+    ['a log that is not JSON', frameRecord('L', '[1,')],
+    ['a log of the wrong shape', frameRecord('L', '{"a":1}')],
+    ['a summary of the wrong shape', frameRecord('R', '[]')],
+    ['a length that splits a character', 'I1:𝄞'],
+  ])('rejects %s', (_, payload) => {
+    expect(() => scan(payload)).toThrow(MalformedMessage);
+  });
+});

@@ -1,0 +1,110 @@
+// Store failures and poison messages: the writer retries without acknowledging, and moves what can never be stored aside.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEAD_LETTER_HEADERS } from '../../ingest/writer/dead-letters.js';
+import { deadLetterStreamName, frameRecord, streamName } from '../../shared/events/wire-format.js';
+import { startHarness, unique, type Harness } from '../harness/service-harness.js';
+import { inject } from 'vitest';
+import { logRecord, PipelineClient, pointLine, pointRecord, waitFor } from './writer-fixtures.js';
+
+/** A pass-through proxy in front of InfluxDB that can be made to answer 503. */
+async function startFlakyProxy(target: string): Promise<{ url: string; failing: boolean; failed: number; close(): Promise<void> }> {
+  const state = { failing: false, failed: 0 };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      if (state.failing && req.url?.startsWith('/write')) {
+        state.failed++;
+        res.writeHead(503).end('unavailable');
+        return;
+      }
+      const body = chunks.length ? Buffer.concat(chunks) : undefined;
+      fetch(`${target}${req.url}`, { method: req.method, headers: { 'content-type': req.headers['content-type'] ?? 'text/plain' }, body })
+        .then(async (r) => res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'text/plain' }).end(Buffer.from(await r.arrayBuffer())))
+        .catch(() => res.writeHead(502).end());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return Object.assign(state, {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  });
+}
+
+let h: Harness;
+let c: PipelineClient;
+let proxy: Awaited<ReturnType<typeof startFlakyProxy>>;
+
+beforeAll(async () => {
+  proxy = await startFlakyProxy(inject('stack').influxUrl);
+  h = await startHarness({ target: 'writer', env: { INFLUX_URL: proxy.url } });
+  c = await PipelineClient.open({ ...h.config, INFLUX_URL: inject('stack').influxUrl });
+});
+afterAll(async () => {
+  await c?.close();
+  await h?.stop();
+  await proxy?.close();
+});
+
+const metricValue = async (name: string) => {
+  const metric = await h.service.services.metrics.getSingleMetric(name)?.get();
+  return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
+};
+
+describe('store failure', () => {
+  it('retries while InfluxDB answers 503, acknowledges nothing, then stores everything exactly once', async () => {
+    const task = unique('t');
+    proxy.failing = true;
+    for (let m = 0; m < 5; m++) {
+      const records = [];
+      for (let i = 0; i < 100; i++) records.push(pointRecord({ entity: task, metric: 'm', variant: 'v', iter: m * 100 + i, value: m * 100 + i }));
+      records.push(logRecord(task, 1000 + m, `line ${m}`));
+      await c.publish(task, records);
+    }
+    await waitFor(() => proxy.failed >= 3, 15_000);
+    const stream = await c.jsm.streams.info(streamName(h.config.NATS_STREAM_PREFIX));
+    expect(stream.state.messages).toBe(5);
+    expect(await c.count('scalar', task)).toBe(0);
+    expect(await c.logEntries(task)).toEqual([]);
+    expect(await metricValue('clearml_writer_store_retries_total')).toBeGreaterThanOrEqual(3);
+    proxy.failing = false;
+    await c.drained(20_000);
+    expect(await c.count('scalar', task)).toBe(500);
+    const sample = await c.points('scalar', task, 'AND time = 321');
+    expect(sample[0]).toMatchObject({ y: 321 });
+    expect((await c.logEntries(task)).map((e) => e.event.msg)).toEqual(['line 0', 'line 1', 'line 2', 'line 3', 'line 4']);
+  });
+});
+
+describe('poison messages', () => {
+  it('go to the dead-letter stream with their reason, and the messages after them are stored', async () => {
+    const task = unique('t');
+    const good1 = await c.publish(task, [pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 1, value: 1 }), logRecord(task, 1, 'good 1')]);
+    const garbled = await c.publish(task, 'X12:not a record');
+    const unparsable = await c.publish(task, [
+      pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 2, value: 2 }),
+      frameRecord('I', pointLine({ entity: task, metric: 'm', variant: 'v', iter: 3, value: 3 }).replace('y=3', 'y=')),
+      logRecord(task, 2, 'from a rejected message'),
+    ]);
+    const conflicting = await c.publish(task, [pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 4, value: 0, fields: 'y="text"' })]);
+    await c.publish(task, [pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 5, value: 5 }), logRecord(task, 5, 'good 2')]);
+    await c.drained();
+    expect((await c.points('scalar', task)).map((r) => r.y)).toEqual(expect.arrayContaining([1, 5]));
+    expect((await c.logEntries(task)).map((e) => e.event.msg)).toEqual(['good 1', 'good 2']);
+
+    const dead = deadLetterStreamName(h.config.NATS_STREAM_PREFIX);
+    await waitFor(async () => (await c.jsm.streams.info(dead)).state.messages === 3);
+    const letters = [];
+    for (let seq = 1; seq <= 3; seq++) letters.push(await c.jsm.streams.getMessage(dead, { seq }));
+    expect(letters.map((m) => Number(m.header.get(DEAD_LETTER_HEADERS.streamSeq)))).toEqual([garbled, unparsable, conflicting]);
+    expect(letters[0]!.header.get(DEAD_LETTER_HEADERS.reason)).toMatch(/^undecodable/);
+    expect(letters[1]!.header.get(DEAD_LETTER_HEADERS.reason)).toMatch(/rejected by InfluxDB.*unable to parse/);
+    expect(letters[2]!.header.get(DEAD_LETTER_HEADERS.reason)).toMatch(/rejected by InfluxDB.*conflict/);
+    expect(letters[0]!.string()).toBe('X12:not a record');
+    expect(Number(letters[0]!.header.get(DEAD_LETTER_HEADERS.partition))).toBeGreaterThanOrEqual(0);
+    expect(good1).toBeLessThan(garbled);
+    expect(await metricValue('clearml_writer_dead_letters_total')).toBe(3);
+  });
+});

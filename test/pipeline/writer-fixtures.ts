@@ -1,0 +1,153 @@
+/**
+ * Helpers for the writer's integration tests: handcrafted JetStream
+ * messages in the wire format (as ingest would publish them), and direct
+ * reads of what the writer stored in InfluxDB and Redis.
+ */
+import { connect, headers as natsHeaders, type JetStreamManager, type NatsConnection } from 'nats';
+import { createClient } from 'redis';
+import {
+  encodeTagValue,
+  escapeTagValue,
+  iterTimeText,
+  quoteFieldString,
+  redisKeys,
+} from '../../shared/events/storage-layout.js';
+import {
+  consumerName,
+  frameRecord,
+  partitionOf,
+  partitionSubject,
+  streamName,
+  type ControlRecord,
+  type EntitySummary,
+} from '../../shared/events/wire-format.js';
+import type { Config } from '../../shared/config/config.js';
+import { InfluxStore } from '../../shared/stores/influx-store.js';
+
+export interface PointSpec {
+  company?: string;
+  namespace?: 't' | 'm';
+  entity: string;
+  metric: string;
+  variant: string;
+  iter?: number;
+  value: number;
+  timestamp?: number;
+  worker?: string;
+  measurement?: 'scalar' | 'vector' | 'image' | 'plot';
+  /** Extra fields in line protocol, replacing the value field (vectors, images, plots). */
+  fields?: string;
+}
+
+const tag = (value: string) => escapeTagValue(encodeTagValue(value));
+
+/** An I record body: a point without its q field, as ingest formats it. */
+export function pointLine(p: PointSpec): string {
+  const tags = `c=${tag(p.company ?? 'co')},e=${tag(p.entity)},m=${tag(p.metric)},n=${p.namespace ?? 't'},v=${tag(p.variant)}`;
+  const fields = p.fields ?? `y=${p.value}`;
+  const at = p.timestamp ?? 1_700_000_000_000;
+  return `${p.measurement ?? 'scalar'},${tags} ${fields},ts=${p.timestamp ?? at}i,at=${at}i,w=${quoteFieldString(p.worker ?? 'w1')} ${iterTimeText(p.iter)}`;
+}
+
+export const pointRecord = (p: PointSpec) => frameRecord('I', pointLine(p));
+
+export function logRecord(task: string, timestamp: number, msg: string, extra: Record<string, unknown> = {}, company = 'co'): string {
+  const event = { timestamp, level: 'info', msg, metric: '', variant: '', worker: 'w1', model_event: false, '@timestamp': '2024-01-01T00:00:00.000Z', ...extra };
+  return frameRecord('L', JSON.stringify([company, task, timestamp, JSON.stringify(event)]));
+}
+
+export const summaryRecord = (summary: EntitySummary) => frameRecord('R', JSON.stringify(summary));
+
+export class PipelineClient {
+  private constructor(
+    readonly nc: NatsConnection,
+    readonly jsm: JetStreamManager,
+    readonly redis: ReturnType<typeof createClient>,
+    readonly influx: InfluxStore,
+    readonly config: Readonly<Config>,
+  ) {}
+
+  static async open(config: Readonly<Config>): Promise<PipelineClient> {
+    const nc = await connect({ servers: config.NATS_URL });
+    const redis = createClient({ url: config.REDIS_URL });
+    await redis.connect();
+    const influx = new InfluxStore({ url: config.INFLUX_URL, database: config.INFLUX_DB });
+    return new PipelineClient(nc, await nc.jetstreamManager(), redis, influx, config);
+  }
+
+  get keys() {
+    return redisKeys(this.config.REDIS_KEY_PREFIX);
+  }
+
+  subjectOf(entity: string, namespace: 't' | 'm' = 't'): string {
+    return partitionSubject(this.config.NATS_STREAM_PREFIX, partitionOf(namespace, entity, this.config.NATS_PARTITIONS));
+  }
+
+  /** Publishes one message of records for the entity's partition; answers its stream seq. */
+  async publish(entity: string, records: string[] | string, options: { namespace?: 't' | 'm'; headers?: Record<string, string> } = {}): Promise<number> {
+    const h = natsHeaders();
+    for (const [k, v] of Object.entries(options.headers ?? {})) h.set(k, v);
+    const payload = Array.isArray(records) ? records.join('') : records;
+    const ack = await this.nc.jetstream().publish(this.subjectOf(entity, options.namespace), payload, { headers: h });
+    return ack.seq;
+  }
+
+  async publishControl(record: ControlRecord, reply?: string): Promise<number> {
+    return this.publish(record.e, JSON.stringify(record), {
+      namespace: record.op === 'delete_entity' ? record.n : 't',
+      headers: { k: 'ctl', ...(reply ? { reply } : {}) },
+    });
+  }
+
+  /** Waits until every partition's consumer has nothing waiting and nothing in flight. */
+  async drained(timeoutMs = 30_000): Promise<void> {
+    const stream = streamName(this.config.NATS_STREAM_PREFIX);
+    await waitFor(async () => {
+      const info = await this.jsm.streams.info(stream);
+      if (info.state.messages !== 0) return false;
+      for (let p = 0; p < this.config.NATS_PARTITIONS; p++) {
+        const c = await this.jsm.consumers.info(stream, consumerName(this.config.NATS_STREAM_PREFIX, p)).catch(() => undefined);
+        if (c && c.num_ack_pending + c.num_pending > 0) return false;
+      }
+      return true;
+    }, timeoutMs);
+  }
+
+  async count(measurement: string, entity: string): Promise<number> {
+    const r = await this.influx.query(`SELECT COUNT("ts") FROM "${measurement}" WHERE "e"='${entity}'`);
+    return Number(r[0]?.series?.[0]?.values[0]?.[1] ?? 0);
+  }
+
+  async points(measurement: string, entity: string, extra = ''): Promise<Array<Record<string, unknown>>> {
+    const r = await this.influx.query(`SELECT * FROM "${measurement}" WHERE "e"='${entity}' ${extra}`);
+    const series = r[0]?.series?.[0];
+    if (!series) return [];
+    return series.values.map((row) => Object.fromEntries(series.columns.map((c, i) => [c, row[i]])));
+  }
+
+  /** Every log entry of a task: [segment, id, event] in segment order. */
+  async logEntries(task: string): Promise<Array<{ segment: number; id: string; event: Record<string, unknown> }>> {
+    const count = Number((await this.redis.get(this.keys.logSegmentCount(task))) ?? 1);
+    const out = [];
+    for (let s = 0; s < count; s++) {
+      for (const entry of await this.redis.xRange(this.keys.logSegment(task, s), '-', '+')) {
+        out.push({ segment: s, id: entry.id, event: JSON.parse(String(entry.message.d)) as Record<string, unknown> });
+      }
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await this.nc.close();
+    await this.redis.quit();
+  }
+}
+
+export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 15_000, everyMs = 100): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

@@ -1,0 +1,110 @@
+// Entity summaries (events.md §1.11) applied in stream order, atomically and idempotently.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SummaryApplier } from '../../ingest/writer/summary-applier.js';
+import type { EntitySummary, ScalarStats } from '../../shared/events/wire-format.js';
+import { startHarness, unique, type Harness } from '../harness/service-harness.js';
+import { PipelineClient, summaryRecord } from './writer-fixtures.js';
+
+let h: Harness;
+let c: PipelineClient;
+
+beforeAll(async () => {
+  h = await startHarness({ target: 'writer' });
+  c = await PipelineClient.open(h.config);
+});
+afterAll(async () => {
+  await c?.close();
+  await h?.stop();
+});
+
+const stats = (over: Partial<ScalarStats>): ScalarStats => ({
+  metric: 'loss',
+  variant: 'train',
+  value: 0,
+  iter: 0,
+  timestamp: 1,
+  min: 0,
+  minIter: 0,
+  max: 0,
+  maxIter: 0,
+  first: 0,
+  firstIter: 0,
+  count: 1,
+  sum: 0,
+  ...over,
+});
+
+const summary = (e: string, over: Partial<EntitySummary>): EntitySummary => ({ c: 'co', n: 't', e, u: 'u1', at: 1000, scalars: [], listing: [], ...over });
+
+describe('entity summaries', () => {
+  it('merge last_metrics across requests as §1.11 says', async () => {
+    const task = unique('t');
+    await c.publish(task, [
+      summaryRecord(
+        summary(task, {
+          at: 5000,
+          u: 'alice',
+          lastIter: 10,
+          scalars: [stats({ value: 0.1, iter: 10, timestamp: 111, min: 0.1, minIter: 10, max: 0.9, maxIter: 1, first: 0.9, firstIter: 1, count: 3, sum: 1.5, x_axis_label: 'epoch' })],
+          listing: [['training_stats_scalar', 'loss', 'train', 1]],
+        }),
+      ),
+    ]);
+    await c.publish(task, [
+      summaryRecord(
+        summary(task, {
+          at: 4000, // an older receive time: last_update must not go back
+          u: 'bob',
+          lastIter: 2,
+          scalars: [stats({ value: 0.3, iter: 2, timestamp: 222, min: 0.05, minIter: 3, max: 0.3, maxIter: 2, first: 0.3, firstIter: 2, count: 2, sum: 0.35 })],
+          listing: [['training_stats_scalar', 'loss', 'train', 1], ['plot', 'roc', 'c\u001f1', 0]],
+        }),
+      ),
+    ]);
+    await c.drained();
+    const record = await c.redis.hGetAll(c.keys.entity('t', task));
+    expect(record).toMatchObject({ last_update: '5000', last_change: '5000', last_changed_by: 'alice', last_iteration: '10' });
+    const lm = await c.redis.hGetAll(c.keys.lastMetrics('t', task));
+    expect(Object.keys(lm)).toEqual([JSON.stringify(['loss', 'train'])]);
+    const value = JSON.parse(lm[JSON.stringify(['loss', 'train'])]!);
+    expect(value).toEqual({
+      metric: 'loss',
+      variant: 'train',
+      value: 0.3, // the later request wins even with a smaller iteration
+      iter: 2,
+      timestamp: 222,
+      min_value: 0.05,
+      min_value_iteration: 3,
+      max_value: 0.9,
+      max_value_iteration: 1,
+      first_value: 0.9,
+      first_value_iteration: 1,
+      count: 5,
+      mean_value: 0.37, // (1.5 + 0.35) / 5
+      x_axis_label: 'epoch', // not erased by a request without one
+    });
+    expect((await c.redis.sMembers(c.keys.metricListing('t', task))).sort()).toEqual(['plot\u001froc\u001fc\u001f1\u001f0', 'training_stats_scalar\u001floss\u001ftrain\u001f1']);
+  });
+
+  it('re-applying a summary (redelivery) changes nothing; doubles round-trip exactly', async () => {
+    const task = unique('t');
+    const applier = new SummaryApplier(c.redis as never, h.config.REDIS_KEY_PREFIX);
+    const s = summary(task, {
+      lastIter: 7,
+      scalars: [stats({ value: 0.1 + 0.2, min: 1 / 3, max: 123456.78901234567, first: -2.5e-300, count: 1, sum: 0.1 + 0.2, iter: 7, x_axis_label: 'a/b "q"' })],
+    });
+    expect(await applier.apply(s, 100)).toBe(true);
+    const before = await c.redis.hGetAll(c.keys.lastMetrics('t', task));
+    expect(await applier.apply(s, 100)).toBe(false);
+    expect(await applier.apply(s, 99)).toBe(false);
+    expect(await c.redis.hGetAll(c.keys.lastMetrics('t', task))).toEqual(before);
+    const value = JSON.parse(Object.values(before)[0]!);
+    expect(value).toMatchObject({ value: 0.1 + 0.2, min_value: 1 / 3, max_value: 123456.78901234567, first_value: -2.5e-300, mean_value: 0.3, count: 1, x_axis_label: 'a/b "q"' });
+    expect(await c.redis.hGet(c.keys.entity('t', task), 'summary_seq')).toBe('100');
+    // A second summary for the same entity later in the same message has a higher arrival seq and applies.
+    expect(await applier.apply(summary(task, { lastIter: 9, scalars: [stats({ value: 4, count: 1, sum: 4, min: 4, max: 4, first: 4 })] }), 101)).toBe(true);
+    const after = JSON.parse(Object.values(await c.redis.hGetAll(c.keys.lastMetrics('t', task)))[0]!);
+    expect(after).toMatchObject({ value: 4, count: 2, mean_value: 2.15, min_value: 1 / 3, max_value: 123456.78901234567, first_value: -2.5e-300 });
+    expect(await c.redis.hGet(c.keys.entity('t', task), 'last_iteration')).toBe('9');
+  });
+});
