@@ -18,14 +18,23 @@ import type { RedisClient } from '../../shared/stores/redis-store.js';
 import { LuaScript } from './lua-script.js';
 
 const FIELDS_PER_SCALAR = 16;
+/**
+ * Scalars (and listing entries) per script call. A request touching
+ * thousands of series would otherwise pass hundreds of thousands of
+ * arguments in one call, beyond what the client can spread onto its stack.
+ */
+const CHUNK = 1000;
 
 // KEYS: entity hash, last_metrics hash, listing set.
-// ARGV: seq, at, user, last iteration or '', scalar count, listing count, then per scalar
-// FIELDS_PER_SCALAR values (see scalarArgs), then the listing members.
+// ARGV: seq, chunk index, at, user, last iteration or '', scalar count, listing count, then per
+// scalar FIELDS_PER_SCALAR values (see scalarArgs), then the listing members.
+// A chunk is skipped when it (or a later summary) was applied before: (seq, chunk) only grows.
 const APPLY = new LuaScript(`
-local seq = tonumber(ARGV[1])
-local applied = tonumber(redis.call('HGET', KEYS[1], 'summary_seq') or '-1')
-if applied >= seq then return 0 end
+local seq, chunk = tonumber(ARGV[1]), tonumber(ARGV[2])
+local state = redis.call('HMGET', KEYS[1], 'summary_seq', 'summary_chunk')
+local applied, appliedChunk = tonumber(state[1] or '-1'), tonumber(state[2] or '-1')
+if applied > seq or (applied == seq and appliedChunk >= chunk) then return 0 end
+table.remove(ARGV, 2)
 
 local function num(v)
   if v == math.floor(v) and math.abs(v) < 1e15 then return string.format('%d', v) end
@@ -105,7 +114,7 @@ for s = 0, scalars - 1 do
 end
 local listing = base + scalars * ${FIELDS_PER_SCALAR}
 for i = listing, listing + listed - 1 do redis.call('SADD', KEYS[3], ARGV[i]) end
-redis.call('HSET', KEYS[1], 'summary_seq', ARGV[1])
+redis.call('HSET', KEYS[1], 'summary_seq', ARGV[1], 'summary_chunk', chunk)
 return 1`);
 
 export class SummaryApplier {
@@ -121,18 +130,26 @@ export class SummaryApplier {
   /** Answers true when applied, false when it had been applied before. */
   async apply(summary: EntitySummary, seq: number): Promise<boolean> {
     const { n, e } = summary;
-    const args: string[] = [
-      String(seq),
-      String(summary.at),
-      summary.u ?? '',
-      summary.lastIter === undefined || summary.lastIter === null ? '' : String(summary.lastIter),
-      String(summary.scalars.length),
-      String(summary.listing.length),
-    ];
-    for (const stats of summary.scalars) args.push(...scalarArgs(stats));
-    for (const entry of summary.listing) args.push(entry.join('\u001f'));
-    const reply = await APPLY.run(this.client, [this.keys.entity(n, e), this.keys.lastMetrics(n, e), this.keys.metricListing(n, e)], args);
-    return Number(reply) === 1;
+    const chunks = Math.max(1, Math.ceil(summary.scalars.length / CHUNK), Math.ceil(summary.listing.length / CHUNK));
+    let applied = false;
+    for (let chunk = 0; chunk < chunks; chunk++) {
+      const scalars = summary.scalars.slice(chunk * CHUNK, (chunk + 1) * CHUNK);
+      const listing = summary.listing.slice(chunk * CHUNK, (chunk + 1) * CHUNK);
+      const args: string[] = [
+        String(seq),
+        String(chunk),
+        String(summary.at),
+        summary.u ?? '',
+        summary.lastIter === undefined || summary.lastIter === null ? '' : String(summary.lastIter),
+        String(scalars.length),
+        String(listing.length),
+      ];
+      for (const stats of scalars) for (const arg of scalarArgs(stats)) args.push(arg);
+      for (const entry of listing) args.push(entry.join('\u001f'));
+      const reply = await APPLY.run(this.client, [this.keys.entity(n, e), this.keys.lastMetrics(n, e), this.keys.metricListing(n, e)], args);
+      applied ||= Number(reply) === 1;
+    }
+    return applied;
   }
 }
 

@@ -138,6 +138,24 @@ describe('every event type round-trips into the stores', () => {
   });
 });
 
+describe('entity summaries (events.md §1.11)', () => {
+  it('applies the summary of one request touching thousands of series of one task', async () => {
+    const task = unique('wide-');
+    const series = 5000;
+    const events = Array.from({ length: series }, (_, i) => ({ type: 'training_stats_scalar', task, iter: 1, metric: `m${i % 50}`, variant: `v${i}`, value: i }));
+    expect((await addBatch(events)).body.data.added).toBe(series);
+    const keys = redisKeys(h.env.REDIS_KEY_PREFIX!);
+    const redis = h.service.services.stores.redis.client;
+    await eventually(() => redis.hLen(keys.lastMetrics('t', task)), (n) => n === series, 'last_metrics of every series');
+    expect(await redis.sCard(keys.metricListing('t', task))).toBe(series);
+    expect(JSON.parse((await redis.hGet(keys.lastMetrics('t', task), JSON.stringify(['m7', 'v4957'])))!)).toMatchObject({ value: 4957, count: 1, mean_value: 4957 });
+    // The partition keeps flowing after it.
+    const after = unique('after-');
+    await addBatch([{ type: 'log', task: after, msg: 'next' }]);
+    await eventually(() => storedEvents(after), (e) => e.length === 1, 'an event after the wide request');
+  });
+});
+
 describe('HTTP and gRPC', () => {
   type EventInit = MessageInitShape<typeof EventSchema>;
   const toProto = (event: Record<string, unknown>): EventInit => {
