@@ -100,7 +100,8 @@ export class EventEncoder {
 
   /** The I record of a plot, once its stored form is known (compression is asynchronous). */
   plotPoint(event: NormalizedEvent, plot: PlotFields): string {
-    const src = plot.sourceUrls === undefined ? '' : `,src=${quoteFieldString(JSON.stringify(plot.sourceUrls))}`;
+    // Always written (empty when none): an overwritten point keeps fields the new one lacks.
+    const src = `,src=${plot.sourceUrls === undefined ? '""' : quoteFieldString(JSON.stringify(plot.sourceUrls))}`;
     const valid = plot.valid === undefined ? '' : `,valid=${plot.valid}`;
     return frameRecord(
       'I',

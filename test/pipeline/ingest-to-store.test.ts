@@ -136,6 +136,16 @@ describe('every event type round-trips into the stores', () => {
     const final = await eventually(() => storedEvents(task), (e) => e.length === 1 && e[0]!.value === 3, 'cross-request overwrite');
     expect(final[0]).toMatchObject({ value: 3, timestamp: 50 });
   });
+
+  it('a re-reported plot without image sources loses the earlier ones (replaced completely)', async () => {
+    const task = unique('task-');
+    const plot = (plot_str: string) => ({ type: 'plot', task, iter: 1, metric: 'm', variant: 'v', plot_str });
+    await addBatch([plot('{"layout": {"images": [{"source": "https://x.example/a.png"}]}}')]);
+    await eventually(() => storedEvents(task), (e) => e.length === 1 && Array.isArray(e[0]!.source_urls), 'first plot');
+    await addBatch([plot('{"data": []}')]);
+    const final = await eventually(() => storedEvents(task), (e) => e[0]?.plot_str === '{"data": []}', 'replacement');
+    expect(final[0]).not.toHaveProperty('source_urls');
+  });
 });
 
 describe('entity summaries (events.md §1.11)', () => {

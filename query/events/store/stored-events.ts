@@ -74,7 +74,7 @@ export function decodeInfluxRows(series: InfluxSeries, measurement: Measurement 
         event.plot_str = decodePlotString((field(row, 'p') as string) ?? 'p');
         event.plot_len = field(row, 'len');
         const src = field(row, 'src');
-        if (typeof src === 'string') event.source_urls = JSON.parse(src);
+        if (typeof src === 'string' && src !== '') event.source_urls = JSON.parse(src);
         const valid = field(row, 'valid');
         if (typeof valid === 'boolean') event.valid_plot = valid;
         break;
