@@ -233,25 +233,44 @@ class EventIngestSession implements IngestSession {
       byPartition.get(partitionOfState(state))?.push(frameRecord('R', JSON.stringify(summary)));
     }
     const messages: OutgoingMessage[] = [];
-    const { targetMessageBytes: target, maxMessageBytes: limit } = this.deps.settings;
-    for (const [partition, records] of byPartition) {
-      let parts: string[] = [];
-      let size = 0;
-      for (const record of records) {
-        // JS string length bounds the UTF-8 size only from below; leave room for multi-byte text.
-        const estimate = Buffer.byteLength(record, 'utf8');
-        if (parts.length > 0 && (size + estimate > target || parts.length >= MAX_RECORDS_PER_MESSAGE)) {
-          messages.push({ partition, payload: Buffer.from(parts.join(''), 'utf8') });
-          parts = [];
-          size = 0;
-        }
-        if (estimate > limit) throw apiError('body_too_large', `an event of ${estimate} bytes exceeds the event log's message limit of ${limit} bytes`);
-        parts.push(record);
-        size += estimate;
-      }
-      if (parts.length > 0) messages.push({ partition, payload: Buffer.from(parts.join(''), 'utf8') });
-    }
+    for (const [partition, records] of byPartition) this.packRecords(partition, records, messages);
     return messages;
+  }
+
+  /**
+   * Packs records into payloads of about targetMessageBytes, encoding each
+   * straight into the message buffer (no per-record measuring, joining or
+   * copying: this runs for every event).
+   */
+  private packRecords(partition: number, records: string[], out: OutgoingMessage[]): void {
+    const { targetMessageBytes: target, maxMessageBytes: limit } = this.deps.settings;
+    let buffer = Buffer.allocUnsafe(target);
+    let offset = 0;
+    let count = 0;
+    const flush = () => {
+      if (count > 0) out.push({ partition, payload: buffer.subarray(0, offset) });
+      buffer = Buffer.allocUnsafe(target);
+      offset = 0;
+      count = 0;
+    };
+    for (const record of records) {
+      // A UTF-16 code unit takes at most 3 UTF-8 bytes.
+      const worst = record.length * 3;
+      if (count > 0 && (offset + worst > target || count >= MAX_RECORDS_PER_MESSAGE)) flush();
+      if (worst > target) {
+        const bytes = Buffer.from(record, 'utf8');
+        if (bytes.length > limit) throw apiError('body_too_large', `an event of ${bytes.length} bytes exceeds the event log's message limit of ${limit} bytes`);
+        if (bytes.length > target) {
+          out.push({ partition, payload: bytes });
+          continue;
+        }
+        offset += bytes.copy(buffer, offset);
+      } else {
+        offset += buffer.write(record, offset, 'utf8');
+      }
+      count += 1;
+    }
+    flush();
   }
 
   private async encodePlots(accepted: HeldEvent[]): Promise<Map<HeldEvent, string>> {

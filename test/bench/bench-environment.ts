@@ -56,7 +56,9 @@ export async function openBenchEnvironment(): Promise<BenchEnvironment> {
         LOG_LEVEL: 'warn',
         ...extraEnv,
       };
-      const child: ChildProcess = spawn(process.execPath, [path.join(root, 'dist/shared/launcher/main.js'), target], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+      // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service.
+      const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+      const child: ChildProcess = spawn(process.execPath, [...nodeArgs, path.join(root, 'dist/shared/launcher/main.js'), target], { env, stdio: ['ignore', 'inherit', 'inherit'] });
       const baseUrl = `http://127.0.0.1:${apiPort}`;
       const deadline = Date.now() + 60_000;
       for (;;) {

@@ -6,7 +6,9 @@
  * `ingest ratio_http=<x> ratio_grpc=<y> ack_p99_ms=<z> lag_p99_ms=<w>`.
  *
  * Size with BENCH_EVENTS (default 1,000,000 per phase) and BENCH_BATCH
- * (events per request or chunk, default 10,000).
+ * (events per request or chunk, default 10,000). BENCH_SHAPE=split (default)
+ * runs the ingest and writer targets as two processes, as deployed;
+ * BENCH_SHAPE=all runs the single `all` process of `npm start`.
  */
 import { credentials, makeClientConstructor, Metadata, type ClientDuplexStream } from '@grpc/grpc-js';
 import http from 'node:http';
@@ -130,14 +132,14 @@ function ndjsonBody(phase: string, start: number, count: number, marker: string)
   return Buffer.from(lines.join('\n'));
 }
 
-async function token(service: BenchService): Promise<string> {
+/** The Authorization header value: Basic works on every endpoint, and the ingest target has no auth.login. */
+function authorization(service: BenchService): string {
   const { access_key, secret_key } = service.credential;
-  const response = await fetch(`${service.baseUrl}/auth.login`, { headers: { authorization: `Basic ${Buffer.from(`${access_key}:${secret_key}`).toString('base64')}` } });
-  return ((await response.json()) as { data: { token: string } }).data.token;
+  return `Basic ${Buffer.from(`${access_key}:${secret_key}`).toString('base64')}`;
 }
 
 async function httpPhase(service: BenchService, influx: InfluxStore): Promise<PhaseResult> {
-  const bearer = await token(service);
+  const auth = authorization(service);
   const bodies: Array<{ body: Buffer; marker: string }> = [];
   for (let start = 0, n = 0; start < EVENTS; start += BATCH, n++) bodies.push({ body: ndjsonBody('http', start, Math.min(BATCH, EVENTS - start), `http-mk${n}`), marker: `http-mk${n}` });
   progress(`HTTP NDJSON: ${EVENTS} events in ${bodies.length} requests, ${CONCURRENCY} in flight`);
@@ -153,7 +155,7 @@ async function httpPhase(service: BenchService, influx: InfluxStore): Promise<Ph
         const { body, marker } = bodies[next++]!;
         const sent = performance.now();
         const status = await new Promise<number>((resolve, reject) => {
-          const request = http.request(url, { method: 'POST', agent, headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json-lines', 'content-length': body.length } }, (response) => {
+          const request = http.request(url, { method: 'POST', agent, headers: { authorization: auth, 'content-type': 'application/json-lines', 'content-length': body.length } }, (response) => {
             response.resume();
             response.on('end', () => resolve(response.statusCode ?? 0));
           });
@@ -174,7 +176,6 @@ async function httpPhase(service: BenchService, influx: InfluxStore): Promise<Ph
 }
 
 async function grpcPhase(service: BenchService, influx: InfluxStore): Promise<PhaseResult> {
-  const bearer = await token(service);
   // Chunks are encoded before the clock starts (training clients encode on their own machines): send bytes as they are.
   const definition = { StreamEvents: { ...eventsIngestDefinition.StreamEvents, requestSerialize: (bytes: Uint8Array) => Buffer.from(bytes) } };
   const Client = makeClientConstructor(definition as never, 'clearml.events.v1.EventsIngest');
@@ -194,7 +195,7 @@ async function grpcPhase(service: BenchService, influx: InfluxStore): Promise<Ph
   }
   progress(`gRPC StreamEvents: ${EVENTS} events in ${chunks.length} chunks`);
   const metadata = new Metadata();
-  metadata.set('authorization', `Bearer ${bearer}`);
+  metadata.set('authorization', authorization(service));
   const probe = new LagProbe(influx);
   const ackMs: number[] = [];
   const sentAt = new Map<bigint, number>();
@@ -228,7 +229,10 @@ async function main(): Promise<void> {
   try {
     const raw = await rawInfluxBaseline(environment.stack.influxUrl);
     progress(`raw InfluxDB writes: ${Math.round(raw)} points/s`);
-    const service = await environment.startService('all');
+    const shape = process.env.BENCH_SHAPE ?? 'split';
+    const service = await environment.startService(shape === 'all' ? 'all' : 'ingest');
+    if (shape !== 'all') await environment.startService('writer');
+    progress(`service shape: ${shape === 'all' ? 'one all process' : 'an ingest process and a writer process'}`);
     const influx = new InfluxStore({ url: environment.stack.influxUrl, database: 'clearml' });
     const viaHttp = await httpPhase(service, influx);
     progress(`HTTP end to end: ${Math.round(viaHttp.eventsPerSecond)} events/s, ack p50 ${round(percentile(viaHttp.ackMs, 50))} ms p99 ${round(percentile(viaHttp.ackMs, 99))} ms, lag p99 ${round(percentile(viaHttp.lagMs, 99))} ms`);
