@@ -16,9 +16,9 @@ import { createLogger } from '../../shared/observability/logger.js';
 import { startLocalStack, type LocalStack } from '../local-stack/local-stack.js';
 
 const stackPorts = z.object({
-  NATS_PORT: z.coerce.number().int().min(1).max(65535).default(4222),
-  INFLUX_PORT: z.coerce.number().int().min(1).max(65535).default(8086),
-  REDIS_PORT: z.coerce.number().int().min(1).max(65535).default(6379),
+  NATS_PORT: z.coerce.number().int().min(1).max(65535).default(14222),
+  INFLUX_PORT: z.coerce.number().int().min(1).max(65535).default(18086),
+  REDIS_PORT: z.coerce.number().int().min(1).max(65535).default(16379),
 });
 
 function fail(message: string): never {

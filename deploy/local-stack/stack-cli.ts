@@ -31,9 +31,9 @@ function portFromEnv(name: string, fallback: number): number {
 async function main(): Promise<void> {
   stack = await startLocalStack({
     dataDir: process.env.DATA_DIR || 'var',
-    natsPort: portFromEnv('NATS_PORT', 4222),
-    influxPort: portFromEnv('INFLUX_PORT', 8086),
-    redisPort: portFromEnv('REDIS_PORT', 6379),
+    natsPort: portFromEnv('NATS_PORT', 14222),
+    influxPort: portFromEnv('INFLUX_PORT', 18086),
+    redisPort: portFromEnv('REDIS_PORT', 16379),
     existing: { natsUrl: process.env.NATS_URL, influxUrl: process.env.INFLUX_URL, redisUrl: process.env.REDIS_URL },
     log: (line) => console.error(`[stack] ${line}`),
     // A stack missing a server is of no use: take the rest down too.

@@ -54,12 +54,12 @@ export const configSchema = z.object({
   AUTH_SECRET: z.string().min(32, { error: 'expected at least 32 characters of secret' }).optional(),
   DEPLOYMENT_ENV: z.string().default('<unknown>'),
   SERVER_BUILD: z.string().default('1'),
-  NATS_URL: url(['nats:', 'tls:'], 'nats://127.0.0.1:4222').default('nats://127.0.0.1:4222'),
-  INFLUX_URL: url(['http:', 'https:'], 'http://127.0.0.1:8086').default('http://127.0.0.1:8086'),
+  NATS_URL: url(['nats:', 'tls:'], 'nats://127.0.0.1:4222').default('nats://127.0.0.1:14222'),
+  INFLUX_URL: url(['http:', 'https:'], 'http://127.0.0.1:8086').default('http://127.0.0.1:18086'),
   INFLUX_DB: z.string().regex(/^[A-Za-z0-9_]+$/, { error: 'expected a database name of letters, digits and _' }).default('clearml'),
   INFLUX_USERNAME: z.string().optional(),
   INFLUX_PASSWORD: z.string().optional(),
-  REDIS_URL: url(['redis:', 'rediss:'], 'redis://127.0.0.1:6379').default('redis://127.0.0.1:6379'),
+  REDIS_URL: url(['redis:', 'rediss:'], 'redis://127.0.0.1:6379').default('redis://127.0.0.1:16379'),
   /** Prefix of the JetStream stream, consumer and subject names (lets deployments share a NATS cluster). */
   NATS_STREAM_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/, { error: 'expected letters, digits, _ or -' }).default('clearml'),
   /** Number of subject partitions; per-task order holds within one. Fixed for the life of a stream. */
