@@ -13,7 +13,7 @@ import { defineOperation, JsonText, type Operation } from '../../shared/protocol
 import { bool, enumOf, int, requestSchema, str } from '../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../query-deps.js';
 import { compileLogSearch, type MessageMatcher } from './logs-search.js';
-import { logSegmentKeys, MergedLogReader, type LogDirection } from './logs-stream-reader.js';
+import { logSegmentKeys, MergedLogReader, NEEDS_FETCH, type LogDirection, type LogEntry } from './logs-stream-reader.js';
 import { metricVariantsList } from './plots-request-fields.js';
 import { decodeLogEntry, logEntryJson, type StoredEvent } from './store/stored-events.js';
 
@@ -99,7 +99,11 @@ export async function logPage(
   const page: string[] = [];
   let lastMs: number | undefined;
   for (;;) {
-    const entry = await reader.peek();
+    let entry = reader.peekBuffered();
+    if (entry === NEEDS_FETCH) {
+      await reader.fill();
+      entry = reader.peekBuffered() as LogEntry | undefined;
+    }
     if (entry === undefined || (page.length >= batchSize && entry.ms !== lastMs)) break;
     reader.advance();
     if (keep !== undefined && !(keep.mayMatch(entry.json) && keep.matches(decodeLogEntry(task, entry.id, entry.json).event))) continue;

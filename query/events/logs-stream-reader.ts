@@ -32,6 +32,9 @@ export interface LogReadOptions {
 
 const MAX_SEQ = '18446744073709551615';
 
+/** peekBuffered()'s answer when a segment must be read from Redis first. */
+export const NEEDS_FETCH = Symbol('needs fetch');
+
 export async function logSegmentKeys(redis: RedisClient, prefix: string, task: string): Promise<string[]> {
   const keys = redisKeys(prefix);
   const count = Number((await redis.get(keys.logSegmentCount(task))) ?? 1);
@@ -108,8 +111,19 @@ export class MergedLogReader {
 
   /** The next entry in order, not consumed (advance() consumes it). */
   async peek(): Promise<LogEntry | undefined> {
-    const starved = this.cursors.filter((c) => c.needsFetch);
-    if (starved.length > 0) await Promise.all(starved.map((c) => c.fetch()));
+    const buffered = this.peekBuffered();
+    if (buffered !== NEEDS_FETCH) return buffered;
+    await this.fill();
+    return this.peekBuffered() as LogEntry | undefined;
+  }
+
+  /**
+   * The next entry when every segment still has buffered entries, without a
+   * promise (page loops call this per entry); NEEDS_FETCH when fill() must
+   * run first.
+   */
+  peekBuffered(): LogEntry | undefined | typeof NEEDS_FETCH {
+    for (const c of this.cursors) if (c.needsFetch) return NEEDS_FETCH;
     let best: SegmentCursor | undefined;
     for (const c of this.cursors) {
       const h = c.head;
@@ -117,6 +131,11 @@ export class MergedLogReader {
     }
     this.current = best;
     return best?.head;
+  }
+
+  /** Fetches the next range of every segment that ran out of buffered entries. */
+  async fill(): Promise<void> {
+    await Promise.all(this.cursors.filter((c) => c.needsFetch).map((c) => c.fetch()));
   }
 
   /** Consumes the entry the last peek() returned. */
