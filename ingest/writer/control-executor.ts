@@ -18,7 +18,6 @@ import {
 import type { ControlRecord } from '../../shared/events/wire-format.js';
 import type { InfluxStore } from '../../shared/stores/influx-store.js';
 import type { RedisClient } from '../../shared/stores/redis-store.js';
-import type { WriterKeys } from './writer-keys.js';
 
 const RESULT_TTL_S = 3600;
 const SCAN_PAGE = 1000;
@@ -32,7 +31,6 @@ export class ControlExecutor {
     private readonly redis: RedisClient,
     private readonly nc: NatsConnection,
     redisPrefix: string,
-    private readonly writerKeys: WriterKeys,
   ) {
     this.keys = redisKeys(redisPrefix);
   }
@@ -45,7 +43,7 @@ export class ControlExecutor {
 
   /** Keeps the first result of the request (a redelivery answers it again) and sends it to the requester. */
   async answer(id: string, replySubject: string | undefined, deleted: number): Promise<void> {
-    const key = this.writerKeys.controlResult(id);
+    const key = this.keys.controlResult(id);
     let result = JSON.stringify({ deleted });
     const set = await this.redis.set(key, result, { condition: 'NX', expiration: { type: 'EX', value: RESULT_TTL_S } });
     if (set === null) result = (await this.redis.get(key)) ?? result;

@@ -4,7 +4,7 @@
  * message that cannot be decoded is a poison message like any other.
  */
 import type { NatsConnection } from 'nats';
-import type { ControlRecord } from '../../shared/events/wire-format.js';
+import { HEADER_REPLY, type ControlRecord } from '../../shared/events/wire-format.js';
 import type { Logger } from '../../shared/observability/logger.js';
 import type { ControlExecutor } from './control-executor.js';
 import type { DeadLetters } from './dead-letters.js';
@@ -12,7 +12,6 @@ import { acknowledge, type Delivery } from './jetstream-delivery.js';
 import { untilStored, type RetryOptions } from './store-retry.js';
 import type { WriterMetrics } from './writer-metrics.js';
 
-export const REPLY_HEADER = 'reply';
 
 export class ControlRunner {
   constructor(
@@ -32,7 +31,7 @@ export class ControlRunner {
     } else {
       const started = Date.now();
       const deleted = await untilStored('influx', retry, () => this.executor.execute(record));
-      await untilStored('redis', retry, () => this.executor.answer(record.id, delivery.header(REPLY_HEADER), deleted));
+      await untilStored('redis', retry, () => this.executor.answer(record.id, delivery.header(HEADER_REPLY), deleted));
       this.metrics.controls.inc({ op: record.op });
       this.logger.info({ partition, op: record.op, entity: record.e, deleted, ms: Date.now() - started }, 'control request done');
     }

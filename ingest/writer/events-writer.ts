@@ -61,7 +61,7 @@ export function createEventsWriter(services: ProcessServices): EventsWriter {
       metrics,
       logger,
     };
-    const control = new ControlRunner(new ControlExecutor(services.stores.influx, redis, nc, settings.redisPrefix, keys), deadLetters, nc, metrics, logger);
+    const control = new ControlRunner(new ControlExecutor(services.stores.influx, redis, nc, settings.redisPrefix), deadLetters, nc, metrics, logger);
     const leases = new PartitionLeases(redis, keys, writerId, settings.leaseTtlMs);
     const owner: PartitionOwnership = new PartitionOwnership(
       leases,

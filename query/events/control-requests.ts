@@ -10,14 +10,14 @@ import { randomUUID } from 'node:crypto';
 import { createInbox, headers as natsHeaders, type NatsConnection } from 'nats';
 import { apiError } from '../../shared/errors/error-catalogue.js';
 import { ensureEventStreams } from '../../shared/events/event-streams.js';
-import { HEADER_KIND, HEADER_VERSION, partitionOf, partitionSubject, WIRE_VERSION, type ControlRecord } from '../../shared/events/wire-format.js';
+import { redisKeys } from '../../shared/events/storage-layout.js';
+import { HEADER_KIND, HEADER_REPLY, HEADER_VERSION, partitionOf, partitionSubject, WIRE_VERSION, type ControlRecord } from '../../shared/events/wire-format.js';
 import type { QueryDeps } from '../query-deps.js';
 
 /** How long a deletion may wait for the writer (it runs after the partition's backlog). */
 export const CONTROL_TIMEOUT_MS = 60_000;
 const RESULT_POLL_MS = 1_000;
 /** Header naming the subject the writer answers on (ingest/writer/control-runner.ts). */
-const REPLY_HEADER = 'reply';
 
 export interface ControlResult {
   deleted: number;
@@ -27,7 +27,6 @@ export interface ControlResult {
 export const controlId = (): string => randomUUID();
 
 /** Key of a control request's result, written by the writer. */
-export const controlResultKey = (redisPrefix: string, id: string): string => `${redisPrefix}:ctl:${id}`;
 
 const streamsReady = new WeakMap<NatsConnection, Promise<void>>();
 
@@ -53,7 +52,7 @@ export async function sendControl(deps: QueryDeps, record: ControlRecord, option
     const h = natsHeaders();
     h.set(HEADER_KIND, 'ctl');
     h.set(HEADER_VERSION, WIRE_VERSION);
-    h.set(REPLY_HEADER, inbox);
+    h.set(HEADER_REPLY, inbox);
     const namespace = record.op === 'delete_entity' ? record.n : 't';
     const subject = partitionSubject(prefix, partitionOf(namespace, record.e, deps.config.NATS_PARTITIONS));
     try {
@@ -68,7 +67,7 @@ export async function sendControl(deps: QueryDeps, record: ControlRecord, option
     })();
     const polled = new Promise<ControlResult>((resolve) => {
       poll = setInterval(() => {
-        deps.redis.get(controlResultKey(deps.keyPrefix, record.id)).then(
+        deps.redis.get(redisKeys(deps.keyPrefix).controlResult(record.id)).then(
           (text) => {
             const result = text === null ? undefined : parseResult(text);
             if (result) resolve(result);

@@ -140,6 +140,8 @@ export function redisKeys(prefix: string) {
     logSegment: (task: string, n: number) => (n === 0 ? `${prefix}:log:${task}` : `${prefix}:log:${task}:${n}`),
     /** String: number of log segments of a task. */
     logSegmentCount: (task: string) => `${prefix}:log:${task}:n`,
+    /** String: `{"deleted": n}` of a control request, kept 1 h for a requester that missed the reply. */
+    controlResult: (id: string) => `${prefix}:ctl:${id}`,
   };
 }
 

@@ -27,6 +27,8 @@
 export const WIRE_VERSION = '1';
 export const HEADER_KIND = 'k';
 export const HEADER_VERSION = 'v';
+/** Header of a control message: the subject its `{"deleted": n}` answer is published to. */
+export const HEADER_REPLY = 'reply';
 
 export type RecordKind = 'I' | 'L' | 'R';
 
