@@ -10,13 +10,13 @@ import { extractSourceUrls, isValidPlotJson, plotLength } from '../../shared/eve
 import type { EntityRegistry, EntityStatus } from '../../shared/entities/entity-registry.js';
 import { apiError } from '../../shared/errors/error-catalogue.js';
 import type { IngestResult, IngestService, IngestSession, IngestRequestContext } from '../../shared/events/ingest-port.js';
-import { MAX_RECORDS_PER_MESSAGE } from '../../shared/events/storage-layout.js';
 import { frameRecord, partitionOf } from '../../shared/events/wire-format.js';
 import { newCallId } from '../../shared/protocol/envelope.js';
 import type { EventPublisher, OutgoingMessage } from '../publish/event-publisher.js';
 import type { InflightBudget } from '../publish/inflight-budget.js';
-import { EventEncoder } from './event-encoder.js';
+import { EventEncoder, type PlotFields } from './event-encoder.js';
 import { normalizeEvent, type NormalizedEvent } from './event-normalizer.js';
+import { RecordSink } from './record-sink.js';
 import { EntitySummaryBuilder } from './request-summary.js';
 
 const deflateAsync = promisify(deflate);
@@ -39,24 +39,36 @@ export interface IngestDependencies {
   now?: () => number;
 }
 
+interface Tally {
+  count: number;
+  /** line index of the first event with this reason: errors_info lists reasons in that order */
+  first: number;
+}
+
 interface EntityState {
   namespace: 't' | 'm';
   id: string;
+  partition: number;
   allowLocked: boolean;
   allowLockedConflict: boolean;
-  /** has an event that passed every check but the entity's */
-  hasValid: boolean;
+  /** events that passed every check but the entity's */
+  valid: number;
+  /** events that reached the entity check (no early error), and the first of them */
+  checked: number;
+  firstChecked: number;
+  /** late-check rejections, which count only when the entity itself is usable */
+  late: Map<string, Tally>;
   summary: EntitySummaryBuilder;
+  records: RecordSink;
+  /** plots waiting for asynchronous compression; once one waits, later plots wait too (order) */
+  deferredPlots: NormalizedEvent[];
   status?: EntityStatus;
 }
 
-interface HeldEvent {
-  entity?: EntityState;
-  earlyError?: string;
-  lateError?: string;
-  /** the encoded record; a plot gets its record at commit (compression is asynchronous) */
-  record?: string;
-  plot?: NormalizedEvent;
+function tally(map: Map<string, Tally>, reason: string, index: number): void {
+  const existing = map.get(reason);
+  if (existing === undefined) map.set(reason, { count: 1, first: index });
+  else existing.count += 1;
 }
 
 export class EventIngestService implements IngestService {
@@ -68,10 +80,12 @@ export class EventIngestService implements IngestService {
 }
 
 class EventIngestSession implements IngestSession {
-  private readonly held: HeldEvent[] = [];
   private readonly entities = new Map<string, EntityState>();
+  /** early-check rejections (final whatever the entity) */
+  private readonly early = new Map<string, Tally>();
   private readonly encoder: EventEncoder;
   private readonly receivedAt: number;
+  private offered = 0;
   private heldBytes = 0;
   private finished = false;
 
@@ -84,43 +98,77 @@ class EventIngestSession implements IngestSession {
   }
 
   get count(): number {
-    return this.held.length;
+    return this.offered;
   }
 
   add(rawEvent: Record<string, unknown>): void {
     if (this.finished) throw new Error('session already finished');
     this.context.signal?.throwIfAborted();
+    const index = this.offered++;
     const result = normalizeEvent(rawEvent, {
       receivedAt: this.receivedAt,
       defaultWorker: this.context.workerHeader || '<unknown>',
       allowLockedDefault: this.context.allowLockedDefault ?? false,
     });
-    const entity = result.entity === undefined ? undefined : this.entityState(result.namespace!, result.entity, result.allowLocked);
-    const held: HeldEvent = { entity, earlyError: result.earlyError, lateError: result.lateError };
-    const event = result.event;
-    if (event !== undefined && entity !== undefined) {
-      entity.hasValid = true;
-      entity.summary.add(event);
-      if (event.type === 'plot') held.plot = event;
-      else held.record = event.type === 'log' ? this.encoder.log(event) : this.encoder.point(event);
-      const bytes = held.record?.length ?? event.plotStr!.length;
-      this.deps.budget.take(bytes);
-      this.heldBytes += bytes;
+    if (result.earlyError !== undefined) {
+      tally(this.early, result.earlyError, index);
+      return;
     }
-    this.held.push(held);
+    const entity = this.entityState(result.namespace!, result.entity!, result.allowLocked);
+    if (entity.checked++ === 0) entity.firstChecked = index;
+    if (result.lateError !== undefined) {
+      tally(entity.late, result.lateError, index);
+      return;
+    }
+    const event = result.event!;
+    entity.valid += 1;
+    entity.summary.add(event);
+    let bytes: number;
+    if (event.type === 'plot' && (entity.deferredPlots.length > 0 || this.needsCompression(event))) {
+      entity.deferredPlots.push(event);
+      bytes = event.plotStr!.length;
+    } else {
+      bytes = entity.records.append(
+        event.type === 'log' ? this.encoder.log(event) : event.type === 'plot' ? this.encoder.plotPoint(event, this.plotFields(event, `p${event.plotStr}`)) : this.encoder.point(event),
+      );
+    }
+    this.deps.budget.take(bytes);
+    this.heldBytes += bytes;
+  }
+
+  private needsCompression(event: NormalizedEvent): boolean {
+    const threshold = this.deps.settings.plotCompressionThreshold;
+    return threshold > 0 && (event.plotStr ?? '').length >= threshold;
+  }
+
+  private plotFields(event: NormalizedEvent, stored: string): PlotFields {
+    const text = event.plotStr ?? '';
+    return {
+      stored,
+      length: plotLength(text),
+      sourceUrls: extractSourceUrls(text),
+      valid: this.deps.settings.plotValidation && !event.skipValidation ? isValidPlotJson(text) : undefined,
+    };
   }
 
   private entityState(namespace: 't' | 'm', id: string, allowLocked: boolean): EntityState {
     const key = `${namespace}\u0000${id}`;
     let state = this.entities.get(key);
     if (state === undefined) {
+      const { partitions, targetMessageBytes, maxMessageBytes } = this.deps.settings;
       state = {
         namespace,
         id,
+        partition: partitionOf(namespace, id, partitions),
         allowLocked,
         allowLockedConflict: false,
-        hasValid: false,
+        valid: 0,
+        checked: 0,
+        firstChecked: 0,
+        late: new Map(),
         summary: new EntitySummaryBuilder(this.context.identity.company, namespace, id),
+        records: new RecordSink(targetMessageBytes, maxMessageBytes),
+        deferredPlots: [],
       };
       this.entities.set(key, state);
     } else if (state.allowLocked !== allowLocked) {
@@ -131,7 +179,7 @@ class EventIngestSession implements IngestSession {
 
   discard(): void {
     this.release();
-    this.held.length = 0;
+    this.entities.clear();
   }
 
   private release(): void {
@@ -143,14 +191,14 @@ class EventIngestSession implements IngestSession {
 
   async commit(): Promise<IngestResult> {
     try {
-      if (this.held.length === 0) throw apiError('batch_empty');
+      if (this.offered === 0) throw apiError('batch_empty');
       this.checkRequestRules();
       await this.resolveEntities();
-      const { result, accepted } = this.outcome();
+      const result = this.outcome();
       if (result.added === 0) {
         throw apiError('events_not_added', undefined, Object.entries(result.errors_info));
       }
-      const messages = await this.buildMessages(accepted);
+      const messages = await this.buildMessages();
       this.context.signal?.throwIfAborted();
       await this.deps.publisher.publishAll(newCallId(), messages);
       return result;
@@ -183,7 +231,7 @@ class EventIngestSession implements IngestSession {
         this.context.identity.company,
         this.context.identity.user,
         this.receivedAt,
-        states.map((s) => ({ namespace: s.namespace, id: s.id, register: s.hasValid })),
+        states.map((s) => ({ namespace: s.namespace, id: s.id, register: s.valid > 0 })),
       )
       .catch((error: unknown) => {
         throw apiError('events_not_persisted', undefined, undefined, { cause: error });
@@ -196,106 +244,51 @@ class EventIngestSession implements IngestSession {
   }
 
   /** Final reason per event: early checks, then the entity, then the late checks (events.md §1.3 order). */
-  private outcome(): { result: IngestResult; accepted: HeldEvent[] } {
-    const errorsInfo: Record<string, number> = {};
-    const accepted: HeldEvent[] = [];
-    let errors = 0;
-    for (const held of this.held) {
-      let reason = held.earlyError;
-      if (reason === undefined && held.entity !== undefined && !this.entityUsable(held.entity)) {
-        reason = `${held.entity.namespace === 't' ? 'Invalid task id' : 'Invalid model id'} ${held.entity.id}`;
+  private outcome(): IngestResult {
+    const reasons = new Map<string, Tally>();
+    const merge = (reason: string, t: Tally) => {
+      const existing = reasons.get(reason);
+      if (existing === undefined) reasons.set(reason, { ...t });
+      else {
+        existing.count += t.count;
+        existing.first = Math.min(existing.first, t.first);
       }
-      reason ??= held.lateError;
-      if (reason === undefined) {
-        accepted.push(held);
+    };
+    for (const [reason, t] of this.early) merge(reason, t);
+    let added = 0;
+    for (const state of this.entities.values()) {
+      if (this.entityUsable(state)) {
+        added += state.valid;
+        for (const [reason, t] of state.late) merge(reason, t);
       } else {
-        errors += 1;
-        errorsInfo[reason] = (errorsInfo[reason] ?? 0) + 1;
+        merge(`${state.namespace === 't' ? 'Invalid task id' : 'Invalid model id'} ${state.id}`, { count: state.checked, first: state.firstChecked });
       }
     }
-    return { result: { added: accepted.length, errors, errors_info: errorsInfo }, accepted };
+    const ordered = [...reasons].sort((a, b) => a[1].first - b[1].first);
+    const errors = ordered.reduce((sum, [, t]) => sum + t.count, 0);
+    return { added, errors, errors_info: Object.fromEntries(ordered.map(([reason, t]) => [reason, t.count])) };
   }
 
-  /** Records grouped by partition in line order, each entity's summary after its events, packed under the size limits. */
-  private async buildMessages(accepted: HeldEvent[]): Promise<OutgoingMessage[]> {
-    const plotRecords = await this.encodePlots(accepted);
-    const byPartition = new Map<number, string[]>();
-    const partitionOfState = (state: EntityState) => partitionOf(state.namespace, state.id, this.deps.settings.partitions);
-    for (const held of accepted) {
-      const partition = partitionOfState(held.entity!);
-      let records = byPartition.get(partition);
-      if (records === undefined) byPartition.set(partition, (records = []));
-      records.push(held.record ?? plotRecords.get(held)!);
-    }
-    for (const state of this.entities.values()) {
-      if (!state.hasValid || !this.entityUsable(state)) continue;
-      const summary = state.summary.build(this.context.identity.user, this.receivedAt);
-      byPartition.get(partitionOfState(state))?.push(frameRecord('R', JSON.stringify(summary)));
-    }
+  /** Each usable entity's records in line order, then its summary; one message per packed buffer. */
+  private async buildMessages(): Promise<OutgoingMessage[]> {
+    const usable = [...this.entities.values()].filter((state) => state.valid > 0 && this.entityUsable(state));
+    await Promise.all(usable.map((state) => this.encodeDeferredPlots(state)));
     const messages: OutgoingMessage[] = [];
-    for (const [partition, records] of byPartition) this.packRecords(partition, records, messages);
+    for (const state of usable) {
+      state.records.append(frameRecord('R', JSON.stringify(state.summary.build(this.context.identity.user, this.receivedAt))));
+      for (const payload of state.records.payloads()) messages.push({ partition: state.partition, payload });
+    }
     return messages;
   }
 
-  /**
-   * Packs records into payloads of about targetMessageBytes, encoding each
-   * straight into the message buffer (no per-record measuring, joining or
-   * copying: this runs for every event).
-   */
-  private packRecords(partition: number, records: string[], out: OutgoingMessage[]): void {
-    const { targetMessageBytes: target, maxMessageBytes: limit } = this.deps.settings;
-    let buffer = Buffer.allocUnsafe(target);
-    let offset = 0;
-    let count = 0;
-    const flush = () => {
-      if (count > 0) out.push({ partition, payload: buffer.subarray(0, offset) });
-      buffer = Buffer.allocUnsafe(target);
-      offset = 0;
-      count = 0;
-    };
-    for (const record of records) {
-      // A UTF-16 code unit takes at most 3 UTF-8 bytes.
-      const worst = record.length * 3;
-      if (count > 0 && (offset + worst > target || count >= MAX_RECORDS_PER_MESSAGE)) flush();
-      if (worst > target) {
-        const bytes = Buffer.from(record, 'utf8');
-        if (bytes.length > limit) throw apiError('body_too_large', `an event of ${bytes.length} bytes exceeds the event log's message limit of ${limit} bytes`);
-        if (bytes.length > target) {
-          out.push({ partition, payload: bytes });
-          continue;
-        }
-        offset += bytes.copy(buffer, offset);
-      } else {
-        offset += buffer.write(record, offset, 'utf8');
-      }
-      count += 1;
-    }
-    flush();
-  }
-
-  private async encodePlots(accepted: HeldEvent[]): Promise<Map<HeldEvent, string>> {
-    const { plotValidation, plotCompressionThreshold } = this.deps.settings;
-    const out = new Map<HeldEvent, string>();
-    await Promise.all(
-      accepted
-        .filter((held) => held.plot !== undefined)
-        .map(async (held) => {
-          const event = held.plot!;
-          const text = event.plotStr ?? '';
-          const compress = plotCompressionThreshold > 0 && text.length >= plotCompressionThreshold;
-          const stored = compress ? `z${(await deflateAsync(Buffer.from(text, 'utf8'))).toString('base64')}` : `p${text}`;
-          out.set(
-            held,
-            this.encoder.plotPoint(event, {
-              stored,
-              length: plotLength(text),
-              sourceUrls: extractSourceUrls(text),
-              valid: plotValidation && !event.skipValidation ? isValidPlotJson(text) : undefined,
-            }),
-          );
-        }),
+  /** Compresses the deferred plots concurrently, then appends them in line order. */
+  private async encodeDeferredPlots(state: EntityState): Promise<void> {
+    const stored = await Promise.all(
+      state.deferredPlots.map(async (event) => {
+        const text = event.plotStr ?? '';
+        return this.needsCompression(event) ? `z${(await deflateAsync(Buffer.from(text, 'utf8'))).toString('base64')}` : `p${text}`;
+      }),
     );
-    return out;
+    state.deferredPlots.forEach((event, i) => state.records.append(this.encoder.plotPoint(event, this.plotFields(event, stored[i]!))));
   }
 }
-

@@ -1,0 +1,69 @@
+/**
+ * An entity's records of one request, encoded straight into message-sized
+ * buffers as events arrive. Held events then live outside the JS heap: a
+ * request of 10k events no longer keeps 10k strings and objects alive until
+ * its body is complete, which the garbage collector paid for (promoting them
+ * to the old generation) on every busy ingest process.
+ */
+import { apiError } from '../../shared/errors/error-catalogue.js';
+import { MAX_RECORDS_PER_MESSAGE } from '../../shared/events/storage-layout.js';
+
+const FIRST_CAPACITY = 16 * 1024;
+
+interface Chunk {
+  buffer: Buffer;
+  length: number;
+  records: number;
+}
+
+export class RecordSink {
+  private readonly chunks: Chunk[] = [];
+
+  constructor(
+    /** Payload size messages are packed up to. */
+    private readonly target: number,
+    /** Largest payload the event log accepts: the bound for one record. */
+    private readonly limit: number,
+  ) {}
+
+  /** Appends one framed record; answers the bytes it took. */
+  append(record: string): number {
+    // A UTF-16 code unit takes at most 3 UTF-8 bytes.
+    const worst = record.length * 3;
+    if (worst > this.target) return this.appendLarge(record);
+    let chunk = this.chunks[this.chunks.length - 1];
+    if (chunk === undefined || chunk.records >= MAX_RECORDS_PER_MESSAGE || (chunk.length + worst > chunk.buffer.length && chunk.buffer.length >= this.target)) {
+      chunk = { buffer: Buffer.allocUnsafe(FIRST_CAPACITY), length: 0, records: 0 };
+      this.chunks.push(chunk);
+    }
+    while (chunk.length + worst > chunk.buffer.length && chunk.buffer.length < this.target) {
+      // Grow by copying until the chunk reaches a message's size: few, full messages.
+      const grown = Buffer.allocUnsafe(Math.min(this.target, chunk.buffer.length * 2));
+      chunk.buffer.copy(grown, 0, 0, chunk.length);
+      chunk.buffer = grown;
+    }
+    if (chunk.length + worst > chunk.buffer.length) {
+      chunk = { buffer: Buffer.allocUnsafe(this.target), length: 0, records: 0 };
+      this.chunks.push(chunk);
+    }
+    const written = chunk.buffer.write(record, chunk.length, 'utf8');
+    chunk.length += written;
+    chunk.records += 1;
+    return written;
+  }
+
+  /** A record too large to share a message goes into one of its own. */
+  private appendLarge(record: string): number {
+    const bytes = Buffer.from(record, 'utf8');
+    if (bytes.length > this.limit) {
+      throw apiError('body_too_large', `an event of ${bytes.length} bytes exceeds the event log's message limit of ${this.limit} bytes`);
+    }
+    this.chunks.push({ buffer: bytes, length: bytes.length, records: 1 });
+    return bytes.length;
+  }
+
+  /** The payloads, in append order. */
+  payloads(): Uint8Array[] {
+    return this.chunks.filter((c) => c.records > 0).map((c) => c.buffer.subarray(0, c.length));
+  }
+}
