@@ -53,7 +53,6 @@ export const MAX_RECORDS_PER_MESSAGE = 65_536;
  * The time of events without an iteration: InfluxDB's smallest valid time.
  * Iterations are clamped above it, so the sentinel never collides.
  */
-export const NO_ITER_TIME = -9_223_372_036_854_775_806n;
 export const NO_ITER_TIME_TEXT = '-9223372036854775806';
 /**
  * Iterations beyond InfluxDB's time range are clamped to it (they have lost
@@ -113,15 +112,6 @@ export function iterTimeText(iter: number | undefined): string {
 /** Back from a point time (JSON number, ns) to an iteration; undefined for the sentinel. */
 export function iterFromTime(time: number): number | undefined {
   return time < NO_ITER_THRESHOLD ? undefined : time;
-}
-
-/**
- * plot_str as stored: `p` + the text, or `z` + base64 of its deflate when
- * compression applies (events.md §1.7: invisible to clients; every read
- * returns the full text).
- */
-export function storedPlotIsCompressed(stored: string): boolean {
-  return stored.startsWith('z');
 }
 
 /** Redis key names, under a deployment prefix. */
