@@ -9,13 +9,14 @@
  * whole log, like the `metrics` filter; both narrow pages and total alike.
  */
 import { metricFilter, type MetricFilter } from '../../shared/events/domain/metric-variants.js';
+import { JsonBytesWriter } from '../../shared/protocol/json-bytes.js';
 import { defineOperation, JsonText, type Operation } from '../../shared/protocol/operation.js';
 import { bool, enumOf, int, requestSchema, str } from '../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../query-deps.js';
 import { compileLogSearch, type MessageMatcher } from './logs-search.js';
 import { logSegmentKeys, MergedLogReader, NEEDS_FETCH, type LogDirection, type LogEntry } from './logs-stream-reader.js';
 import { metricVariantsList } from './plots-request-fields.js';
-import { decodeLogEntry, logEntryJson, type StoredEvent } from './store/stored-events.js';
+import { decodeLogEntry, logEventHead, writeLogEvent, type StoredEvent } from './store/stored-events.js';
 
 export const LOG_MAX_BATCH = 10_000;
 export const LOG_TOTAL_CAP = 10_000;
@@ -74,20 +75,23 @@ export function getTaskLogOperation(deps: QueryDeps): Operation {
         logTotal(deps, req.task, keep),
       ]);
       if ((earlier && req.order === 'asc') || (!earlier && req.order === 'desc')) events.reverse();
-      return new JsonText(`{"events":[${events.join(',')}],"returned":${events.length},"total":${total}}`);
+      const head = logEventHead(req.task);
+      const out = new JsonBytesWriter(events.reduce((size, entry) => size + entry.data.length + head.next.length, 256)).text('{"events":[');
+      events.forEach((entry, i) => writeLogEvent(out, head, entry.data, i > 0));
+      return new JsonText(out.text(`],"returned":${events.length},"total":${total}}`));
     },
   });
 }
 
 /**
  * The first `batchSize` kept events in `direction` after `afterMs`, plus the
- * rest of the last one's millisecond, as stored-event JSON texts.
+ * rest of the last one's millisecond.
  */
 export async function logPage(
   deps: QueryDeps,
   task: string,
   options: { direction: LogDirection; afterMs?: number; batchSize: number; keep: LogKeep },
-): Promise<string[]> {
+): Promise<LogEntry[]> {
   const { batchSize, keep } = options;
   const reader = await MergedLogReader.open(deps.redis, deps.keyPrefix, task, {
     direction: options.direction,
@@ -96,7 +100,7 @@ export async function logPage(
     chunk: Math.min(batchSize + 1, FILTERED_CHUNK),
     maxChunk: keep === undefined ? batchSize + 1 : FILTERED_CHUNK,
   });
-  const page: string[] = [];
+  const page: LogEntry[] = [];
   let lastMs: number | undefined;
   for (;;) {
     let entry = reader.peekBuffered();
@@ -107,7 +111,7 @@ export async function logPage(
     if (entry === undefined || (page.length >= batchSize && entry.ms !== lastMs)) break;
     reader.advance();
     if (keep !== undefined && !(keep.mayMatch(entry.json) && keep.matches(decodeLogEntry(task, entry.id, entry.json).event))) continue;
-    page.push(logEntryJson(task, entry.json));
+    page.push(entry);
     lastMs = entry.ms;
   }
   return page;

@@ -8,17 +8,10 @@
  */
 import { redisKeys } from '../../shared/events/storage-layout.js';
 import type { RedisClient } from '../../shared/stores/redis-store.js';
+import { LogEntry, readLogRange, type RangeDirection } from './store/log-stream-range.js';
 
-export interface LogEntry {
-  readonly id: string;
-  /** Millisecond part of the id: max(0, timestamp). */
-  readonly ms: number;
-  readonly seq: number;
-  /** The stored event JSON (field `d`). */
-  readonly json: string;
-}
-
-export type LogDirection = 'asc' | 'desc';
+export type LogDirection = RangeDirection;
+export { LogEntry };
 
 export interface LogReadOptions {
   readonly direction: LogDirection;
@@ -39,11 +32,6 @@ export async function logSegmentKeys(redis: RedisClient, prefix: string, task: s
   const keys = redisKeys(prefix);
   const count = Number((await redis.get(keys.logSegmentCount(task))) ?? 1);
   return Array.from({ length: Math.max(1, Number.isFinite(count) ? count : 1) }, (_, n) => keys.logSegment(task, n));
-}
-
-function parseEntry(entry: { id: string; message: Record<string, string> }): LogEntry {
-  const dash = entry.id.indexOf('-');
-  return { id: entry.id, ms: Number(entry.id.slice(0, dash)), seq: Number(entry.id.slice(dash + 1)), json: String(entry.message.d ?? '{}') };
 }
 
 class SegmentCursor {
@@ -71,11 +59,7 @@ class SegmentCursor {
   }
 
   async fetch(): Promise<void> {
-    const raw =
-      this.direction === 'asc'
-        ? await this.redis.xRange(this.key, this.bound, '+', { COUNT: this.chunk })
-        : await this.redis.xRevRange(this.key, this.bound, '-', { COUNT: this.chunk });
-    this.buffer = (raw as unknown as Array<{ id: string; message: Record<string, string> }>).map(parseEntry);
+    this.buffer = await readLogRange(this.redis, this.key, this.direction, this.bound, this.direction === 'asc' ? '+' : '-', this.chunk);
     this.at = 0;
     if (this.buffer.length < this.chunk) this.exhausted = true;
     this.chunk = Math.min(this.chunk * 2, Math.max(this.chunk, this.maxChunk));

@@ -6,7 +6,7 @@
  */
 import { metricFilter } from '../../shared/events/domain/metric-variants.js';
 import { MEASUREMENT, type Measurement } from '../../shared/events/storage-layout.js';
-import { defineOperation, JsonText } from '../../shared/protocol/operation.js';
+import { defineOperation } from '../../shared/protocol/operation.js';
 import { bool, enumOf, int, requestSchema, str } from '../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../query-deps.js';
 import { decodeCursor, encodeCursor, invalidScrollIdError } from './domain/scroll-cursor.js';
@@ -14,12 +14,15 @@ import { TASK_EVENTS_MAX_BATCH, type TaskEventsOrder, type TaskEventsPosition } 
 import { EVENT_TYPES, eventTypeField, metricsFilterField, type EventType, type MetricVariants } from './event-read-fields.js';
 import { namespaceOf, type Namespace } from './store/entity-access.js';
 import { LogSegments } from './store/log-segments.js';
-import { eventJson } from './store/stored-events.js';
 import { MetricListings } from './store/metric-listing.js';
+import { MergedLogReader } from './logs-stream-reader.js';
+import { taskEventsAnswer } from './task-events-answer.js';
 import { TaskEventsReader, type TaskEventsSelection } from './task-events-sources.js';
 
 const PURPOSE = 'events.get_task_events';
 export const TASK_EVENTS_DEFAULT_BATCH = 500;
+/** Log entries per range read when a page streams the task's logs. */
+const LOG_READ_CHUNK = 10_000;
 
 interface TaskEventsCursor {
   e: string;
@@ -96,17 +99,15 @@ export function taskEventsOperation(deps: QueryDeps) {
       const batch = Math.min(request.batch_size, TASK_EVENTS_MAX_BATCH);
       const selection = selectionOf(company, cursor);
       const listing = await new MetricListings(deps.redis, deps.keyPrefix).one(cursor.n, cursor.e);
-      const reader = new TaskEventsReader(deps.influx, new LogSegments(deps.redis, deps.keyPrefix));
+      const reader = new TaskEventsReader(deps.influx, new LogSegments(deps.redis, deps.keyPrefix), (task, direction) =>
+        MergedLogReader.open(deps.redis, deps.keyPrefix, task, { direction, chunk: LOG_READ_CHUNK }),
+      );
       const [page, total] = await Promise.all([
         reader.page(selection, listing, cursor.p, batch),
         cursor.ct && cursor.tot === null ? reader.count(selection, listing) : Promise.resolve(cursor.tot),
       ]);
       const next: TaskEventsCursor = { ...cursor, p: page.position, tot: total };
-      const scrollId = encodeCursor(deps.signingSecret, company, next, PURPOSE);
-      // Log pages can be tens of MB of stored JSON: embed it rather than parse and re-serialise it.
-      return new JsonText(
-        `{"returned":${page.events.length},"total":${JSON.stringify(total)},"scroll_id":${JSON.stringify(scrollId)},"events":[${page.events.map(eventJson).join(',')}]}`,
-      );
+      return taskEventsAnswer(page, { task: cursor.e, total, scrollId: encodeCursor(deps.signingSecret, company, next, PURPOSE), order: cursor.o });
     },
   });
 }

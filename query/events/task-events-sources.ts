@@ -12,6 +12,7 @@ import type { MetricFilter } from '../../shared/events/domain/metric-variants.js
 import { EVENT_TYPE_OF, type Measurement } from '../../shared/events/storage-layout.js';
 import type { InfluxStore } from '../../shared/stores/influx-store.js';
 import { compareTaskEvents, pageOfTaskEvents, type TaskEventsOrder, type TaskEventsPage, type TaskEventsPosition } from './domain/task-events-order.js';
+import type { MergedLogReader } from './logs-stream-reader.js';
 import { seriesOf } from './store/influx-rows.js';
 import { allOf, entityWhere, HAS_ITER, metricFilterWhere, NO_ITER, timeCompare, type EntityRef } from './store/influx-where.js';
 import { hasIterationLogs, LogSegments } from './store/log-segments.js';
@@ -34,13 +35,24 @@ interface SourceRows {
   cut: boolean;
 }
 
+/**
+ * A page; with `logTail`, the task's logs in the page's direction complete
+ * its no-iteration group: they are merged into the events without an
+ * iteration (by timestamp, then arrival) as the answer is written, so a
+ * group of hundreds of thousands of lines is never held whole.
+ */
+export interface TaskEventsPageWithLogs extends TaskEventsPage<SequencedEvent> {
+  logTail?: MergedLogReader;
+}
+
 export class TaskEventsReader {
   constructor(
     private readonly influx: InfluxStore,
     private readonly logSegments: LogSegments,
+    private readonly openLogs: (task: string, direction: TaskEventsOrder) => Promise<MergedLogReader>,
   ) {}
 
-  async page(selection: TaskEventsSelection, listing: readonly ListingEntry[], position: TaskEventsPosition, batch: number): Promise<TaskEventsPage<SequencedEvent>> {
+  async page(selection: TaskEventsSelection, listing: readonly ListingEntry[], position: TaskEventsPosition, batch: number): Promise<TaskEventsPageWithLogs> {
     if (position === 'end') return { events: [], position };
     const compare = compareTaskEvents(selection.order);
     // One iteration holds at most one point per series: reading that many more rows completes the
@@ -64,17 +76,20 @@ export class TaskEventsReader {
       s.events = [...s.events.filter((e) => e.iter !== lastIter), ...whole].sort(compare);
     }
     const reachesNoIter = page.events.length < batch && sources.every((s) => !s.cut);
+    let logTail: MergedLogReader | undefined;
     if (reachesNoIter) {
       const noIter = await Promise.all(selection.measurements.map((m) => this.rows(selection, m, NO_ITER)));
       if (selection.logs) {
-        // Without a filter, and with no log event carrying an iteration, logs pass through as stored text.
-        const asText = selection.filter.isEmpty && !hasIterationLogs(listing);
-        noIter.push(asText ? await this.logSegments.allAsText(selection.ref.id) : (await this.logSegments.all(selection.ref.id, selection.filter)).filter((e) => e.iter === undefined));
+        // Without a filter, and with no log event carrying an iteration, the logs are the rest of the
+        // no-iteration group as stored, in stream order: the answer streams them (TaskEventsPageWithLogs).
+        if (selection.filter.isEmpty && !hasIterationLogs(listing)) logTail = await this.openLogs(selection.ref.id, selection.order);
+        else noIter.push((await this.logSegments.all(selection.ref.id, selection.filter)).filter((e) => e.iter === undefined));
       }
       for (const events of noIter) sources.push({ measurement: 'log', events: events.sort(compare), cut: false });
     }
     if (cutInside.length > 0 || reachesNoIter) page = pageOfTaskEvents(sources.map((s) => s.events), position, batch, selection.order);
-    return page;
+    // The page reached the no-iteration group, so it holds all of it: the logs as well, whatever their number.
+    return logTail === undefined ? page : { ...page, position: 'end', logTail };
   }
 
   /** The exact number of selected events (count_total). */

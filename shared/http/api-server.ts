@@ -4,6 +4,7 @@
  * authentication, impersonation, payload, validation, logic), plus /health,
  * /ready and /metrics. Operations come from the registry the target built.
  */
+import { Readable } from 'node:stream';
 import cors from '@fastify/cors';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
@@ -14,8 +15,8 @@ import type { Logger } from '../observability/logger.js';
 import { createHttpMetrics } from '../observability/metrics.js';
 import { buildCallData } from '../protocol/call-data.js';
 import { parseEndpointPath } from '../protocol/endpoint-path.js';
-import { errorEnvelope, newCallId, successEnvelope, type EnvelopeMeta } from '../protocol/envelope.js';
-import { isRawReply, JsonText, type CallContext, type OperationRegistry } from '../protocol/operation.js';
+import { errorEnvelope, newCallId, streamedSuccessEnvelope, successEnvelope, type EnvelopeMeta } from '../protocol/envelope.js';
+import { isRawReply, JsonStream, JsonText, type CallContext, type OperationRegistry } from '../protocol/operation.js';
 import { parseRequest } from '../protocol/request-fields.js';
 import { byteLimitedStream, readBodyLimited } from './body-reader.js';
 
@@ -154,6 +155,10 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
       return;
     }
     reply.code(200).headers(extraHeaders).header('content-type', 'application/json');
+    if (data instanceof JsonStream) {
+      await reply.send(Readable.from(streamedSuccessEnvelope(meta, data.chunks()), { objectMode: false }));
+      return;
+    }
     await reply.send(successEnvelope(meta, data instanceof JsonText ? data.json : JSON.stringify(data ?? {})));
   }
 

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ApiError } from '../errors/error-catalogue.js';
+import type { JsonBytesWriter } from './json-bytes.js';
 import { compareVersions, parseVersion, type ApiVersion } from './endpoint-path.js';
 
 const STRING_FROM = parseVersion('2.1');
@@ -48,9 +49,21 @@ function metaJson(meta: EnvelopeMeta, code: number, subcode: number, message: st
   );
 }
 
-/** Success envelope around an already serialised `data` JSON text. */
-export function successEnvelope(meta: EnvelopeMeta, dataJson: string): string {
-  return `{"meta":${metaJson(meta, 200, 0, 'OK', true)},"data":${dataJson}}`;
+/**
+ * Success envelope around an already serialised `data` (JSON text, or its
+ * bytes being written), as the bytes to send: answers of megabytes are
+ * encoded here once rather than handed to the HTTP layer as a string.
+ */
+export function successEnvelope(meta: EnvelopeMeta, data: string | JsonBytesWriter): Buffer {
+  const head = `{"meta":${metaJson(meta, 200, 0, 'OK', true)},"data":`;
+  return typeof data === 'string' ? Buffer.from(`${head}${data}}`) : data.finish(head, '}');
+}
+
+/** The same envelope around a `data` JSON text produced in chunks. */
+export async function* streamedSuccessEnvelope(meta: EnvelopeMeta, data: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  yield Buffer.from(`{"meta":${metaJson(meta, 200, 0, 'OK', true)},"data":`);
+  yield* data;
+  yield Buffer.from('}');
 }
 
 export function errorEnvelope(meta: EnvelopeMeta, error: ApiError): string {

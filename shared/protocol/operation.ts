@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Identity } from '../auth/identity.js';
+import type { JsonBytesWriter } from './json-bytes.js';
 import { compareVersions, parseVersion, type ApiVersion } from './endpoint-path.js';
 
 export interface CallContext {
@@ -32,12 +33,24 @@ export function isRawReply(value: unknown): value is RawReply {
 }
 
 /**
- * A `data` object already serialised, embedded in the envelope as is. For
- * answers made mostly of stored JSON (log pages): parsing it only to
- * serialise it again would cost more than the store read itself.
+ * A `data` object already serialised (as text, or written as UTF-8 bytes),
+ * embedded in the envelope as is. For answers made mostly of stored JSON
+ * (log pages): parsing it only to serialise it again would cost more than
+ * the store read itself.
  */
 export class JsonText {
-  constructor(readonly json: string) {}
+  constructor(readonly json: string | JsonBytesWriter) {}
+}
+
+/**
+ * A `data` object written progressively: the envelope head goes out first,
+ * then each chunk as it is produced, so an answer of tens of MB (a page
+ * holding a whole log) is sent while it is read and never held whole. An
+ * error after the first chunk can no longer be enveloped: the connection is
+ * closed mid-answer, which the client sees as a failed call.
+ */
+export class JsonStream {
+  constructor(readonly chunks: () => AsyncIterable<Buffer>) {}
 }
 
 export interface Extras {

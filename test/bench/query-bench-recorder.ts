@@ -136,8 +136,15 @@ function triggerOf(recording: Recording, i: number): number {
 export function describeRecording(recording: Recording): string {
   let text = '';
   recording.forEach((step, i) => {
-    const name = step.kind === 'influx' ? 'influx' : step.kind === 'redis' ? step.method : `multi(${step.commands.length})`;
+    const name = step.kind === 'influx' ? 'influx' : step.kind === 'redis' ? redisCommandName(step) : `multi(${step.commands.length})`;
     text += i === 0 ? name : `${triggerOf(recording, i) === triggerOf(recording, i - 1) ? '+' : ' → '}${name}`;
   });
   return text;
+}
+
+/** The command a recorded call sent: the method, or for sendCommand its first argument (with the reply type mapping it asked for). */
+function redisCommandName(step: Extract<Step, { kind: 'redis' }>): string {
+  if (step.method !== 'sendCommand') return step.method;
+  const [args, options] = step.args as [unknown[], { typeMapping?: object } | undefined];
+  return `${String(args[0])}${options?.typeMapping ? '(bytes)' : ''}`;
 }

@@ -64,7 +64,7 @@ export async function seed(plan: SeedPlan, post: Post, influx: InfluxStore, prog
   progress(`writing ${perSeries * SERIES.length} scalar points straight into InfluxDB (line protocol, the exact layout of ingest)`);
   const started = performance.now();
   const at = Date.now();
-  const jobs: Array<() => Promise<void>> = [];
+  const jobs: Array<() => Promise<number>> = [];
   SERIES.forEach(([metric, variant], s) => {
     const prefix = `scalar,c=${tag(plan.company)},e=${tag(task)},m=${tag(metric)},n=t,v=${tag(variant)} `;
     for (let from = 0; from < perSeries; from += 10_000) {
@@ -76,6 +76,7 @@ export async function seed(plan: SeedPlan, post: Post, influx: InfluxStore, prog
           body += `${prefix}y=${y},ts=${t0 + i * 100}i,at=${at}i,w="bench",q=${2 ** 40 + s * 10_000_000 + i}i ${i}\n`;
         }
         await influx.write(body);
+        return Math.min(perSeries, from + 10_000) - from;
       });
     }
   });
@@ -83,9 +84,9 @@ export async function seed(plan: SeedPlan, post: Post, influx: InfluxStore, prog
   await Promise.all(
     [0, 1].map(async () => {
       for (let job = jobs.shift(); job; job = jobs.shift()) {
-        await job();
-        done += 10_000;
-        if (done % 200_000 === 0) progress(`  ${done} points written`);
+        const before = done;
+        done += await job();
+        if (Math.floor(done / 200_000) > Math.floor(before / 200_000)) progress(`  ${done} points written`);
       }
     }),
   );

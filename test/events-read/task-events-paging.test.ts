@@ -42,11 +42,12 @@ const events = [
   ev('scalar', 's2c', 2, 7),
   ev('image', 'i2x', 2, 8),
   ev('image', 'i2y', 2, 10),
-  ev('plot', 'pnone', undefined, 12),
+  // Logs are read from Redis and merged with InfluxDB's no-iteration events by timestamp: pnone lies among them.
+  ev('plot', 'pnone', undefined, 14),
   ev('scalar', 'snone', undefined, 11),
   ev('log', 'log10', undefined, 15),
   ev('log', 'log5', undefined, 13),
-  ev('log', 'log20', undefined, 14),
+  ev('log', 'log20', undefined, 12),
 ];
 const idOf = (e: any): string => (e.type === 'log' ? e.msg : e.type === 'training_debug_image' ? e.key : e.variant);
 
@@ -101,11 +102,11 @@ describe('events.get_task_events order and paging', () => {
   it('keeps the no-iteration group last when descending', async () => {
     const d = await r.data('events.get_task_events', { task, order: 'desc' });
     expect(d.events.map(idOf)).toEqual(expectedOrder('desc'));
-    expect(d.events.map(idOf).slice(-5)).toEqual(['log10', 'log20', 'log5', 'pnone', 'snone']);
+    expect(d.events.map(idOf).slice(-5)).toEqual(['log10', 'pnone', 'log5', 'log20', 'snone']);
   });
 
   it('never splits an iteration or the no-iteration group across pages', async () => {
-    expect(await readAll({}, 2)).toEqual([['s0b', 's0a', 'p0'], ['s1a', 'v1'], ['s2b', 's2c', 'i2x', 's2a', 'i2y'], ['snone', 'pnone', 'log5', 'log20', 'log10'], []]);
+    expect(await readAll({}, 2)).toEqual([['s0b', 's0a', 'p0'], ['s1a', 'v1'], ['s2b', 's2c', 'i2x', 's2a', 'i2y'], ['snone', 'log20', 'log5', 'pnone', 'log10'], []]);
     expect((await readAll({ order: 'desc' }, 1)).map((p) => p.length)).toEqual([5, 2, 3, 5, 0]);
     expect((await readAll({}, 4)).flat()).toEqual(expectedOrder('asc'));
   });
@@ -115,11 +116,11 @@ describe('events.get_task_events order and paging', () => {
     expect(d.events[0]).toEqual({
       type: 'log',
       task,
-      timestamp: T0 + 13,
+      timestamp: T0 + 12,
       metric: '',
       variant: '',
       level: 'info',
-      msg: 'log5',
+      msg: 'log20',
       worker: '<unknown>',
       model_event: false,
       '@timestamp': expect.stringMatching(/Z$/),

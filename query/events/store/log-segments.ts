@@ -12,7 +12,8 @@ import { redisKeys } from '../../../shared/events/storage-layout.js';
 import type { RedisClient } from '../../../shared/stores/redis-store.js';
 import type { ListingEntry } from './metric-listing.js';
 import { MetricListings } from './metric-listing.js';
-import { decodeLogEntry, logEntryAsText, type SequencedEvent } from './stored-events.js';
+import { readLogRange, type LogEntry } from './log-stream-range.js';
+import { decodeLogEntry, type SequencedEvent } from './stored-events.js';
 
 /** Entries per XRANGE: big enough to amortise round trips, small enough not to stall Redis. */
 const READ_CHUNK = 10_000;
@@ -39,40 +40,27 @@ export class LogSegments {
     return lengths.reduce((a, b) => a + b, 0);
   }
 
-  /**
-   * Every log event of the task, kept as JSON text (segments merged;
-   * unordered). Only for tasks whose log events have no iteration.
-   */
-  async allAsText(task: string): Promise<SequencedEvent[]> {
-    const out: SequencedEvent[] = [];
-    for (const key of await this.segmentKeys(task)) {
-      let start = '-';
-      for (;;) {
-        const entries = await this.redis.xRange(key, start, '+', { COUNT: READ_CHUNK });
-        for (const entry of entries) out.push(logEntryAsText(task, entry.id, String(entry.message.d)));
-        if (entries.length < READ_CHUNK) break;
-        start = `(${entries[entries.length - 1]!.id}`;
-      }
-    }
-    return out;
-  }
-
   /** Every log event of the task passing the filter (segments merged; unordered). */
   async all(task: string, filter?: MetricFilter): Promise<SequencedEvent[]> {
     const out: SequencedEvent[] = [];
+    await this.scan(task, (entry) => {
+      const decoded = decodeLogEntry(task, entry.id, entry.json);
+      if (filter === undefined || filter.matches(decoded.event.metric as string, decoded.event.variant as string)) out.push(decoded);
+    });
+    return out;
+  }
+
+  /** Every entry of every segment, segment by segment. */
+  private async scan(task: string, visit: (entry: LogEntry) => void): Promise<void> {
     for (const key of await this.segmentKeys(task)) {
       let start = '-';
       for (;;) {
-        const entries = await this.redis.xRange(key, start, '+', { COUNT: READ_CHUNK });
-        for (const entry of entries) {
-          const decoded = decodeLogEntry(task, entry.id, String(entry.message.d));
-          if (filter === undefined || filter.matches(decoded.event.metric as string, decoded.event.variant as string)) out.push(decoded);
-        }
+        const entries = await readLogRange(this.redis, key, 'asc', start, '+', READ_CHUNK);
+        for (const entry of entries) visit(entry);
         if (entries.length < READ_CHUNK) break;
         start = `(${entries[entries.length - 1]!.id}`;
       }
     }
-    return out;
   }
 
   /** Number of log events passing the filter: a scan only when the listing cannot tell. */

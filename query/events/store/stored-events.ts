@@ -7,6 +7,7 @@
 import { inflateSync } from 'node:zlib';
 import { epochMsToIso } from '../domain/iso-time.js';
 import { decodeTagValue, EVENT_TYPE_OF, iterFromTime, type Measurement } from '../../../shared/events/storage-layout.js';
+import type { JsonBytesWriter } from '../../../shared/protocol/json-bytes.js';
 import type { InfluxSeries } from '../../../shared/stores/influx-store.js';
 
 export type StoredEvent = Record<string, unknown>;
@@ -17,13 +18,6 @@ export interface SequencedEvent {
   iter: number | undefined;
   timestamp: number;
   seq: number;
-  /** The stored event as JSON text, when it was read as text (log pages): answers embed it as is. */
-  json?: string;
-}
-
-/** An event as JSON text for an answer: the stored text when there is one. */
-export function eventJson(event: SequencedEvent): string {
-  return event.json ?? JSON.stringify(event.event);
 }
 
 /** plot_str from its stored form (`p` + text, or `z` + base64 deflate). */
@@ -85,33 +79,20 @@ export function decodeInfluxRows(series: InfluxSeries, measurement: Measurement 
 }
 
 /**
- * The stored log event as JSON text, straight from the entry: `type` and
- * `task` spliced in front of the stored fields (the stored object is never
- * empty), so a page is answered without parsing and re-serialising it.
+ * What precedes a stored log entry's fields in an answer: `type` and `task`
+ * spliced in front of the stored object (which never holds them and is
+ * never empty), so pages are answered without parsing and re-serialising
+ * what Redis returned.
  */
-export function logEntryJson(task: string, json: string): string {
-  return `{"type":"log","task":${JSON.stringify(task)},${json.slice(1)}`;
+export function logEventHead(task: string): { first: Buffer; next: Buffer } {
+  const head = `{"type":"log","task":${JSON.stringify(task)}`;
+  return { first: Buffer.from(head), next: Buffer.from(`,${head}`) };
 }
 
-/**
- * A log entry without an iteration, kept as text: ordered by its ID
- * (timestamp, then arrival) and answered without parsing. Only entries whose
- * iteration is known to be absent (the metric listing says so) may be read
- * this way; `event` parses on first use.
- */
-export function logEntryAsText(task: string, id: string, json: string): SequencedEvent {
-  const dash = id.indexOf('-');
-  const text = logEntryJson(task, json);
-  let parsed: StoredEvent | undefined;
-  return {
-    get event() {
-      return (parsed ??= JSON.parse(text) as StoredEvent);
-    },
-    iter: undefined,
-    timestamp: Number(id.slice(0, dash)),
-    seq: Number(id.slice(dash + 1)),
-    json: text,
-  };
+/** Appends the stored log entry `data` (its JSON bytes) to an answer, as an element of an array. */
+export function writeLogEvent(out: JsonBytesWriter, head: { first: Buffer; next: Buffer }, data: Buffer, afterAnother: boolean): void {
+  // The stored object's `{` becomes the `,` after the spliced fields: no view of the bytes after it is needed.
+  out.bytes(afterAnother ? head.next : head.first).bytes(data).patchByte(data.length, 0x2c);
 }
 
 /** A log stream entry (`<timestamp>-<seq>`, field `d`) back to the stored log event. */

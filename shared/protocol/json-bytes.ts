@@ -1,0 +1,63 @@
+/**
+ * Builds a JSON answer as bytes: text is encoded straight into one growing
+ * buffer and stored bytes (log entries read from Redis as buffers) are
+ * copied in as they are. Large answers made of stored JSON then cost one
+ * copy per entry, instead of a decode into strings, a join, and an encode
+ * of the joined text when it is sent. Room is kept in front for the
+ * envelope, so wrapping the answer copies nothing.
+ */
+const HEADROOM = 1024;
+
+export class JsonBytesWriter {
+  private buffer: Buffer;
+  private start = HEADROOM;
+  private end = HEADROOM;
+
+  constructor(initialBytes = 16 * 1024) {
+    this.buffer = Buffer.allocUnsafe(HEADROOM + initialBytes);
+  }
+
+  text(text: string): this {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit; Buffer.write would silently truncate.
+    this.reserve(text.length * 3);
+    this.end += this.buffer.write(text, this.end);
+    return this;
+  }
+
+  /** `bytes` from offset `from` on. */
+  bytes(bytes: Uint8Array, from = 0): this {
+    const size = bytes.length - from;
+    this.reserve(size);
+    this.buffer.set(from === 0 ? bytes : bytes.subarray(from), this.end);
+    this.end += size;
+    return this;
+  }
+
+  /** Overwrites the byte `back` bytes before the end of what was written. */
+  patchByte(back: number, value: number): this {
+    this.buffer[this.end - back] = value;
+    return this;
+  }
+
+  /** Makes room for `more` bytes at once: callers that know an answer's size avoid repeated growth. */
+  reserve(more: number): this {
+    if (this.end + more <= this.buffer.length) return this;
+    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.end + more));
+    this.buffer.copy(grown, this.start, this.start, this.end);
+    this.buffer = grown;
+    return this;
+  }
+
+  get byteLength(): number {
+    return this.end - this.start;
+  }
+
+  /** The bytes written, between `head` and `tail`; the writer must not be used afterwards. */
+  finish(head = '', tail = ''): Buffer {
+    const headBytes = Buffer.byteLength(head);
+    if (headBytes > this.start) return Buffer.concat([Buffer.from(head), this.finish('', tail)]);
+    this.buffer.write(head, this.start - headBytes);
+    this.text(tail);
+    return this.buffer.subarray(this.start - headBytes, this.end);
+  }
+}
