@@ -31,7 +31,7 @@ export function downloadTaskLogOperation(deps: QueryDeps): Operation {
       const render: (event: Record<string, unknown>) => string =
         logLineTypeOf(req.line_type) === 'json' ? jsonLogLine : (compileLineFormat(req.line_format) as LogLineFormatter);
       await deps.entities.requireOne(context.identity.company, 't', req.task);
-      const reader = await MergedLogReader.open(deps.redis, deps.keyPrefix, req.task, { direction: 'asc', chunk: READ_CHUNK });
+      const reader = await MergedLogReader.open(deps.redis, deps.keyPrefix, req.task, { direction: 'asc', chunk: READ_CHUNK, readAhead: true });
       return {
         raw: true,
         headers: {

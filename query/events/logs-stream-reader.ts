@@ -21,6 +21,8 @@ export interface LogReadOptions {
   readonly chunk: number;
   /** Later reads double the chunk up to this (filtered reads may skip many entries). */
   readonly maxChunk?: number;
+  /** Read the next range of a segment as soon as one arrives: for readers that consume everything (streamed answers). */
+  readonly readAhead?: boolean;
 }
 
 const MAX_SEQ = '18446744073709551615';
@@ -47,7 +49,10 @@ class SegmentCursor {
     private bound: string,
     private chunk: number,
     private readonly maxChunk: number,
+    private readonly readAhead: boolean,
   ) {}
+
+  private ahead: Promise<LogEntry[]> | undefined;
 
   /** The buffered head; undefined when the buffer is empty (see needsFetch) or the segment is done. */
   get head(): LogEntry | undefined {
@@ -59,12 +64,25 @@ class SegmentCursor {
   }
 
   async fetch(): Promise<void> {
-    this.buffer = await readLogRange(this.redis, this.key, this.direction, this.bound, this.direction === 'asc' ? '+' : '-', this.chunk);
+    const requested = this.chunk;
+    this.buffer = await (this.ahead ?? this.read());
+    this.ahead = undefined;
     this.at = 0;
-    if (this.buffer.length < this.chunk) this.exhausted = true;
-    this.chunk = Math.min(this.chunk * 2, Math.max(this.chunk, this.maxChunk));
+    if (this.buffer.length < requested) this.exhausted = true;
     const last = this.buffer[this.buffer.length - 1];
     if (last !== undefined) this.bound = `(${last.id}`;
+    if (this.readAhead && !this.exhausted) {
+      // Redis prepares the next range while the caller consumes this one.
+      this.ahead = this.read();
+      // Marked handled: a reader abandoned mid-way (client gone) must not leave an unhandled rejection.
+      this.ahead.catch(() => undefined);
+    }
+  }
+
+  private read(): Promise<LogEntry[]> {
+    const count = this.chunk;
+    this.chunk = Math.min(this.chunk * 2, Math.max(this.chunk, this.maxChunk));
+    return readLogRange(this.redis, this.key, this.direction, this.bound, this.direction === 'asc' ? '+' : '-', count);
   }
 
   advance(): void {
@@ -89,7 +107,7 @@ export class MergedLogReader {
     const keys = await logSegmentKeys(redis, prefix, task);
     const bound = initialBound(options);
     const cursors =
-      bound === undefined ? [] : keys.map((key) => new SegmentCursor(redis, key, options.direction, bound, options.chunk, options.maxChunk ?? options.chunk));
+      bound === undefined ? [] : keys.map((key) => new SegmentCursor(redis, key, options.direction, bound, options.chunk, options.maxChunk ?? options.chunk, options.readAhead ?? false));
     return new MergedLogReader(cursors, options.direction);
   }
 

@@ -100,7 +100,7 @@ export function taskEventsOperation(deps: QueryDeps) {
       const selection = selectionOf(company, cursor);
       const listing = await new MetricListings(deps.redis, deps.keyPrefix).one(cursor.n, cursor.e);
       const reader = new TaskEventsReader(deps.influx, new LogSegments(deps.redis, deps.keyPrefix), (task, direction) =>
-        MergedLogReader.open(deps.redis, deps.keyPrefix, task, { direction, chunk: LOG_READ_CHUNK }),
+        MergedLogReader.open(deps.redis, deps.keyPrefix, task, { direction, chunk: LOG_READ_CHUNK, readAhead: true }),
       );
       const [page, total] = await Promise.all([
         reader.page(selection, listing, cursor.p, batch),

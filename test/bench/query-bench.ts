@@ -3,7 +3,9 @@
  * one big task (1M scalar points in 10 series, 200k log lines, 2k plots,
  * 5k debug images), each beside the store work it causes.
  *
- * Starts a throwaway stack and the `all` service in this process. For each
+ * Starts a throwaway stack and the `all` service in this process; the HTTP
+ * client runs on a worker thread (http-client-worker.ts), as a client on
+ * another machine would not share the service's event loop. For each
  * case: one call is recorded (every InfluxDB query and Redis command the
  * operation sends, query-bench-recorder.ts), then BENCH_CALLS calls through
  * the HTTP API alternate with direct replays of that store work (same
@@ -20,7 +22,7 @@
  * those cases).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
+import { Worker } from 'node:worker_threads';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient } from 'redis';
@@ -37,6 +39,7 @@ import { defineOperation } from '../../shared/protocol/operation.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
 import type { RedisClient } from '../../shared/stores/redis-store.js';
 import { z } from 'zod';
+import type { ClientAnswer, ClientRequest } from './http-client-worker.js';
 import { describeRecording, StoreRecorder } from './query-bench-recorder.js';
 import { seed, type SeedPlan } from './query-bench-seed.js';
 
@@ -121,25 +124,33 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+/** API calls through the client worker (http-client-worker.ts). */
+class WorkerClient {
+  private readonly worker = new Worker(new URL('./http-client-worker.js', import.meta.url));
+  private readonly pending = new Map<number, (answer: ClientAnswer) => void>();
+  private nextId = 0;
 
-/**
- * One API call; resolves once the body is fully received, keeping its
- * chunks as they came (node-redis likewise hands out views of its socket
- * chunks). Joining, decoding and parsing are the client's business and not
- * timed: `text()` does them afterwards.
- */
-function request(url: string, auth: string, body: string, contentType = 'application/json'): Promise<{ status: number; text(): string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': contentType, 'content-length': Buffer.byteLength(body), authorization: auth } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: () => Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
+  constructor() {
+    this.worker.on('message', (answer: ClientAnswer) => {
+      this.pending.get(answer.id)?.(answer);
+      this.pending.delete(answer.id);
     });
-    req.on('error', reject);
-    req.end(body);
-  });
+    this.worker.unref();
+  }
+
+  /** One call; `ms` is its time as the client saw it, `text` the body when `keepBody`. */
+  request(url: string, auth: string, body: string, options: { contentType?: string; keepBody?: boolean } = {}): Promise<{ status: number; ms: number; text: string }> {
+    const id = this.nextId++;
+    const headers = { 'content-type': options.contentType ?? 'application/json', 'content-length': Buffer.byteLength(body), authorization: auth };
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, (answer) => ('error' in answer ? reject(new Error(answer.error)) : resolve({ status: answer.status, ms: answer.ms, text: answer.text ?? '' })));
+      this.worker.postMessage({ id, url, headers, body, keepBody: options.keepBody ?? false } satisfies ClientRequest);
+    });
+  }
+
+  close(): Promise<number> {
+    return this.worker.terminate();
+  }
 }
 
 async function main(): Promise<void> {
@@ -169,6 +180,7 @@ async function main(): Promise<void> {
   });
   const redis = createClient({ url: config.REDIS_URL }) as RedisClient;
   await redis.connect();
+  const client = new WorkerClient();
   try {
     // The query target reads the client through the store on every call: recording it sees every command.
     const store = service.services.stores.redis as { client: RedisClient };
@@ -176,12 +188,12 @@ async function main(): Promise<void> {
 
     const base = `http://127.0.0.1:${service.httpPort}`;
     const auth = `Basic ${Buffer.from(`${credential.access_key}:${credential.secret_key}`).toString('base64')}`;
-    const login = JSON.parse((await request(`${base}/auth.login`, auth, '{}')).text()).data.token as string;
+    const login = JSON.parse((await client.request(`${base}/auth.login`, auth, '{}', { keepBody: true })).text).data.token as string;
     const bearer = `Bearer ${login}`;
-    const call = (operation: string, body: unknown) => request(`${base}/${operation}`, bearer, JSON.stringify(body));
+    const call = (operation: string, body: unknown, keepBody = false) => client.request(`${base}/${operation}`, bearer, JSON.stringify(body), { keepBody });
     const data = async (operation: string, body: unknown, contentType?: string) => {
-      const r = await request(`${base}/${operation}`, bearer, typeof body === 'string' ? body : JSON.stringify(body), contentType);
-      const parsed = JSON.parse(r.text());
+      const r = await client.request(`${base}/${operation}`, bearer, typeof body === 'string' ? body : JSON.stringify(body), { contentType, keepBody: true });
+      const parsed = JSON.parse(r.text);
       if (parsed.meta.result_code !== 200) throw new Error(`${operation}: ${parsed.meta.result_msg}`);
       return parsed.data;
     };
@@ -216,9 +228,7 @@ async function main(): Promise<void> {
 
     const floor: number[] = [];
     for (let i = 0; i < 200; i++) {
-      const started = performance.now();
-      await call('bench.noop', {});
-      floor.push(performance.now() - started);
+      floor.push((await call('bench.noop', {})).ms);
     }
     const floorP50 = percentile(floor, 50);
     progress(`HTTP floor (authenticated no-op through the API): p50 ${floorP50.toFixed(2)} ms, p99 ${percentile(floor, 99).toFixed(2)} ms`);
@@ -234,7 +244,7 @@ async function main(): Promise<void> {
     let worst = { ratio: 0, label: '' };
     for (const c of cases) {
       const body = c.body(context);
-      const check = JSON.parse((await call(c.operation, body)).text());
+      const check = JSON.parse((await call(c.operation, body, true)).text);
       if (check.meta.result_code !== 200) throw new Error(`${c.label}: ${check.meta.result_msg}`);
       for (let i = 0; i < 2; i++) await call(c.operation, body);
       const recording = await recorder.record(() => call(c.operation, body));
@@ -245,9 +255,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < calls && (i < 3 || performance.now() < deadline); i++) {
         // Alternating which goes first: neither profits from caches the other just warmed.
         const timeApi = async () => {
-          const started = performance.now();
-          await call(c.operation, body);
-          api.push(performance.now() - started);
+          api.push((await call(c.operation, body)).ms);
         };
         const timeStores = async () => {
           const started = performance.now();
@@ -269,7 +277,7 @@ async function main(): Promise<void> {
     }
     process.stdout.write(`query worst_ratio=${worst.ratio.toFixed(2)} op=${worst.label}\n`);
   } finally {
-    agent.destroy();
+    await client.close();
     await redis.quit().catch(() => undefined);
     await service.stop();
     await stack.stop();
