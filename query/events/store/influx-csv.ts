@@ -6,7 +6,7 @@
  * that a line is `<measurement>,,<time>,<n1>,<n2>...` with nothing quoted.
  */
 import type { Config } from '../../../shared/config/config.js';
-import { InfluxError } from '../../../shared/stores/influx-store.js';
+import { InfluxError, QUERY_HEADERS } from '../../../shared/stores/influx-store.js';
 
 export class InfluxCsvReader {
   private readonly base: string;
@@ -25,7 +25,7 @@ export class InfluxCsvReader {
    */
   async numericColumns(statement: string, columns: readonly string[], signal?: AbortSignal): Promise<Float64Array[]> {
     const params = new URLSearchParams({ db: this.config.INFLUX_DB, q: statement, epoch: 'ns' });
-    const headers: Record<string, string> = { accept: 'application/csv' };
+    const headers: Record<string, string> = { ...QUERY_HEADERS, accept: 'application/csv' };
     if (this.auth) headers.authorization = this.auth;
     const response = await fetch(`${this.base}/query?${params}`, { headers, signal });
     const text = await response.text();

@@ -26,6 +26,20 @@ export function decodePlotString(stored: string): string {
   return stored.startsWith('p') ? stored.slice(1) : stored;
 }
 
+/** `f` remembering up to 64 answers (a handful of distinct inputs repeat over thousands of rows). */
+function boundedMemo<K, V>(f: (key: K) => V): (key: K) => V {
+  const seen = new Map<K, V>();
+  return (key) => {
+    let value = seen.get(key);
+    if (value === undefined) {
+      if (seen.size >= 64) seen.clear();
+      value = f(key);
+      seen.set(key, value);
+    }
+    return value;
+  };
+}
+
 /** Decodes every row of a series of SELECT * FROM <measurement>. */
 export function decodeInfluxRows(series: InfluxSeries, measurement: Measurement = series.name as Measurement): SequencedEvent[] {
   const col = Object.fromEntries(series.columns.map((name, i) => [name, i])) as Record<string, number | undefined>;
@@ -36,18 +50,21 @@ export function decodeInfluxRows(series: InfluxSeries, measurement: Measurement 
     return value === null || value === undefined ? undefined : value;
   };
   const field = (row: unknown[], name: string): unknown => (col[name] === undefined ? undefined : row[col[name]!]);
+  // Rows of one answer repeat their tags and arrival times (a request's events share them): decode each once.
+  const decodeTag = boundedMemo(decodeTagValue);
+  const isoOf = boundedMemo(epochMsToIso);
   return series.values.map((row) => {
     const iter = iterFromTime(row[col.time!] as number);
     const timestamp = field(row, 'ts') as number;
     const event: StoredEvent = {
       type,
-      task: decodeTagValue(tag(row, 'e') ?? ''),
+      task: decodeTag(tag(row, 'e') ?? ''),
       timestamp,
-      metric: decodeTagValue(tag(row, 'm') ?? ''),
-      variant: decodeTagValue(tag(row, 'v') ?? ''),
+      metric: decodeTag(tag(row, 'm') ?? ''),
+      variant: decodeTag(tag(row, 'v') ?? ''),
       worker: field(row, 'w'),
       model_event: tag(row, 'n') === 'm',
-      '@timestamp': epochMsToIso(field(row, 'at') as number),
+      '@timestamp': isoOf(field(row, 'at') as number),
     };
     if (iter !== undefined) event.iter = iter;
     switch (measurement) {
