@@ -13,7 +13,10 @@
  * api_p50 / (store_p50 + floor_p50), floor being an authenticated no-op
  * call through the same HTTP API (protocol, auth, envelope): what the read
  * code adds over its unavoidable work. ratio_raw = api_p50 / store_p50 is
- * printed too. Last line: `query worst_ratio=<x> op=<operation>`.
+ * printed too, and, to tell the read code from the size of its answer, the
+ * time the same API takes to deliver that many bytes from memory (an
+ * operation answering a padding string) with api / (store + delivery).
+ * Last line: `query worst_ratio=<x> op=<operation>` (ratio as defined first).
  *
  * Environment: BENCH_POINTS (1000000), BENCH_LOGS (200000), BENCH_PLOTS
  * (2000), BENCH_IMAGES (5000), BENCH_CALLS (at most 100 per case, within
@@ -35,7 +38,7 @@ import { startService } from '../../shared/launcher/service.js';
 import { targetModules } from '../../shared/launcher/target-modules.js';
 import type { TargetModule } from '../../shared/launcher/target.js';
 import { createLogger } from '../../shared/observability/logger.js';
-import { defineOperation } from '../../shared/protocol/operation.js';
+import { defineOperation, JsonText } from '../../shared/protocol/operation.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
 import type { RedisClient } from '../../shared/stores/redis-store.js';
 import { z } from 'zod';
@@ -106,13 +109,26 @@ const OTHER_CASES: BenchCase[] = [
 
 const noop = defineOperation({ name: 'bench.noop', minVersion: '1.0', request: z.record(z.string(), z.unknown()), handle: async () => ({}) });
 
+/** Answers `bytes` bytes of data from memory: what delivering an answer of that size costs without any store work. */
+const pads = new Map<number, string>();
+const sized = defineOperation({
+  name: 'bench.sized',
+  minVersion: '1.0',
+  request: z.object({ bytes: z.number().int().min(16) }),
+  handle: async ({ bytes }: { bytes: number }) => {
+    let pad = pads.get(bytes);
+    if (pad === undefined) pads.set(bytes, (pad = `{"pad":"${'x'.repeat(bytes - 10)}"}`));
+    return new JsonText(pad);
+  },
+});
+
 /** The query target with every event read (unless it already serves them) and the no-op. */
 const benchQuery: TargetModule = (services) => {
   const parts = targetModules.query(services);
   const served = new Set((parts.operations ?? []).map((o) => o.name));
   const deps = new QueryDeps(services.config, services.logger, services.stores, services.signingSecret);
   const reads = [...scalarReadOperations(deps), ...logPlotImageReadOperations(deps)].filter((o) => !served.has(o.name));
-  return { ...parts, operations: [...(parts.operations ?? []), ...reads, noop] };
+  return { ...parts, operations: [...(parts.operations ?? []), ...reads, noop, sized] };
 };
 
 function progress(line: string): void {
@@ -244,7 +260,8 @@ async function main(): Promise<void> {
     let worst = { ratio: 0, label: '' };
     for (const c of cases) {
       const body = c.body(context);
-      const check = JSON.parse((await call(c.operation, body, true)).text);
+      const checkText = (await call(c.operation, body, true)).text;
+      const check = JSON.parse(checkText);
       if (check.meta.result_code !== 200) throw new Error(`${c.label}: ${check.meta.result_msg}`);
       for (let i = 0; i < 2; i++) await call(c.operation, body);
       const recording = await recorder.record(() => call(c.operation, body));
@@ -265,6 +282,10 @@ async function main(): Promise<void> {
         if (i % 2 === 0) await timeApi().then(timeStores);
         else await timeStores().then(timeApi);
       }
+      const dataBytes = Buffer.byteLength(JSON.stringify(check.data));
+      const delivery: number[] = [];
+      for (let i = 0; i < Math.min(api.length, 20); i++) delivery.push((await call('bench.sized', { bytes: Math.max(16, dataBytes) })).ms);
+      const deliveryP50 = percentile(delivery, 50);
       const apiP50 = percentile(api, 50);
       const storeP50 = percentile(stores, 50);
       const ratio = apiP50 / (storeP50 + floorP50);
@@ -272,6 +293,10 @@ async function main(): Promise<void> {
       progress(
         `op=${c.label} calls=${api.length} api_p50=${apiP50.toFixed(1)}ms api_p99=${percentile(api, 99).toFixed(1)}ms ` +
           `store_p50=${storeP50.toFixed(1)}ms store_p99=${percentile(stores, 99).toFixed(1)}ms ratio=${ratio.toFixed(2)} ratio_raw=${(apiP50 / storeP50).toFixed(2)}`,
+      );
+      progress(
+        `  answer: ${(dataBytes / 1024).toFixed(0)} KiB of data, delivered from memory in ${deliveryP50.toFixed(1)} ms (p50); ` +
+          `api / (store + that delivery) = ${(apiP50 / (storeP50 + deliveryP50)).toFixed(2)}`,
       );
       progress(`  store work: ${describeRecording(recording)}`);
     }
