@@ -16,6 +16,12 @@ describe('parseNumericCsv', () => {
     expect(parseNumericCsv('\n', ['y'])[0]).toHaveLength(0);
   });
 
+  it('reads integers digit by digit exactly as Number() would, and everything else through Number()', () => {
+    const values = ['-42', '0', '9007199254740991', '1099511627776', '12345678901234567890', '-0.25', '1e21', '3.', 'NaN', '-'];
+    const text = `name,tags,time,q\n${values.map((v, i) => `scalar,,${i},${v}`).join('\n')}\n`;
+    expect([...parseNumericCsv(text, ['q'])[0]!]).toEqual(values.map(Number));
+  });
+
   it('fails on a column the answer lacks', () => {
     expect(() => parseNumericCsv('name,tags,time,y\nscalar,,1,2\n', ['ts'])).toThrow(/lacks column ts/);
   });

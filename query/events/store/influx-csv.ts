@@ -49,28 +49,45 @@ export function parseNumericCsv(text: string, columns: readonly string[]): Float
   for (let i = headerEnd + 1; i < text.length; i++) if (text.charCodeAt(i) === 10) lines++;
   if (!text.endsWith('\n')) lines++;
   const out = columns.map(() => new Float64Array(lines));
+  // One pass over the characters, no substring per line or cell: this parse is most of what a read of
+  // a million points costs beyond InfluxDB's own work. Integers (ts, q) are read digit by digit; other
+  // numbers (y) go through Number().
+  const wanted = new Int32Array(header.length).fill(-1);
+  positions.forEach((at, c) => (wanted[at] = c));
   let row = 0;
-  let start = headerEnd + 1;
-  const cells: string[] = [];
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    const line = text.slice(start, end);
-    start = end + 1;
-    if (line === '' || line === '\r') continue;
-    cells.length = 0;
-    let from = 0;
-    for (;;) {
-      const comma = line.indexOf(',', from);
-      if (comma < 0) {
-        cells.push(line.slice(from));
-        break;
-      }
-      cells.push(line.slice(from, comma));
-      from = comma + 1;
+  let column = 0;
+  let cellStart = headerEnd + 1;
+  for (let i = headerEnd + 1; i <= text.length; i++) {
+    const code = i < text.length ? text.charCodeAt(i) : 10;
+    if (code !== 44 && code !== 10) continue;
+    const end = i > cellStart && text.charCodeAt(i - 1) === 13 && code === 10 ? i - 1 : i;
+    if (code === 10 && column === 0 && end === cellStart) {
+      cellStart = i + 1;
+      continue; // an empty line
     }
-    for (let c = 0; c < positions.length; c++) out[c]![row] = Number(cells[positions[c]!]);
-    row++;
+    const c = column < wanted.length ? wanted[column]! : -1;
+    if (c >= 0) out[c]![row] = parseNumber(text, cellStart, end);
+    cellStart = i + 1;
+    if (code === 44) column++;
+    else {
+      column = 0;
+      row++;
+    }
   }
   return out.map((column) => (row === column.length ? column : column.subarray(0, row)));
+}
+
+/** The number in text[start, end): integers without a sign or with `-` digit by digit, anything else by Number(). */
+function parseNumber(text: string, start: number, end: number): number {
+  let i = start;
+  const negative = i < end && text.charCodeAt(i) === 45;
+  if (negative) i++;
+  if (i === end || end - i > 15) return Number(text.slice(start, end));
+  let value = 0;
+  for (; i < end; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return Number(text.slice(start, end));
+    value = value * 10 + digit;
+  }
+  return negative ? -value : value;
 }
