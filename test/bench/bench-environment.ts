@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findFreePort, startLocalStack, type LocalStack } from '../../deploy/local-stack/local-stack.js';
+import { loadConfig, type Config } from '../../shared/config/config.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -24,7 +25,17 @@ export interface BenchEnvironment {
   stack: LocalStack;
   dataDir: string;
   startService(target?: string, extraEnv?: Record<string, string>): Promise<BenchService>;
+  /** The configuration of a service run inside the benchmark's process (ports chosen by the OS), with `credential` as its only key. */
+  inProcessConfig(credential: BenchCredential): Config;
   close(): Promise<void>;
+}
+
+export interface BenchCredential {
+  access_key: string;
+  secret_key: string;
+  company: string;
+  user: string;
+  user_name?: string;
 }
 
 export function progress(line: string): void {
@@ -81,6 +92,20 @@ export async function openBenchEnvironment(): Promise<BenchEnvironment> {
       };
       services.push(service);
       return service;
+    },
+    inProcessConfig(credential) {
+      const credentialsFile = path.join(dataDir, 'credentials.json');
+      writeFileSync(credentialsFile, JSON.stringify([credential]));
+      return loadConfig({
+        API_PORT: '0',
+        GRPC_PORT: '0',
+        DATA_DIR: path.join(dataDir, 'service'),
+        CREDENTIALS_FILE: credentialsFile,
+        NATS_URL: stack.natsUrl,
+        INFLUX_URL: stack.influxUrl,
+        REDIS_URL: stack.redisUrl,
+        LOG_LEVEL: 'warn',
+      });
     },
     async close() {
       for (const service of services) await service.stop();

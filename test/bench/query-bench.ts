@@ -24,16 +24,11 @@
  * BENCH_SETTLE_SECONDS (20), BENCH_CASES (comma-separated label parts: only
  * those cases).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import os from 'node:os';
-import path from 'node:path';
 import { createClient } from 'redis';
-import { startLocalStack } from '../../deploy/local-stack/local-stack.js';
 import { logPlotImageReadOperations } from '../../query/events/log-plot-image-read-operations.js';
 import { scalarReadOperations } from '../../query/events/scalar-read-operations.js';
 import { QueryDeps } from '../../query/query-deps.js';
-import { loadConfig } from '../../shared/config/config.js';
 import { startService } from '../../shared/launcher/service.js';
 import { targetModules } from '../../shared/launcher/target-modules.js';
 import type { TargetModule } from '../../shared/launcher/target.js';
@@ -45,6 +40,7 @@ import { z } from 'zod';
 import type { ClientAnswer, ClientRequest } from './http-client-worker.js';
 import { describeRecording, StoreRecorder } from './query-bench-recorder.js';
 import { seed, type SeedPlan } from './query-bench-seed.js';
+import { openBenchEnvironment, percentile, progress } from './bench-environment.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const CALLS = env('BENCH_CALLS', 100);
@@ -131,14 +127,7 @@ const benchQuery: TargetModule = (services) => {
   return { ...parts, operations: [...(parts.operations ?? []), ...reads, noop, sized] };
 };
 
-function progress(line: string): void {
-  process.stdout.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
-}
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
-}
 
 /** API calls through the client worker (http-client-worker.ts). */
 class WorkerClient {
@@ -170,22 +159,9 @@ class WorkerClient {
 }
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'clearml-query-bench-'));
-  progress(`starting a throwaway stack in ${dataDir}`);
-  const stack = await startLocalStack({ dataDir: path.join(dataDir, 'stack'), log: (line) => progress(`[stack] ${line}`) });
+  const environment = await openBenchEnvironment();
   const credential = { access_key: 'BENCHKEY', secret_key: 'bench-secret', company: 'bench', user: 'bench-user' };
-  const credentialsFile = path.join(dataDir, 'credentials.json');
-  writeFileSync(credentialsFile, JSON.stringify([credential]));
-  const config = loadConfig({
-    API_PORT: '0',
-    GRPC_PORT: '0',
-    DATA_DIR: path.join(dataDir, 'service'),
-    CREDENTIALS_FILE: credentialsFile,
-    NATS_URL: stack.natsUrl,
-    INFLUX_URL: stack.influxUrl,
-    REDIS_URL: stack.redisUrl,
-    LOG_LEVEL: 'warn',
-  });
+  const config = environment.inProcessConfig(credential);
   const recorder = new StoreRecorder(config.INFLUX_URL);
   recorder.installFetch();
   const service = await startService({
@@ -305,8 +281,7 @@ async function main(): Promise<void> {
     await client.close();
     await redis.quit().catch(() => undefined);
     await service.stop();
-    await stack.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await environment.close();
   }
 }
 

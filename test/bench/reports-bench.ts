@@ -7,18 +7,14 @@
  * after a report write each time (the incremental cache refresh).
  * Last line: `reports get_all_ex_p50_ms=<x> p99_ms=<y>`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
-import { startLocalStack } from '../../deploy/local-stack/local-stack.js';
 import { QueryDeps } from '../../query/query-deps.js';
 import { reportsOperations } from '../../query/reports/reports-operations.js';
-import { loadConfig } from '../../shared/config/config.js';
 import { startService } from '../../shared/launcher/service.js';
 import { targetModules } from '../../shared/launcher/target-modules.js';
 import type { TargetModule } from '../../shared/launcher/target.js';
 import { createLogger } from '../../shared/observability/logger.js';
+import { openBenchEnvironment, percentile, progress } from './bench-environment.js';
 
 const REPORTS = Number(process.env.BENCH_REPORTS ?? 10_000);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 500);
@@ -33,14 +29,7 @@ const QUERY = {
   only_fields: ['name', 'tags', 'status', 'last_update', 'project.name', 'user.name', 'system_tags'],
 };
 
-function progress(line: string): void {
-  process.stdout.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
-}
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
-}
 
 /** The query target with the reports operations, unless it already carries them. */
 const queryWithReports: TargetModule = (services) => {
@@ -75,22 +64,9 @@ function post(url: string, token: string, body: unknown): Promise<any> {
 }
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'clearml-reports-bench-'));
-  progress(`starting a throwaway stack in ${dataDir}`);
-  const stack = await startLocalStack({ dataDir: path.join(dataDir, 'stack'), log: (line) => progress(`[stack] ${line}`) });
+  const environment = await openBenchEnvironment();
   const credential = { access_key: 'BENCHKEY', secret_key: 'bench-secret', company: 'bench', user: 'bench-user', user_name: 'Bench User' };
-  const credentialsFile = path.join(dataDir, 'credentials.json');
-  writeFileSync(credentialsFile, JSON.stringify([credential]));
-  const config = loadConfig({
-    API_PORT: '0',
-    GRPC_PORT: '0',
-    DATA_DIR: path.join(dataDir, 'service'),
-    CREDENTIALS_FILE: credentialsFile,
-    NATS_URL: stack.natsUrl,
-    INFLUX_URL: stack.influxUrl,
-    REDIS_URL: stack.redisUrl,
-    LOG_LEVEL: 'warn',
-  });
+  const config = environment.inProcessConfig(credential);
   const service = await startService({
     target: 'query',
     config,
@@ -151,8 +127,7 @@ async function main(): Promise<void> {
   } finally {
     agent.destroy();
     await service.stop();
-    await stack.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await environment.close();
   }
 }
 
