@@ -12,6 +12,7 @@ import {
   influxQlString,
   MEASUREMENT,
   FIELD,
+  LAST_SCALAR_AT_FIELD,
   redisKeys,
   type RedisKeys,
 } from '../../shared/events/storage-layout.js';
@@ -63,6 +64,7 @@ export class ControlExecutor {
       await this.redis.del([...segments, this.keys.logSegmentCount(entity)]);
     }
     await this.redis.del(this.keys.metricListing(namespace, entity));
+    await this.redis.hDel(this.keys.entity(namespace, entity), LAST_SCALAR_AT_FIELD);
     return deleted;
   }
 

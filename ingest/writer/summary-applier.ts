@@ -12,7 +12,7 @@
  * or computes are printed with the shortest of %.15g/%.16g/%.17g that reads
  * back to the same double.
  */
-import { redisKeys } from '../../shared/events/storage-layout.js';
+import { LAST_SCALAR_AT_FIELD, redisKeys } from '../../shared/events/storage-layout.js';
 import type { EntitySummary, ScalarStats } from '../../shared/events/wire-format.js';
 import type { RedisClient } from '../../shared/stores/redis-store.js';
 import { LuaScript } from './lua-script.js';
@@ -63,6 +63,10 @@ if ARGV[4] ~= '' then
 end
 
 local scalars, listed = tonumber(ARGV[5]), tonumber(ARGV[6])
+if scalars > 0 then
+  local old = tonumber(redis.call('HGET', KEYS[1], '${LAST_SCALAR_AT_FIELD}') or '-1')
+  if at > old then redis.call('HSET', KEYS[1], '${LAST_SCALAR_AT_FIELD}', ARGV[2]) end
+end
 local base = 7
 for s = 0, scalars - 1 do
   local a = base + s * ${FIELDS_PER_SCALAR}

@@ -2,8 +2,9 @@
  * events.get_task_latest_scalar_values (events.md §4.5). One InfluxDB
  * request: the latest 100 points of every series (`ORDER BY time DESC
  * LIMIT 100` per series; the no-iteration sentinel sorts last as the
- * contract wants), the greatest receive time of the scalars, and the
- * greatest iteration of each measurement (LAST picks the greatest time).
+ * contract wants) and the greatest iteration of each measurement (LAST
+ * picks the greatest time). The greatest receive time of the scalars comes
+ * from the task record, where the writer keeps it.
  */
 import { defineOperation } from '../../shared/protocol/operation.js';
 import { requestSchema, str } from '../../shared/protocol/request-fields.js';
@@ -27,8 +28,10 @@ export function latestScalarValuesOperation(deps: QueryDeps) {
         deps.influx.query(
           [
             `SELECT "y", "ts" FROM "scalar" WHERE ${where} GROUP BY "m", "v" ORDER BY time DESC LIMIT ${LATEST_POINTS_PER_VARIANT}`,
-            `SELECT MAX("at") FROM "scalar" WHERE ${where}`,
             `SELECT LAST("ts") FROM "scalar", "vector", "image", "plot" WHERE ${allOf(where, HAS_ITER)}`,
+            // The writer keeps the greatest receive time on the record; scanning every point is left to data
+            // stored before it did.
+            ...(record.lastScalarAt === undefined ? [`SELECT MAX("at") FROM "scalar" WHERE ${where}`] : []),
           ].join('; '),
         ),
         new LogSegments(deps.redis, deps.keyPrefix).maxIteration(request.task),
@@ -39,8 +42,8 @@ export function latestScalarValuesOperation(deps: QueryDeps) {
         const [y, ts] = [columnIndex(s, 'y'), columnIndex(s, 'ts')];
         for (const row of s.values) points.push({ metric, variant, iter: iterFromTime(row[0] as number), timestamp: row[ts] as number, value: row[y] as number });
       }
-      const lastTimestamp = seriesOf(results, 1)[0]?.values[0]?.[1];
-      const iterations = seriesOf(results, 2).map((s) => s.values[0]![0] as number);
+      const lastTimestamp = record.lastScalarAt ?? seriesOf(results, 2)[0]?.values[0]?.[1];
+      const iterations = seriesOf(results, 1).map((s) => s.values[0]![0] as number);
       if (logIter !== undefined) iterations.push(logIter);
       return {
         metrics: latestScalarMetrics(points),

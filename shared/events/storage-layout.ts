@@ -114,6 +114,13 @@ export function iterFromTime(time: number): number | undefined {
   return time < NO_ITER_THRESHOLD ? undefined : time;
 }
 
+/**
+ * Field of the entity hash the writer keeps at the greatest receive time
+ * (epoch ms) of the entity's scalar events, so that reads need not scan
+ * every point for it (get_task_latest_scalar_values' last_timestamp).
+ */
+export const LAST_SCALAR_AT_FIELD = 'last_scalar_at';
+
 /** Redis key names, under a deployment prefix. */
 export function redisKeys(prefix: string) {
   return {

@@ -39,7 +39,7 @@ import type { RedisClient } from '../../shared/stores/redis-store.js';
 import { z } from 'zod';
 import type { ClientAnswer, ClientRequest } from './http-client-worker.js';
 import { describeRecording, StoreRecorder } from './query-bench-recorder.js';
-import { seed, type SeedPlan } from './query-bench-seed.js';
+import { seed, SERIES, type SeedPlan } from './query-bench-seed.js';
 import { openBenchEnvironment, percentile, progress } from './bench-environment.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -158,6 +158,52 @@ class WorkerClient {
   }
 }
 
+/**
+ * Reads whose work is bounded by their page, on the big task and on the
+ * small one (1% of its data), to show that their cost follows what they
+ * return, not what the task holds. The histograms are absent on purpose:
+ * they downsample every point of the series they read.
+ */
+const SCALING_CASES: Array<{ label: string; operation: string; body: (plan: SeedPlan) => unknown }> = [
+  { label: 'events.get_task_log[100 newest]', operation: 'events.get_task_log', body: ({ task }) => ({ task, batch_size: 100 }) },
+  {
+    label: 'events.get_task_log[100 from the middle]',
+    operation: 'events.get_task_log',
+    body: ({ task, t0, logs }) => ({ task, batch_size: 100, from_timestamp: t0 + Math.floor(logs / 2) * 5 }),
+  },
+  {
+    label: 'events.get_task_events[scalars,batch=1000,no total]',
+    operation: 'events.get_task_events',
+    body: ({ task }) => ({ task, event_type: 'training_stats_scalar', batch_size: 1000, count_total: false }),
+  },
+  { label: 'events.get_scalar_metric_data', operation: 'events.get_scalar_metric_data', body: ({ task }) => ({ task, metric: 'loss' }) },
+  { label: 'events.get_task_latest_scalar_values', operation: 'events.get_task_latest_scalar_values', body: ({ task }) => ({ task }) },
+  { label: 'events.get_task_metrics', operation: 'events.get_task_metrics', body: ({ task }) => ({ tasks: [task] }) },
+  { label: 'events.get_task_plots[iters=1]', operation: 'events.get_task_plots', body: ({ task }) => ({ task, iters: 1 }) },
+  { label: 'events.debug_images[iters=3]', operation: 'events.debug_images', body: ({ task }) => ({ metrics: [{ task }], iters: 3 }) },
+];
+
+async function scaling(
+  big: SeedPlan,
+  small: SeedPlan,
+  call: (operation: string, body: unknown) => Promise<{ ms: number }>,
+  selected: (c: { label: string }) => boolean,
+): Promise<void> {
+  const cases = SCALING_CASES.filter(selected);
+  if (cases.length === 0) return;
+  progress(`scaling: page-bounded reads on ${big.task} and on ${small.task} (1% of its data), 30 calls each, alternating`);
+  for (const c of cases) {
+    const times = { big: [] as number[], small: [] as number[] };
+    for (let i = 0; i < 33; i++) {
+      const [bigMs, smallMs] = [(await call(c.operation, c.body(big))).ms, (await call(c.operation, c.body(small))).ms];
+      // The first three calls of each warm up.
+      if (i >= 3) times.big.push(bigMs), times.small.push(smallMs);
+    }
+    const [b, sm] = [percentile(times.big, 50), percentile(times.small, 50)];
+    progress(`scale op=${c.label} big_p50=${b.toFixed(1)}ms small_p50=${sm.toFixed(1)}ms big/small=${(b / sm).toFixed(2)}`);
+  }
+}
+
 async function main(): Promise<void> {
   const environment = await openBenchEnvironment();
   const credential = { access_key: 'BENCHKEY', secret_key: 'bench-secret', company: 'bench', user: 'bench-user' };
@@ -200,15 +246,27 @@ async function main(): Promise<void> {
       singleValues: 5,
       t0: 1_718_000_000_000,
     };
-    await seed(plan, data, new InfluxStore({ url: config.INFLUX_URL, database: config.INFLUX_DB }), progress);
-    const expected = plan.points + plan.singleValues + plan.logs + plan.plots + plan.images;
-    progress(`waiting until the writer stored all ${expected} events`);
-    for (let last = -1; ; ) {
-      const total = (await data('events.get_task_events', { task: plan.task, batch_size: 1 })).total as number;
-      if (total === expected) break;
-      if (total !== last) progress(`  ${total} visible`);
-      last = total;
-      await new Promise((r) => setTimeout(r, 1000));
+    // A task with 1% of the data: page-bounded reads must cost the same on both (scaling section).
+    const small: SeedPlan = {
+      ...plan,
+      task: 'bench-small-task',
+      points: Math.max(SERIES.length, Math.floor(plan.points / 100)),
+      logs: Math.max(1, Math.floor(plan.logs / 100)),
+      plots: Math.max(4, Math.floor(plan.plots / 100)),
+      images: Math.max(5, Math.floor(plan.images / 100)),
+    };
+    const influx = new InfluxStore({ url: config.INFLUX_URL, database: config.INFLUX_DB });
+    for (const p of [plan, small]) {
+      await seed(p, data, influx, progress);
+      const expected = p.points + p.singleValues + p.logs + p.plots + p.images;
+      progress(`waiting until the writer stored all ${expected} events of ${p.task}`);
+      for (let last = -1; ; ) {
+        const total = (await data('events.get_task_events', { task: p.task, batch_size: 1 })).total as number;
+        if (total === expected) break;
+        if (total !== last) progress(`  ${total} visible`);
+        last = total;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
     }
 
     // InfluxDB compacts what was just written: measuring during that would measure the compaction.
@@ -225,7 +283,7 @@ async function main(): Promise<void> {
     const floorP50 = percentile(floor, 50);
     progress(`HTTP floor (authenticated no-op through the API): p50 ${floorP50.toFixed(2)} ms, p99 ${percentile(floor, 99).toFixed(2)} ms`);
 
-    const selected = (c: BenchCase) => ONLY === undefined || ONLY.some((text) => c.label.includes(text));
+    const selected = (c: { label: string }) => ONLY === undefined || ONLY.some((text) => c.label.includes(text));
     const cases = SCALAR_CASES.filter(selected);
     for (const c of OTHER_CASES.filter(selected)) {
       const probe = await call(c.operation, c.body(context));
@@ -276,6 +334,7 @@ async function main(): Promise<void> {
       );
       progress(`  store work: ${describeRecording(recording)}`);
     }
+    await scaling(plan, small, (operation, body) => call(operation, body), selected);
     process.stdout.write(`query worst_ratio=${worst.ratio.toFixed(2)} op=${worst.label}\n`);
   } finally {
     await client.close();

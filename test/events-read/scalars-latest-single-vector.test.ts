@@ -1,6 +1,7 @@
 // events.get_task_latest_scalar_values (§4.5), get_task_single_value_metrics (§4.6),
 // vector_metrics_iter_histogram (§4.7).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LAST_SCALAR_AT_FIELD } from '../../shared/events/storage-layout.js';
 import { scalar, startReadHarness, unique, untilCount, type ReadHarness } from './scalars-read-fixtures.js';
 
 let r: ReadHarness;
@@ -63,6 +64,39 @@ describe('events.get_task_latest_scalar_values', () => {
     await r.add([{ type: 'log', task: fresh, msg: 'x' }]);
     const d = await r.data('events.get_task_latest_scalar_values', { task: fresh });
     expect(d).toEqual({ metrics: [], last_iter: 0, name: fresh, status: 'in_progress', last_timestamp: 0 });
+  });
+
+  it("keeps last_timestamp at the greatest receive time of the task's scalar events, other event types aside", async () => {
+    const t = unique('received-');
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
+    /** The greatest @timestamp among the task's scalar events, as epoch ms. */
+    const greatestReceived = async () => {
+      const events = (await r.data('events.get_task_events', { task: t, event_type: 'training_stats_scalar' })).events as Array<{ '@timestamp': string }>;
+      return Math.max(...events.map((e) => Date.parse(e['@timestamp'])));
+    };
+    await r.add([scalar(t, 'loss', 'train', 0, 1), scalar(t, 'loss', 'train', 1, 2)]);
+    await untilCount(r, t, 2);
+    const first = await greatestReceived();
+    expect((await r.data('events.get_task_latest_scalar_values', { task: t })).last_timestamp).toBe(first);
+    // Kept on the task record by the writer, so the read need not scan every point for it.
+    expect(Number(await r.redis.hGet(r.keys.entity('t', t), LAST_SCALAR_AT_FIELD))).toBe(first);
+
+    await pause();
+    await r.add([{ type: 'log', task: t, msg: 'later' }, { type: 'plot', task: t, metric: 'p', variant: 'v', iter: 5, plot_str: '{}' }]);
+    await untilCount(r, t, 4, { event_type: undefined });
+    expect((await r.data('events.get_task_latest_scalar_values', { task: t })).last_timestamp).toBe(first);
+
+    await pause();
+    // A late re-report of an old iteration is still a later receive time.
+    await r.add([scalar(t, 'loss', 'train', 0, 3)]);
+    const overwritten = await r.poll('events.get_task_events', { task: t, event_type: 'training_stats_scalar' }, (d) => d.events.some((e: { value: number }) => e.value === 3));
+    const later = Math.max(...overwritten.events.map((e: { '@timestamp': string }) => Date.parse(e['@timestamp'])));
+    expect(later).toBeGreaterThan(first);
+    await r.poll('events.get_task_latest_scalar_values', { task: t }, (d) => d.last_timestamp === later);
+
+    // Tasks stored before the writer kept the time on the record: read from the points instead.
+    await r.redis.hDel(r.keys.entity('t', t), LAST_SCALAR_AT_FIELD);
+    expect((await r.data('events.get_task_latest_scalar_values', { task: t })).last_timestamp).toBe(later);
   });
 
   it('works on tasks only', async () => {

@@ -4,7 +4,7 @@
  * other companies' ids are unknown to reads.
  */
 import { apiError, apiErrorWithMessage } from '../../../shared/errors/error-catalogue.js';
-import { redisKeys } from '../../../shared/events/storage-layout.js';
+import { LAST_SCALAR_AT_FIELD, redisKeys } from '../../../shared/events/storage-layout.js';
 import type { RedisClient } from '../../../shared/stores/redis-store.js';
 
 export type Namespace = 't' | 'm';
@@ -17,9 +17,11 @@ export interface EntityRecord {
   status?: string;
   type?: string;
   ready?: string;
+  /** Greatest receive time (epoch ms) of its scalar events, as the writer keeps it; absent when none, or for data written before it was kept. */
+  lastScalarAt?: number;
 }
 
-const FIELDS = ['company', 'name', 'status', 'type', 'ready'] as const;
+const FIELDS = ['company', 'name', 'status', 'type', 'ready', LAST_SCALAR_AT_FIELD] as const;
 
 export const namespaceOf = (modelEvents: boolean | undefined): Namespace => (modelEvents ? 'm' : 't');
 
@@ -40,8 +42,16 @@ export class EntityAccess {
     const rows = (await multi.exec()) as unknown as Array<Array<string | null>>;
     return rows.map((row, i) => {
       if (!row || row[0] === null || row[0] === undefined) return undefined;
-      const [company, name, status, type, ready] = row;
-      return { id: ids[i]!, company: company!, name: name ?? ids[i]!, status: status ?? undefined, type: type ?? undefined, ready: ready ?? undefined };
+      const [company, name, status, type, ready, lastScalarAt] = row;
+      return {
+        id: ids[i]!,
+        company: company!,
+        name: name ?? ids[i]!,
+        status: status ?? undefined,
+        type: type ?? undefined,
+        ready: ready ?? undefined,
+        lastScalarAt: lastScalarAt === null || lastScalarAt === undefined ? undefined : Number(lastScalarAt),
+      };
     });
   }
 
