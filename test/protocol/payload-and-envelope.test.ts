@@ -185,3 +185,24 @@ describe('envelope (§5)', () => {
     expect(r2.text).toContain('"requested_version":2.0,"actual_version":1.0');
   });
 });
+
+describe('streamed answers (docs/protocol.md, "Answers as bytes")', () => {
+  const call = (body: object) =>
+    httpRequest(`${h.baseUrl}/test.stream`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  it('sends the envelope around the chunks, chunked', async () => {
+    const response = await call({ parts: 3 });
+    expect(response.status).toBe(200);
+    expect(response.headers['transfer-encoding']).toBe('chunked');
+    const json = JSON.parse(response.text);
+    expect(json.meta).toMatchObject({ result_code: 200, result_msg: 'OK', endpoint: { name: 'test.stream' } });
+    expect(json.data.count).toBe(3);
+    expect(json.data.items.map((item: string) => item.length)).toEqual([1, 1, 1].map(() => 1 + 64 * 1024));
+  });
+
+  it('closes the connection when the answer fails after its first chunk: a failed call, never a truncated success', async () => {
+    await expect(call({ parts: 5, fail_after: 2 })).rejects.toThrow();
+    // The service goes on answering.
+    expect(JSON.parse((await call({ parts: 1 })).text).data.count).toBe(1);
+  });
+});
