@@ -108,8 +108,11 @@ export function logEventHead(task: string): { first: Buffer; next: Buffer } {
 
 /** Appends the stored log entry `data` (its JSON bytes) to an answer, as an element of an array. */
 export function writeLogEvent(out: JsonBytesWriter, head: { first: Buffer; next: Buffer }, data: Buffer, afterAnother: boolean): void {
+  out.bytes(afterAnother ? head.next : head.first);
+  // An entry without its field reads as `{}` (log-stream-range.ts): nothing to splice.
+  if (data.length <= 2) out.text('}');
   // The stored object's `{` becomes the `,` after the spliced fields: no view of the bytes after it is needed.
-  out.bytes(afterAnother ? head.next : head.first).bytes(data).patchByte(data.length, 0x2c);
+  else out.bytes(data).patchByte(data.length, 0x2c);
 }
 
 /** A log stream entry (`<timestamp>-<seq>`, field `d`) back to the stored log event. */
