@@ -97,7 +97,11 @@ describe('StreamEvents', () => {
     const { acks, error } = await streamChunks([[scalar('a')], [scalar('boom')], [scalar('c')]]);
     expect(acks.map(summary)).toEqual([[100, 1, null, null]]);
     expect([error?.code, error?.details]).toEqual([status.INTERNAL, 'Internal server error']);
-    expect(t.ingest.sessions).toHaveLength(2);
+    // The chunk after the failure may have been checked while it committed, but is never committed.
+    expect(t.ingest.sessions.map((s) => [s.events[0]?.task, s.committed])).toEqual(
+      [['a', true], ['boom', true], ['c', false]].slice(0, t.ingest.sessions.length),
+    );
+    expect(t.ingest.sessions.slice(2).every((s) => s.discarded)).toBe(true);
     expect(t.logged.filter((l) => l.level === 'error')).toHaveLength(1);
   });
 
@@ -121,7 +125,7 @@ describe('StreamEvents', () => {
     expect(t.ingest.sessions).toHaveLength(0);
   });
 
-  it('aborts the chunk in progress and starts no other once the client cancels', async () => {
+  it('aborts the chunk in progress and commits no other once the client cancels', async () => {
     let release: () => void = () => undefined;
     t.ingest.onCommit = (s) => new Promise((resolve) => (release = () => resolve({ added: s.events.length, errors: 0, errors_info: {} })));
     const call = t.client.StreamEvents(meta());
@@ -133,7 +137,55 @@ describe('StreamEvents', () => {
     await until(() => t.ingest.sessions[0]?.context.signal?.aborted === true, 'abort');
     release();
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(t.ingest.sessions).toHaveLength(1);
+    // Chunk 2 was checked while chunk 1 committed; it is dropped, not committed.
+    expect(t.ingest.sessions.map((s) => s.committed)).toEqual([true, false]);
+    expect(t.ingest.sessions[1]?.discarded).toBe(true);
+  });
+
+  it('acknowledges each chunk without waiting for the next one (a client may wait for every ack)', async () => {
+    t.ingest.onCommit = async (s) => ({ added: s.events.length, errors: 0, errors_info: {} });
+    const call = t.client.StreamEvents(meta());
+    const acks: ChunkAck[] = [];
+    let arrived: () => void = () => undefined;
+    call.on('data', (ack: ChunkAck) => {
+      acks.push(ack);
+      arrived();
+    });
+    const ended = new Promise<void>((resolve, reject) => {
+      call.on('end', resolve);
+      call.on('error', reject);
+    });
+    for (let n = 1; n <= 3; n++) {
+      const acked = new Promise<void>((resolve) => (arrived = resolve));
+      call.write(create(EventChunkSchema, { chunkId: BigInt(n), events: [scalar(`t${n}`)] }));
+      await acked;
+    }
+    call.end();
+    await ended;
+    expect(acks.map((a) => Number(a.chunkId))).toEqual([1, 2, 3]);
+  });
+
+  it('checks the next chunk while the previous one commits, and commits it only after', async () => {
+    const steps: string[] = [];
+    let release: () => void = () => undefined;
+    t.ingest.onCommit = (s) => {
+      const task = String(s.events[0]?.task);
+      steps.push(`commit ${task} (${t.ingest.sessions.length} sessions begun)`);
+      return task === 'first'
+        ? new Promise((resolve) => (release = () => resolve({ added: 1, errors: 0, errors_info: {} })))
+        : Promise.resolve({ added: 1, errors: 0, errors_info: {} });
+    };
+    const outcome = streamChunks([[scalar('first')], [scalar('second')]]);
+    await until(() => t.ingest.sessions.length === 2, 'second chunk checked during the first commit');
+    expect(t.ingest.sessions[1]?.committed).toBe(false);
+    release();
+    const { acks, error } = await outcome;
+    expect(error).toBeUndefined();
+    expect(acks.map(summary)).toEqual([
+      [100, 1, null, null],
+      [101, 1, null, null],
+    ]);
+    expect(steps).toEqual(['commit first (1 sessions begun)', 'commit second (2 sessions begun)']);
   });
 });
 

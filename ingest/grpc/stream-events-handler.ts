@@ -1,40 +1,57 @@
 /**
  * EventsIngest.StreamEvents: every EventChunk is one add_batch request,
- * persisted and acknowledged strictly in the order received.
+ * persisted and acknowledged strictly in the order received; the next
+ * chunk is checked while the previous one is persisted.
  */
 import { once } from 'node:events';
 import { create } from '@bufbuild/protobuf';
 import type { handleBidiStreamingCall, ServerDuplexStream } from '@grpc/grpc-js';
-import type { IngestRequestContext } from '../../shared/events/ingest-port.js';
+import type { IngestRequestContext, IngestSession } from '../../shared/events/ingest-port.js';
 import { decodeRequest } from './events-ingest-definition.js';
 import { ChunkAckSchema, EventChunkSchema, type ChunkAck, type EventChunk } from './gen/clearml/events/v1/events_ingest_pb.js';
 import { ingestContextFor, watchCancellation, type CallCancellation, type GrpcIngestDeps } from './grpc-call-context.js';
 import { answerableError, endsStream, grpcStatusOf } from './grpc-error-status.js';
-import { ingestProtoEvents } from './proto-event-session.js';
+import { addProtoEvents } from './proto-event-session.js';
 
 type ChunkStream = ServerDuplexStream<Buffer, ChunkAck>;
 
 const METHOD = 'StreamEvents';
 
-/**
- * Commits one chunk. One chunk at a time, never overlapping: a chunk's
- * events must be persisted after the previous chunk's, because persistence
- * order decides which re-reported event wins (events.md §1.5, §2).
- */
-async function acknowledge(deps: GrpcIngestDeps, context: IngestRequestContext, chunk: EventChunk): Promise<ChunkAck> {
+/** A chunk checked and encoded (or refused while being so), waiting for its turn to commit. */
+type PreparedChunk = { chunkId: bigint; session: IngestSession } | { chunkId: bigint; error: unknown };
+
+/** Decodes and checks a chunk's events: CPU work that may run while the previous chunk commits. */
+function prepare(deps: GrpcIngestDeps, context: IngestRequestContext, chunk: EventChunk): PreparedChunk {
+  const session = deps.ingest.begin(context);
   try {
-    const result = await ingestProtoEvents(deps.ingest, context, chunk.events);
+    addProtoEvents(session, chunk.events);
+    return { chunkId: chunk.chunkId, session };
+  } catch (error) {
+    session.discard();
+    return { chunkId: chunk.chunkId, error };
+  }
+}
+
+/**
+ * Commits one prepared chunk. Commits never overlap: a chunk's events must
+ * be persisted after the previous chunk's, because persistence order
+ * decides which re-reported event wins (events.md §1.5, §2).
+ */
+async function commit(deps: GrpcIngestDeps, context: IngestRequestContext, prepared: PreparedChunk): Promise<ChunkAck> {
+  try {
+    if ('error' in prepared) throw prepared.error;
+    const result = await prepared.session.commit();
     return create(ChunkAckSchema, {
-      chunkId: chunk.chunkId,
+      chunkId: prepared.chunkId,
       added: result.added,
       errors: result.errors,
       errorsInfo: result.errors_info,
     });
   } catch (err) {
     if (endsStream(err) || context.signal?.aborted) throw err;
-    const refusal = answerableError(err, deps.logger, { method: METHOD, chunkId: String(chunk.chunkId) });
+    const refusal = answerableError(err, deps.logger, { method: METHOD, chunkId: String(prepared.chunkId) });
     const { code, subcode } = refusal.entry;
-    return create(ChunkAckSchema, { chunkId: chunk.chunkId, error: { code, subcode, message: refusal.message } });
+    return create(ChunkAckSchema, { chunkId: prepared.chunkId, error: { code, subcode, message: refusal.message } });
   }
 }
 
@@ -42,6 +59,9 @@ async function acknowledge(deps: GrpcIngestDeps, context: IngestRequestContext, 
 async function send(call: ChunkStream, ack: ChunkAck, signal: AbortSignal): Promise<void> {
   if (!call.write(ack)) await once(call, 'drain', { signal });
 }
+
+/** A promise that never settles: racing against it leaves only the other outcome. */
+const NEVER = new Promise<never>(() => undefined);
 
 async function serve(deps: GrpcIngestDeps, call: ChunkStream, cancellation: CallCancellation): Promise<void> {
   const { signal } = cancellation;
@@ -51,11 +71,35 @@ async function serve(deps: GrpcIngestDeps, call: ChunkStream, cancellation: Call
   // HTTP/2 flow control holds the rest at the client. The readable side must
   // survive an early exit so that the error status can still be written;
   // grpc-js destroys it on cancel, which ends the loop with an error.
-  for await (const bytes of call.iterator({ destroyOnReturn: false })) {
-    const chunk = decodeRequest(EventChunkSchema, bytes as Buffer);
-    const ack = await acknowledge(deps, context, chunk);
-    if (signal.aborted) return;
-    await send(call, ack, signal);
+  const messages = call.iterator({ destroyOnReturn: false })[Symbol.asyncIterator]();
+  // Commits run one after another on this chain, each sending its ack as soon as it is done (a client
+  // may wait for an ack before sending more). The next chunk is checked while the chain runs: the CPU
+  // part of ingest would otherwise idle through every commit's PubAcks.
+  let chain: Promise<void> = Promise.resolve();
+  try {
+    for (;;) {
+      // A stream-ending failure of a commit ends the call at once, not at the client's next message.
+      const next = await Promise.race([messages.next(), chain.then(() => NEVER)]);
+      if (next.done) break;
+      const prepared = prepare(deps, context, decodeRequest(EventChunkSchema, next.value as Buffer));
+      try {
+        await chain;
+      } catch (err) {
+        if ('session' in prepared) prepared.session.discard();
+        throw err;
+      }
+      if (signal.aborted) {
+        if ('session' in prepared) prepared.session.discard();
+        return;
+      }
+      chain = commit(deps, context, prepared).then((ack) => (signal.aborted ? undefined : send(call, ack, signal)));
+      // Observed by the race above or the wait below; marked handled meanwhile.
+      chain.catch(() => undefined);
+    }
+    await chain;
+  } finally {
+    // An early exit (malformed message, cancel) still waits for the commit under way: it may not outlive the call unobserved.
+    await chain.catch(() => undefined);
   }
   if (signal.aborted) return;
   cancellation.settle();
