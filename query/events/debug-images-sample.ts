@@ -9,7 +9,6 @@ import { defineOperation, type Operation } from '../../shared/protocol/operation
 import { bool, int, requestSchema, str } from '../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../query-deps.js';
 import {
-  assertSampleStateMatches,
   debugImageSample,
   nextDebugImageSample,
   NO_ITERATION_BOUNDS,
@@ -19,6 +18,7 @@ import {
 } from './domain/navigation-state.js';
 import { imageVariantRanges } from './debug-images-validity-store.js';
 import { NavigationStore } from './navigation-store.js';
+import { nextSampleRequest } from './plots-request-fields.js';
 import { decodeEvents, decodePositions, HAS_URL, iterTime, runStatements, scopeCondition, seriesCondition, where } from './plots-influx.js';
 import { namespaceOf, type Namespace } from './store/entity-access.js';
 import type { StoredEvent } from './store/stored-events.js';
@@ -36,14 +36,6 @@ const getRequest = requestSchema({
   model_events: bool({ default: false }),
 });
 
-// scroll_id is required by the contract, but its absence is the 400/1104 of a missing state (`scroll_id=None`), not a 400/12.
-const nextRequest = requestSchema({
-  task: str({ required: true }),
-  scroll_id: str(),
-  navigate_earlier: bool({ default: true }),
-  next_iteration: bool({ default: false }),
-  model_events: bool({ default: false }),
-});
 
 interface ImageCandidate {
   readonly iter: number;
@@ -63,19 +55,11 @@ export function getDebugImageSampleOperation(deps: QueryDeps): Operation {
       const namespace = namespaceOf(req.model_events);
       await deps.entities.requireOne(company, namespace, req.task);
       const store = new NavigationStore(deps.redis, deps.keyPrefix);
-      const key = { task: req.task, navigate_current_metric: req.navigate_current_metric, metric: req.metric };
-      const loaded = await store.load<DebugImageSampleState>(company, req.scroll_id, KIND);
-      const rangesOf = (s: { task: string; navigate_current_metric: boolean; metric: string }) =>
-        imageVariantRanges(deps, company, namespace, s.task, s.navigate_current_metric ? s.metric : undefined);
-      let state: DebugImageSampleState;
-      if (loaded !== undefined) {
-        // A state of the other namespace belongs to another entity: the same mismatch.
-        assertSampleStateMatches(loaded.namespace === namespace ? loaded.state : { ...loaded.state, task: '\u0000' }, key, req.scroll_id!);
-        state = req.refresh ? { ...loaded.state, ranges: await rangesOf(loaded.state) } : loaded.state;
-      } else {
-        state = { ...key, variant: req.variant, iteration: null, ranges: await rangesOf(key) };
-      }
-      const id = loaded === undefined ? store.newId() : req.scroll_id!;
+      const { id, state } = await store.openSample<DebugImageSampleState>(company, namespace, req.scroll_id, KIND, {
+        refresh: req.refresh,
+        start: { task: req.task, navigate_current_metric: req.navigate_current_metric, metric: req.metric, variant: req.variant, iteration: null },
+        rangesOf: (s) => imageVariantRanges(deps, company, namespace, s.task, s.navigate_current_metric ? s.metric : undefined),
+      });
       const target = { metric: req.metric, variant: req.variant };
       const range = state.ranges.find((r) => r.metric === target.metric && r.variant === target.variant);
       const candidates = range === undefined ? [] : await latestEligible(deps, company, namespace, state.task, range, req.iteration);
@@ -90,7 +74,7 @@ export function nextDebugImageSampleOperation(deps: QueryDeps): Operation {
   return defineOperation({
     name: 'events.next_debug_image_sample',
     minVersion: '2.12',
-    request: nextRequest,
+    request: nextSampleRequest,
     async handle(req, context) {
       const company = context.identity.company;
       const store = new NavigationStore(deps.redis, deps.keyPrefix);

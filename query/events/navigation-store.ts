@@ -12,6 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RedisClient } from '../../shared/stores/redis-store.js';
 import { NAVIGATION_STATE_TTL_SECONDS } from './domain/navigation-state.js';
+import { assertSampleStateMatches, type SampleStateKey } from './domain/sample-state.js';
 import type { Namespace } from './store/entity-access.js';
 
 export type NavigationKind = 'plots' | 'debug_images' | 'plot_sample' | 'debug_image_sample';
@@ -51,6 +52,30 @@ export class NavigationStore {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * The state a get_plot_sample / get_debug_image_sample call goes on with:
+   * the stored one named by `scrollId` (its ranges read again on `refresh`),
+   * else `start` with its ranges read; a stored state of another task,
+   * metric or namespace is the contract's mismatch (400/1104). Answers the
+   * id to save the state under.
+   */
+  async openSample<S extends SampleStateKey & { ranges: unknown }>(
+    company: string,
+    namespace: Namespace,
+    scrollId: string | undefined,
+    kind: NavigationKind,
+    options: { refresh: boolean; start: Omit<S, 'ranges'>; rangesOf(state: Omit<S, 'ranges'>): Promise<S['ranges']> },
+  ): Promise<{ id: string; state: S }> {
+    const loaded = await this.load<S>(company, scrollId, kind);
+    if (loaded === undefined) {
+      return { id: this.newId(), state: { ...options.start, ranges: await options.rangesOf(options.start) } as S };
+    }
+    // A state of the other namespace belongs to another entity: the same mismatch.
+    assertSampleStateMatches(loaded.namespace === namespace ? loaded.state : { ...loaded.state, task: '\u0000' }, options.start, scrollId!);
+    const state = options.refresh ? { ...loaded.state, ranges: await options.rangesOf(loaded.state) } : loaded.state;
+    return { id: scrollId!, state };
   }
 
   /** Saves the state, renewing its idle lifetime. */

@@ -3,7 +3,7 @@
  * (events.md §0.5): `metric_variants` and `task_metric_variants` lists.
  */
 import { z } from 'zod';
-import { list, obj, str, strList, validationErrorFrom, type FieldBuilder } from '../../shared/protocol/request-fields.js';
+import { bool, list, obj, requestSchema, str, strList, validationErrorFrom, type FieldBuilder } from '../../shared/protocol/request-fields.js';
 import type { MetricVariantsInput, TaskMetricVariantsInput } from '../../shared/events/domain/metric-variants.js';
 
 /** A list of metric_variants (absent: no filter). */
@@ -34,3 +34,16 @@ export function tasksWithAlias(tasks: string[] | undefined, task: unknown): stri
   if (!parsed.success) throw validationErrorFrom(parsed.error);
   return parsed.data!;
 }
+
+/**
+ * next_plot_sample / next_debug_image_sample. scroll_id is required by the
+ * contract, but its absence is the 400/1104 of a missing state
+ * (`scroll_id=None`), not a 400/12.
+ */
+export const nextSampleRequest = requestSchema({
+  task: str({ required: true }),
+  scroll_id: str(),
+  navigate_earlier: bool({ default: true }),
+  next_iteration: bool({ default: false }),
+  model_events: bool({ default: false }),
+});

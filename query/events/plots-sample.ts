@@ -10,7 +10,6 @@ import { defineOperation, type Operation } from '../../shared/protocol/operation
 import { bool, int, requestSchema, str } from '../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../query-deps.js';
 import {
-  assertSampleStateMatches,
   movedTo,
   NO_ITERATION_BOUNDS,
   pickNextPlot,
@@ -18,8 +17,10 @@ import {
   requireNextSampleState,
   type MetricRange,
   type PlotSampleState,
+  type SampleStateKey,
 } from './domain/navigation-state.js';
 import { NavigationStore } from './navigation-store.js';
+import { nextSampleRequest } from './plots-request-fields.js';
 import { decodeEvents, decodePositions, HAS_ITER, iterTime, runStatement, runStatements, scopeCondition, seriesCondition, where } from './plots-influx.js';
 import { namespaceOf, type Namespace } from './store/entity-access.js';
 
@@ -35,14 +36,6 @@ const getRequest = requestSchema({
   model_events: bool({ default: false }),
 });
 
-// scroll_id is required by the contract, but its absence is the 400/1104 of a missing state (`scroll_id=None`), not a 400/12.
-const nextRequest = requestSchema({
-  task: str({ required: true }),
-  scroll_id: str(),
-  navigate_earlier: bool({ default: true }),
-  next_iteration: bool({ default: false }),
-  model_events: bool({ default: false }),
-});
 
 export function getPlotSampleOperation(deps: QueryDeps): Operation {
   return defineOperation({
@@ -54,18 +47,11 @@ export function getPlotSampleOperation(deps: QueryDeps): Operation {
       const namespace = namespaceOf(req.model_events);
       await deps.entities.requireOne(company, namespace, req.task);
       const store = new NavigationStore(deps.redis, deps.keyPrefix);
-      const key = { task: req.task, navigate_current_metric: req.navigate_current_metric, metric: req.metric };
-      const loaded = await store.load<PlotSampleState>(company, req.scroll_id, KIND);
-      let state: PlotSampleState;
-      if (loaded !== undefined) {
-        // A state of the other namespace belongs to another entity: the same mismatch.
-        assertSampleStateMatches(loaded.namespace === namespace ? loaded.state : { ...loaded.state, task: '\u0000' }, key, req.scroll_id!);
-        state = req.refresh ? { ...loaded.state, ranges: await plotMetricRanges(deps, company, namespace, loaded.state) } : loaded.state;
-      } else {
-        const fresh: PlotSampleState = { ...key, iteration: null, ranges: [] };
-        state = { ...fresh, ranges: await plotMetricRanges(deps, company, namespace, fresh) };
-      }
-      const id = loaded === undefined ? store.newId() : req.scroll_id!;
+      const { id, state } = await store.openSample<PlotSampleState>(company, namespace, req.scroll_id, KIND, {
+        refresh: req.refresh,
+        start: { task: req.task, navigate_current_metric: req.navigate_current_metric, metric: req.metric, iteration: null },
+        rangesOf: (s) => plotMetricRanges(deps, company, namespace, s),
+      });
       const range = state.ranges.find((r) => r.metric === req.metric);
       let answer = { state, events: [] as unknown[], ...NO_ITERATION_BOUNDS };
       if (range !== undefined) {
@@ -83,7 +69,7 @@ export function nextPlotSampleOperation(deps: QueryDeps): Operation {
   return defineOperation({
     name: 'events.next_plot_sample',
     minVersion: '1.0',
-    request: nextRequest,
+    request: nextSampleRequest,
     async handle(req, context) {
       const company = context.identity.company;
       const store = new NavigationStore(deps.redis, deps.keyPrefix);
@@ -103,7 +89,7 @@ export function nextPlotSampleOperation(deps: QueryDeps): Operation {
 }
 
 /** Smallest and greatest iteration per metric (only the state's metric when navigation stays in it), ascending by metric. */
-async function plotMetricRanges(deps: QueryDeps, company: string, namespace: Namespace, state: PlotSampleState): Promise<MetricRange[]> {
+async function plotMetricRanges(deps: QueryDeps, company: string, namespace: Namespace, state: SampleStateKey): Promise<MetricRange[]> {
   const condition = where(scopeCondition(company, namespace, [state.task]), state.navigate_current_metric ? seriesCondition(state.metric) : undefined, HAS_ITER);
   const [low, high] = await runStatements(deps.influx, [
     `SELECT "len" FROM "plot" WHERE ${condition} GROUP BY "m" ORDER BY time ASC LIMIT 1`,

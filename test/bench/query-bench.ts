@@ -197,7 +197,10 @@ async function scaling(
     for (let i = 0; i < 33; i++) {
       const [bigMs, smallMs] = [(await call(c.operation, c.body(big))).ms, (await call(c.operation, c.body(small))).ms];
       // The first three calls of each warm up.
-      if (i >= 3) times.big.push(bigMs), times.small.push(smallMs);
+      if (i >= 3) {
+        times.big.push(bigMs);
+        times.small.push(smallMs);
+      }
     }
     const [b, sm] = [percentile(times.big, 50), percentile(times.small, 50)];
     progress(`scale op=${c.label} big_p50=${b.toFixed(1)}ms small_p50=${sm.toFixed(1)}ms big/small=${(b / sm).toFixed(2)}`);
