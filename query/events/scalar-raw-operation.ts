@@ -84,7 +84,7 @@ export function scalarRawOperation(deps: QueryDeps) {
       const selection: RawSelection = { ref: { company, namespace: cursor.n, id: cursor.e }, metric: cursor.m, variants: listed, filterVariants: cursor.vs !== null };
       const byTimestamp = cursor.k !== 'iter';
       const [points, total] = await Promise.all([
-        byTimestamp ? timestampPage(csv, selection, cursor.p, batch) : iterPage(deps.influx, selection, cursor.p, batch),
+        byTimestamp ? timestampPage(csv, selection, cursor.p, batch) : iterPage(csv, selection, cursor.p, batch),
         cursor.tot === null && request.count_total ? countSelection(deps.influx, selection, byTimestamp ? 'timestamp' : 'iter') : Promise.resolve(cursor.tot),
       ]);
       const next: RawCursor = { ...cursor, p: points.length > 0 ? points[points.length - 1]!.x : cursor.p, tot: total };

@@ -6,7 +6,9 @@
  * key=iter: x is the point time, so InfluxDB orders and limits: `time > p
  * ORDER BY time LIMIT batch + variants` covers the page and the rest of its
  * last iteration (one point per series and iteration); a full answer whose
- * last row is still that iteration is completed by a `time = x` read.
+ * last row is still that iteration is completed by a `time = x` read. Read
+ * as CSV like the timestamp pages: JSON.parse of a 200k-row answer was most
+ * of what the page cost beyond InfluxDB.
  *
  * key=timestamp/iso_time: x is the `ts` field, which InfluxDB cannot order
  * by. Each variant's points with `ts > p` are read (CSV, one request per
@@ -15,10 +17,10 @@
  * merge is linear. The cost is the rest of the selection, not the page
  * (docs/events-read.md).
  */
-import type { InfluxStore } from '../../shared/stores/influx-store.js';
 import { mapLimited } from './map-limited.js';
 import type { InfluxCsvReader } from './store/influx-csv.js';
-import { columnIndex, seriesOf } from './store/influx-rows.js';
+import type { InfluxStore } from '../../shared/stores/influx-store.js';
+import { seriesOf } from './store/influx-rows.js';
 import { allOf, entityWhere, HAS_ITER, tagEquals, timeCompare, type EntityRef } from './store/influx-where.js';
 import { decodeTagValue, TAG } from '../../shared/events/storage-layout.js';
 
@@ -53,39 +55,58 @@ function selectionWhere(s: RawSelection): string {
   return allOf(entityWhere(s.ref), tagEquals(TAG.metric, s.metric), variants);
 }
 
-export async function iterPage(influx: InfluxStore, s: RawSelection, after: number | null, batch: number): Promise<RawPoint[]> {
+export async function iterPage(csv: InfluxCsvReader, s: RawSelection, after: number | null, batch: number): Promise<RawPoint[]> {
   if (s.variants.length === 0) return [];
   const where = allOf(selectionWhere(s), HAS_ITER, after === null ? undefined : timeCompare('>', after));
   const limit = batch + s.variants.length;
-  const rows = await pointRows(influx, `SELECT "y", "ts", "q", "v" FROM "scalar" WHERE ${where} ORDER BY time ASC LIMIT ${limit}`);
+  const rows = await pointRows(csv, `SELECT "y", "ts", "q", "v" FROM "scalar" WHERE ${where} ORDER BY time ASC LIMIT ${limit}`);
   if (rows.length === limit) {
     // The listing may lag the points by a moment: never trust it to bound an iteration.
     const lastX = rows[rows.length - 1]!.x;
-    const rest = await pointRows(influx, `SELECT "y", "ts", "q", "v" FROM "scalar" WHERE ${allOf(selectionWhere(s), timeCompare('=', lastX))}`);
+    const rest = await pointRows(csv, `SELECT "y", "ts", "q", "v" FROM "scalar" WHERE ${allOf(selectionWhere(s), timeCompare('=', lastX))}`);
     rows.splice(rows.findIndex((r) => r.x === lastX), Infinity, ...rest);
   }
   sortTies(rows);
   return rows.slice(0, pageLength(rows, batch));
 }
 
-/** Orders the points sharing an x (InfluxDB already sorted by x): a full sort of 200k points cost ~100 ms. */
+/**
+ * Orders the points sharing an x (InfluxDB already sorted by x): a full sort of 200k points cost
+ * ~100 ms, and sorting each run through a slice still ~15 ms (a run per iteration, one point per
+ * variant); runs are short, so they are sorted in place by insertion.
+ */
 export function sortTies(points: RawPoint[]): void {
   for (let start = 0; start < points.length; ) {
     let end = start + 1;
     while (end < points.length && points[end]!.x === points[start]!.x) end++;
-    if (end - start > 1) {
-      const run = points.slice(start, end).sort(byXThenArrival);
-      for (let i = 0; i < run.length; i++) points[start + i] = run[i]!;
+    for (let i = start + 1; i < end; i++) {
+      const point = points[i]!;
+      let j = i - 1;
+      while (j >= start && byXThenArrival(points[j]!, point) > 0) {
+        points[j + 1] = points[j]!;
+        j--;
+      }
+      points[j + 1] = point;
     }
     start = end;
   }
 }
 
-async function pointRows(influx: InfluxStore, statement: string): Promise<RawPoint[]> {
-  const series = seriesOf(await influx.query(statement))[0];
-  if (!series) return [];
-  const [y, ts, q, v] = ['y', 'ts', 'q', 'v'].map((c) => columnIndex(series, c)) as [number, number, number, number];
-  return series.values.map((row) => ({ variant: decodeTagValue(row[v] as string), x: row[0] as number, y: row[y] as number, ts: row[ts] as number, seq: row[q] as number }));
+async function pointRows(csv: InfluxCsvReader, statement: string): Promise<RawPoint[]> {
+  const {
+    numbers: [x, y, ts, q],
+    strings: [v],
+  } = await csv.columns(statement, ['time', 'y', 'ts', 'q'], ['v']);
+  // The CSV reader hands out one string per distinct tag value: decode each once.
+  const decoded = new Map<string, string>();
+  const points: RawPoint[] = new Array(x!.length);
+  for (let i = 0; i < points.length; i++) {
+    const stored = v![i]!;
+    let variant = decoded.get(stored);
+    if (variant === undefined) decoded.set(stored, (variant = decodeTagValue(stored)));
+    points[i] = { variant, x: x![i]!, y: y![i]!, ts: ts![i]!, seq: q![i]! };
+  }
+  return points;
 }
 
 /** Concurrent variant reads (two InfluxDB cores). */

@@ -7,6 +7,10 @@ let r: ReadHarness;
 const big = unique('big-');
 const small = unique('small-');
 const other = unique('other-');
+const odd = unique('odd-');
+/** Variant names that InfluxDB's CSV answers quote or escape, and values that need every digit of a double. */
+const ODD_VARIANTS = ['has,comma', 'q"uote', 'sp ace', 'eq=ual', 'ünï', ''];
+const ODD_VALUES = [0.1 + 0.2, 1e-300, -1.7976931348623157e308, 5e-324, 123456789.123456789, 2 ** 53 + 2];
 const T0 = 1_718_000_000_000;
 const BIG_ITERS = 90_000;
 const VARIANTS = ['a', 'b', 'c'];
@@ -26,6 +30,8 @@ beforeAll(async () => {
     scalar(small, 'other', 'a', 0, 1),
   ]);
   await r.add([scalar(other, 'm', 'a', 0, 1)], r.tokenB);
+  await r.add(ODD_VARIANTS.map((v, i) => scalar(odd, 'm', v, 3, ODD_VALUES[i]!)));
+  await untilCount(r, odd, ODD_VARIANTS.length);
   await untilCount(r, big, BIG_ITERS * VARIANTS.length, {}, 60_000);
   await untilCount(r, small, 7);
 }, 180_000);
@@ -106,6 +112,11 @@ describe('selection and order', () => {
   it('names the x values iso_time with key=iso_time (epoch ms numbers)', async () => {
     const d = await raw({ task: small, metric: { metric: 'm', variants: ['b'] }, key: 'iso_time' });
     expect(d.variants).toEqual({ b: { y: [11], iso_time: [T0 + 5] } });
+  });
+
+  it('keeps variant names and values exactly, whatever characters and digits they hold', async () => {
+    const d = await raw({ task: odd, metric: { metric: 'm' } });
+    expect(d.variants).toEqual(Object.fromEntries(ODD_VARIANTS.map((v, i) => [v, { y: [ODD_VALUES[i]], iter: [3] }])));
   });
 
   it('answers an empty page for an unknown metric', async () => {
