@@ -17,9 +17,9 @@
  * merge is linear. The cost is the rest of the selection, not the page
  * (docs/events-read.md).
  */
+import type { InfluxStore } from '../../shared/stores/influx-store.js';
 import { mapLimited } from './map-limited.js';
 import type { InfluxCsvReader } from './store/influx-csv.js';
-import type { InfluxStore } from '../../shared/stores/influx-store.js';
 import { seriesOf } from './store/influx-rows.js';
 import { allOf, entityWhere, HAS_ITER, tagEquals, timeCompare, type EntityRef } from './store/influx-where.js';
 import { decodeTagValue, TAG } from '../../shared/events/storage-layout.js';
@@ -97,7 +97,7 @@ async function pointRows(csv: InfluxCsvReader, statement: string): Promise<RawPo
     numbers: [x, y, ts, q],
     strings: [v],
   } = await csv.columns(statement, ['time', 'y', 'ts', 'q'], ['v']);
-  // The CSV reader hands out one string per distinct tag value: decode each once.
+  // Tag values repeat over the rows: each distinct one is decoded once.
   const decoded = new Map<string, string>();
   const points: RawPoint[] = new Array(x!.length);
   for (let i = 0; i < points.length; i++) {
