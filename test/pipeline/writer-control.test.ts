@@ -1,33 +1,23 @@
 // Deletions through the stream (events.md §6.3, §9): run in stream order, answered on the reply subject and in Redis.
 import { createInbox } from 'nats';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ControlRecord } from '../../shared/events/wire-format.js';
-import { startHarness, unique, type Harness } from '../harness/service-harness.js';
-import { logRecord, PipelineClient, pointRecord, summaryRecord } from './writer-fixtures.js';
+import { unique } from '../harness/service-harness.js';
+import { logRecord, pointRecord, summaryRecord, writerPipeline } from './writer-fixtures.js';
 
-let h: Harness;
-let c: PipelineClient;
-
-beforeAll(async () => {
-  h = await startHarness({ target: 'writer' });
-  c = await PipelineClient.open(h.config);
-});
-afterAll(async () => {
-  await c?.close();
-  await h?.stop();
-});
+const pipeline = writerPipeline();
 
 /** Publishes a control record and answers the reply it gets. */
 async function control(record: ControlRecord): Promise<unknown> {
   const inbox = createInbox();
-  const sub = c.nc.subscribe(inbox, { max: 1, timeout: 15_000 });
-  await c.publishControl(record, inbox);
+  const sub = pipeline.client.nc.subscribe(inbox, { max: 1, timeout: 15_000 });
+  await pipeline.client.publishControl(record, inbox);
   for await (const msg of sub) return JSON.parse(msg.string());
   throw new Error('no reply');
 }
 
 async function seed(task: string): Promise<void> {
-  await c.publish(task, [
+  await pipeline.client.publish(task, [
     pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 1, value: 1 }),
     pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 2, value: 2 }),
     pointRecord({ entity: task, metric: 'img', variant: 'v', iter: 2, value: 0, measurement: 'image', fields: 'u="x"' }),
@@ -43,39 +33,39 @@ describe('control messages', () => {
     const other = unique('t');
     await seed(task);
     await seed(other);
-    await c.publish(task, [logRecord(task, 50, 'late: second segment')]);
+    await pipeline.client.publish(task, [logRecord(task, 50, 'late: second segment')]);
     const id = unique('ctl');
     expect(await control({ op: 'delete_entity', c: 'co', n: 't', e: task, id })).toEqual({ deleted: 6 });
-    expect(await c.count('scalar', task)).toBe(0);
-    expect(await c.count('image', task)).toBe(0);
-    expect(await c.logEntries(task)).toEqual([]);
-    expect(await c.redis.exists(c.keys.metricListing('t', task))).toBe(0);
+    expect(await pipeline.client.count('scalar', task)).toBe(0);
+    expect(await pipeline.client.count('image', task)).toBe(0);
+    expect(await pipeline.client.logEntries(task)).toEqual([]);
+    expect(await pipeline.client.redis.exists(pipeline.client.keys.metricListing('t', task))).toBe(0);
     // Statistics stay (deleting events does not reset them).
-    expect(await c.redis.hGet(c.keys.entity('t', task), 'last_iteration')).toBe('2');
-    expect(JSON.parse((await c.redis.get(`${h.config.REDIS_KEY_PREFIX}:ctl:${id}`))!)).toEqual({ deleted: 6 });
-    await c.drained(); // the other task may be in another partition, consumed independently
-    expect(await c.count('scalar', other)).toBe(2);
-    expect(await c.logEntries(other)).toHaveLength(2);
+    expect(await pipeline.client.redis.hGet(pipeline.client.keys.entity('t', task), 'last_iteration')).toBe('2');
+    expect(JSON.parse((await pipeline.client.redis.get(`${pipeline.harness.config.REDIS_KEY_PREFIX}:ctl:${id}`))!)).toEqual({ deleted: 6 });
+    await pipeline.client.drained(); // the other task may be in another partition, consumed independently
+    expect(await pipeline.client.count('scalar', other)).toBe(2);
+    expect(await pipeline.client.logEntries(other)).toHaveLength(2);
     // A repeated request finds nothing; its id keeps the first answer.
     expect(await control({ op: 'delete_entity', c: 'co', n: 't', e: task, id })).toEqual({ deleted: 6 });
     expect(await control({ op: 'delete_entity', c: 'co', n: 't', e: task, id: unique('ctl') })).toEqual({ deleted: 0 });
     // Events after the deletion are kept.
     await seed(task);
-    await c.drained();
-    expect(await c.count('scalar', task)).toBe(2);
+    await pipeline.client.drained();
+    expect(await pipeline.client.count('scalar', task)).toBe(2);
   });
 
   it('clear_task_log with before, include and exclude', async () => {
     const task = unique('t');
-    await c.publish(task, [
+    await pipeline.client.publish(task, [
       logRecord(task, 100, 'a', { metric: 'x' }),
       logRecord(task, 200, 'b', { metric: 'y' }),
       logRecord(task, 300, 'c', { metric: '' }),
       logRecord(task, 400, 'd', { metric: 'x' }),
       pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 1, value: 1 }),
     ]);
-    await c.publish(task, [logRecord(task, 150, 'e', { metric: 'y' })]); // second segment
-    const msgs = async () => (await c.logEntries(task)).map((e) => e.event.msg).sort();
+    await pipeline.client.publish(task, [logRecord(task, 150, 'e', { metric: 'y' })]); // second segment
+    const msgs = async () => (await pipeline.client.logEntries(task)).map((e) => e.event.msg).sort();
     expect(await control({ op: 'clear_task_log', c: 'co', e: task, id: unique('ctl'), include: ['y'], before: 180 })).toEqual({ deleted: 1 });
     expect(await msgs()).toEqual(['a', 'b', 'c', 'd']);
     expect(await control({ op: 'clear_task_log', c: 'co', e: task, id: unique('ctl'), exclude: ['x'] })).toEqual({ deleted: 2 });
@@ -84,6 +74,6 @@ describe('control messages', () => {
     expect(await msgs()).toEqual(['d']);
     expect(await control({ op: 'clear_task_log', c: 'co', e: task, id: unique('ctl') })).toEqual({ deleted: 1 });
     expect(await msgs()).toEqual([]);
-    expect(await c.count('scalar', task)).toBe(1);
+    expect(await pipeline.client.count('scalar', task)).toBe(1);
   });
 });

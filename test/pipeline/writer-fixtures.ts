@@ -5,6 +5,8 @@
  */
 import { connect, headers as natsHeaders, type JetStreamManager, type NatsConnection } from 'nats';
 import { createClient } from 'redis';
+import { afterAll, beforeAll } from 'vitest';
+import { startHarness, type Harness } from '../harness/service-harness.js';
 import {
   encodeTagValue,
   escapeTagValue,
@@ -150,4 +152,29 @@ export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs
     if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/**
+ * A writer target and a PipelineClient for the tests of one file: started
+ * before them, stopped after them (also after a start that failed halfway).
+ */
+export function writerPipeline(): { readonly harness: Harness; readonly client: PipelineClient } {
+  let harness: Harness | undefined;
+  let client: PipelineClient | undefined;
+  beforeAll(async () => {
+    harness = await startHarness({ target: 'writer' });
+    client = await PipelineClient.open(harness.config);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await harness?.stop();
+  });
+  return {
+    get harness() {
+      return harness!;
+    },
+    get client() {
+      return client!;
+    },
+  };
 }

@@ -1,52 +1,42 @@
 // The writer stores points in InfluxDB with their arrival seq, and the identity rule (events.md §1.5) holds across and within messages.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { arrivalSeq } from '../../shared/events/wire-format.js';
-import { startHarness, unique, type Harness } from '../harness/service-harness.js';
-import { PipelineClient, pointRecord } from './writer-fixtures.js';
+import { unique } from '../harness/service-harness.js';
+import { pointRecord, writerPipeline } from './writer-fixtures.js';
 
-let h: Harness;
-let c: PipelineClient;
-
-beforeAll(async () => {
-  h = await startHarness({ target: 'writer' });
-  c = await PipelineClient.open(h.config);
-});
-afterAll(async () => {
-  await c?.close();
-  await h?.stop();
-});
+const pipeline = writerPipeline();
 
 describe('points', () => {
   it('stores each measurement with q, time and fields', async () => {
     const task = unique('t');
-    const seq = await c.publish(task, [
+    const seq = await pipeline.client.publish(task, [
       pointRecord({ entity: task, metric: 'loss', variant: 'train', iter: 3, value: 0.25, worker: 'gpu-1', timestamp: 1_700_000_000_123 }),
       pointRecord({ entity: task, metric: 'w', variant: 'l1', iter: 3, value: 0, measurement: 'vector', fields: 'y="[1,2.5]"' }),
       pointRecord({ entity: task, metric: 'img', variant: 'in', iter: 4, value: 0, measurement: 'image', fields: 'u="http://x/1.png"' }),
       pointRecord({ entity: task, metric: 'roc', variant: 'c', value: 0, measurement: 'plot', fields: 'p="p{\\"data\\": []}",len=14i' }),
     ]);
-    await c.drained();
-    const [scalar] = await c.points('scalar', task);
+    await pipeline.client.drained();
+    const [scalar] = await pipeline.client.points('scalar', task);
     expect(scalar).toMatchObject({ time: 3, y: 0.25, w: 'gpu-1', ts: 1_700_000_000_123, q: arrivalSeq(seq, 0), m: 'loss', v: 'train', n: 't' });
-    expect((await c.points('vector', task))[0]).toMatchObject({ time: 3, y: '[1,2.5]', q: arrivalSeq(seq, 1) });
-    expect((await c.points('image', task))[0]).toMatchObject({ time: 4, u: 'http://x/1.png', q: arrivalSeq(seq, 2) });
-    const [plot] = await c.points('plot', task, 'AND time < 0');
+    expect((await pipeline.client.points('vector', task))[0]).toMatchObject({ time: 3, y: '[1,2.5]', q: arrivalSeq(seq, 1) });
+    expect((await pipeline.client.points('image', task))[0]).toMatchObject({ time: 4, u: 'http://x/1.png', q: arrivalSeq(seq, 2) });
+    const [plot] = await pipeline.client.points('plot', task, 'AND time < 0');
     expect(plot).toMatchObject({ p: 'p{"data": []}', len: 14, q: arrivalSeq(seq, 3) });
   });
 
   it('a later message overwrites an identity; within one message the later record wins', async () => {
     const task = unique('t');
-    await c.publish(task, [
+    await pipeline.client.publish(task, [
       pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 1, value: 1 }),
       pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 2, value: 2 }),
     ]);
-    const second = await c.publish(task, [
+    const second = await pipeline.client.publish(task, [
       pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 1, value: 10, worker: 'later' }),
       pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 2, value: 20 }),
       pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 2, value: 21 }),
     ]);
-    await c.drained();
-    const rows = await c.points('scalar', task);
+    await pipeline.client.drained();
+    const rows = await pipeline.client.points('scalar', task);
     expect(rows.map((r) => [r.time, r.y, r.w])).toEqual([
       [1, 10, 'later'],
       [2, 21, 'w1'],
@@ -56,12 +46,12 @@ describe('points', () => {
 
   it('stores names that need tag encoding, and non-ASCII payloads', async () => {
     const task = unique('t');
-    await c.publish(task, [
+    await pipeline.client.publish(task, [
       pointRecord({ entity: task, metric: 'a b,c=d', variant: '', iter: 1, value: 5 }),
       pointRecord({ entity: task, metric: 'größe ✓ 𝄞', variant: 'v', iter: 1, value: 6 }),
     ]);
-    await c.drained();
-    const rows = await c.points('scalar', task);
+    await pipeline.client.drained();
+    const rows = await pipeline.client.points('scalar', task);
     expect(rows.map((r) => [r.m, r.y]).sort()).toEqual([
       ['a b,c=d', 5],
       ['größe ✓ 𝄞', 6],

@@ -1,21 +1,11 @@
 // Entity summaries (events.md §1.11) applied in stream order, atomically and idempotently.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SummaryApplier } from '../../ingest/writer/summary-applier.js';
 import type { EntitySummary, ScalarStats } from '../../shared/events/wire-format.js';
-import { startHarness, unique, type Harness } from '../harness/service-harness.js';
-import { PipelineClient, summaryRecord } from './writer-fixtures.js';
+import { unique } from '../harness/service-harness.js';
+import { summaryRecord, writerPipeline } from './writer-fixtures.js';
 
-let h: Harness;
-let c: PipelineClient;
-
-beforeAll(async () => {
-  h = await startHarness({ target: 'writer' });
-  c = await PipelineClient.open(h.config);
-});
-afterAll(async () => {
-  await c?.close();
-  await h?.stop();
-});
+const pipeline = writerPipeline();
 
 const stats = (over: Partial<ScalarStats>): ScalarStats => ({
   metric: 'loss',
@@ -39,7 +29,7 @@ const summary = (e: string, over: Partial<EntitySummary>): EntitySummary => ({ c
 describe('entity summaries', () => {
   it('merge last_metrics across requests as §1.11 says', async () => {
     const task = unique('t');
-    await c.publish(task, [
+    await pipeline.client.publish(task, [
       summaryRecord(
         summary(task, {
           at: 5000,
@@ -50,7 +40,7 @@ describe('entity summaries', () => {
         }),
       ),
     ]);
-    await c.publish(task, [
+    await pipeline.client.publish(task, [
       summaryRecord(
         summary(task, {
           at: 4000, // an older receive time: last_update must not go back
@@ -61,10 +51,10 @@ describe('entity summaries', () => {
         }),
       ),
     ]);
-    await c.drained();
-    const record = await c.redis.hGetAll(c.keys.entity('t', task));
+    await pipeline.client.drained();
+    const record = await pipeline.client.redis.hGetAll(pipeline.client.keys.entity('t', task));
     expect(record).toMatchObject({ last_update: '5000', last_change: '5000', last_changed_by: 'alice', last_iteration: '10' });
-    const lm = await c.redis.hGetAll(c.keys.lastMetrics('t', task));
+    const lm = await pipeline.client.redis.hGetAll(pipeline.client.keys.lastMetrics('t', task));
     expect(Object.keys(lm)).toEqual([JSON.stringify(['loss', 'train'])]);
     const value = JSON.parse(lm[JSON.stringify(['loss', 'train'])]!);
     expect(value).toEqual({
@@ -83,28 +73,28 @@ describe('entity summaries', () => {
       mean_value: 0.37, // (1.5 + 0.35) / 5
       x_axis_label: 'epoch', // not erased by a request without one
     });
-    expect((await c.redis.sMembers(c.keys.metricListing('t', task))).sort()).toEqual(['plot\u001froc\u001fc\u001f1\u001f0', 'training_stats_scalar\u001floss\u001ftrain\u001f1']);
+    expect((await pipeline.client.redis.sMembers(pipeline.client.keys.metricListing('t', task))).sort()).toEqual(['plot\u001froc\u001fc\u001f1\u001f0', 'training_stats_scalar\u001floss\u001ftrain\u001f1']);
   });
 
   it('re-applying a summary (redelivery) changes nothing; doubles round-trip exactly', async () => {
     const task = unique('t');
-    const applier = new SummaryApplier(c.redis as never, h.config.REDIS_KEY_PREFIX);
+    const applier = new SummaryApplier(pipeline.client.redis as never, pipeline.harness.config.REDIS_KEY_PREFIX);
     const s = summary(task, {
       lastIter: 7,
       scalars: [stats({ value: 0.1 + 0.2, min: 1 / 3, max: 123456.78901234567, first: -2.5e-300, count: 1, sum: 0.1 + 0.2, iter: 7, x_axis_label: 'a/b "q"' })],
     });
     expect(await applier.apply(s, 100)).toBe(true);
-    const before = await c.redis.hGetAll(c.keys.lastMetrics('t', task));
+    const before = await pipeline.client.redis.hGetAll(pipeline.client.keys.lastMetrics('t', task));
     expect(await applier.apply(s, 100)).toBe(false);
     expect(await applier.apply(s, 99)).toBe(false);
-    expect(await c.redis.hGetAll(c.keys.lastMetrics('t', task))).toEqual(before);
+    expect(await pipeline.client.redis.hGetAll(pipeline.client.keys.lastMetrics('t', task))).toEqual(before);
     const value = JSON.parse(Object.values(before)[0]!);
     expect(value).toMatchObject({ value: 0.1 + 0.2, min_value: 1 / 3, max_value: 123456.78901234567, first_value: -2.5e-300, mean_value: 0.3, count: 1, x_axis_label: 'a/b "q"' });
-    expect(await c.redis.hGet(c.keys.entity('t', task), 'summary_seq')).toBe('100');
+    expect(await pipeline.client.redis.hGet(pipeline.client.keys.entity('t', task), 'summary_seq')).toBe('100');
     // A second summary for the same entity later in the same message has a higher arrival seq and applies.
     expect(await applier.apply(summary(task, { lastIter: 9, scalars: [stats({ value: 4, count: 1, sum: 4, min: 4, max: 4, first: 4 })] }), 101)).toBe(true);
-    const after = JSON.parse(Object.values(await c.redis.hGetAll(c.keys.lastMetrics('t', task)))[0]!);
+    const after = JSON.parse(Object.values(await pipeline.client.redis.hGetAll(pipeline.client.keys.lastMetrics('t', task)))[0]!);
     expect(after).toMatchObject({ value: 4, count: 2, mean_value: 2.15, min_value: 1 / 3, max_value: 123456.78901234567, first_value: -2.5e-300 });
-    expect(await c.redis.hGet(c.keys.entity('t', task), 'last_iteration')).toBe('9');
+    expect(await pipeline.client.redis.hGet(pipeline.client.keys.entity('t', task), 'last_iteration')).toBe('9');
   });
 });
