@@ -13,9 +13,8 @@ import {
   MEASUREMENT,
   FIELD,
   LAST_SCALAR_AT_FIELD,
-  redisKeys,
-  type RedisKeys,
 } from '../../shared/events/storage-layout.js';
+import { redisKeys, type RedisKeys } from '../../shared/stores/redis-keys.js';
 import type { ControlRecord } from '../../shared/events/wire-format.js';
 import type { InfluxStore } from '../../shared/stores/influx-store.js';
 import type { RedisClient } from '../../shared/stores/redis-store.js';

@@ -14,20 +14,19 @@
  * duplicating them. Fresh messages skip the look-up: their ids are new by
  * construction.
  */
-import { redisKeys } from '../../shared/events/storage-layout.js';
+import { redisKeys } from '../../shared/stores/redis-keys.js';
 import type { RedisClient } from '../../shared/stores/redis-store.js';
-import { LuaScript } from './lua-script.js';
+import { LuaScript } from '../../shared/stores/lua-script.js';
 import type { TaskLogs } from './write-batch.js';
 
-// KEYS[1] segment count, KEYS[2] segment 0 (segment n is KEYS[2]..':'..n, as redisKeys().logSegment builds it).
-// ARGV[1] '1' to skip existing ids, then id, event JSON pairs sorted by id.
+// KEYS[1] segment count, then segment 0, 1, ... as far as the caller knows them plus one (room for a
+// new segment). ARGV[1] '1' to skip existing ids, then id, event JSON pairs sorted by id.
+// Replies {'added', n, segments}, or {'segments', n} when the task has more segments than keys were passed.
 const APPEND = new LuaScript(`
 local count = tonumber(redis.call('GET', KEYS[1]) or '1')
+if count + 1 > #KEYS - 1 then return {'segments', count} end
 local initial = count
-local function segment(i)
-  if i == 0 then return KEYS[2] end
-  return KEYS[2] .. ':' .. i
-end
+local function segment(i) return KEYS[i + 2] end
 local function parse(id)
   local dash = string.find(id, '-', 1, true)
   return tonumber(string.sub(id, 1, dash - 1)), tonumber(string.sub(id, dash + 1))
@@ -59,6 +58,8 @@ for j = 2, #ARGV, 2 do
       if ms > topMs[i] or (ms == topMs[i] and seq > topSeq[i]) then target = i break end
     end
     if target == nil then
+      -- Every segment's top is above this entry: open one more. Entries come sorted, so the new
+      -- segment takes every later one: one new segment per call at most, whose key was passed.
       target = count
       count = count + 1
     end
@@ -68,10 +69,14 @@ for j = 2, #ARGV, 2 do
   end
 end
 if count ~= initial then redis.call('SET', KEYS[1], count) end
-return added`);
+return {'added', added, count}`);
+
+/** Tasks whose segment count is remembered (a partition's writer is the only one appending to its tasks). */
+const MAX_REMEMBERED = 10_000;
 
 export class LogSegmentAppender {
   private readonly keys;
+  private readonly segmentCounts = new Map<string, number>();
 
   constructor(
     private readonly client: RedisClient,
@@ -95,6 +100,24 @@ export class LogSegmentAppender {
       args[1 + 2 * k] = `${ts[i]}-${logs.seqs[i]}`;
       args[2 + 2 * k] = logs.events[i]!;
     }
-    return Number(await APPEND.run(this.client, [this.keys.logSegmentCount(task), this.keys.logSegment(task, 0)], args));
+    let known = this.segmentCounts.get(task) ?? 1;
+    for (;;) {
+      const keys = [this.keys.logSegmentCount(task)];
+      for (let n = 0; n <= known; n++) keys.push(this.keys.logSegment(task, n));
+      const reply = (await APPEND.run(this.client, keys, args)) as [string, number, number?];
+      if (reply[0] === 'segments') {
+        // More segments than we knew of (another writer owned the partition before): pass them all.
+        known = Number(reply[1]);
+        continue;
+      }
+      this.remember(task, Number(reply[2]));
+      return Number(reply[1]);
+    }
+  }
+
+  private remember(task: string, count: number): void {
+    this.segmentCounts.delete(task);
+    if (this.segmentCounts.size >= MAX_REMEMBERED) this.segmentCounts.delete(this.segmentCounts.keys().next().value!);
+    this.segmentCounts.set(task, count);
   }
 }

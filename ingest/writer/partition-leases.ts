@@ -8,7 +8,7 @@
  * taken from the Redis clock so that writers on skewed hosts agree.
  */
 import type { RedisClient } from '../../shared/stores/redis-store.js';
-import { LuaScript } from './lua-script.js';
+import { LuaScript } from '../../shared/stores/lua-script.js';
 import type { WriterKeys } from './writer-keys.js';
 
 const RENEW = new LuaScript(`

@@ -12,10 +12,11 @@
  * or computes are printed with the shortest of %.15g/%.16g/%.17g that reads
  * back to the same double.
  */
-import { LAST_SCALAR_AT_FIELD, redisKeys } from '../../shared/events/storage-layout.js';
+import { LAST_SCALAR_AT_FIELD } from '../../shared/events/storage-layout.js';
+import { redisKeys } from '../../shared/stores/redis-keys.js';
 import type { EntitySummary, ScalarStats } from '../../shared/events/wire-format.js';
 import type { RedisClient } from '../../shared/stores/redis-store.js';
-import { LuaScript } from './lua-script.js';
+import { LuaScript } from '../../shared/stores/lua-script.js';
 
 const FIELDS_PER_SCALAR = 16;
 /**

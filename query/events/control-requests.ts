@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { createInbox, headers as natsHeaders, type NatsConnection } from 'nats';
 import { apiError } from '../../shared/errors/error-catalogue.js';
 import { ensureEventStreams } from '../../shared/events/event-streams.js';
-import { redisKeys } from '../../shared/events/storage-layout.js';
+import { redisKeys } from '../../shared/stores/redis-keys.js';
 import { HEADER_KIND, HEADER_REPLY, HEADER_VERSION, partitionOf, partitionSubject, WIRE_VERSION, type ControlRecord } from '../../shared/events/wire-format.js';
 import type { QueryDeps } from '../query-deps.js';
 

@@ -8,9 +8,7 @@ import { defineOperation } from '../../shared/protocol/operation.js';
 import { bool, requestSchema, str } from '../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../query-deps.js';
 import { controlId, sendControl } from './control-requests.js';
-
-/** Navigation states of plots/debug images (events.md §7.3 to §8.3) live under this key. */
-export const navigationStateKey = (redisPrefix: string, company: string, id: string): string => `${redisPrefix}:nav:${company}:${id}`;
+import { navigationKey } from './navigation-store.js';
 
 export function deleteOperations(deps: QueryDeps) {
   const deleteForTask = defineOperation({
@@ -43,7 +41,7 @@ export function deleteOperations(deps: QueryDeps) {
     request: requestSchema({ scroll_id: str() }),
     async handle(request, context) {
       // Cursors are stateless and stay usable; only a navigation state of this company is removed.
-      if (request.scroll_id) await deps.redis.del(navigationStateKey(deps.keyPrefix, context.identity.company, request.scroll_id));
+      if (request.scroll_id) await deps.redis.del(navigationKey(deps.keyPrefix, context.identity.company, request.scroll_id));
       return {};
     },
   });

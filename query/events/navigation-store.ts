@@ -1,8 +1,8 @@
 /**
  * Server-side navigation states of events.plots, events.debug_images and
- * the sample viewers (events.md §7.3-§8.3, §10), in Redis under
- * `<REDIS_KEY_PREFIX>:nav:<company>:<state id>` with a 3600 s idle expiry.
- * events.clear_scroll deletes that same key, so the format is fixed.
+ * the sample viewers (events.md §7.3-§8.3, §10), in Redis under the
+ * company's navigation key (shared/stores/redis-keys.ts) with a 3600 s idle
+ * expiry. events.clear_scroll deletes that same key.
  *
  * The company is part of the key, so another company's id simply is not
  * found. Each stored state records its kind: an id of one kind given to an
@@ -10,6 +10,7 @@
  * between plots and debug_images; the contract does not require it, §13 #36).
  */
 import { randomBytes } from 'node:crypto';
+import { redisKeys } from '../../shared/stores/redis-keys.js';
 import type { RedisClient } from '../../shared/stores/redis-store.js';
 import { NAVIGATION_STATE_TTL_SECONDS } from './domain/navigation-state.js';
 import { assertSampleStateMatches, type SampleStateKey } from './domain/sample-state.js';
@@ -26,7 +27,7 @@ export interface StoredNavigation<S> {
 const STATE_ID = /^[0-9a-f]{32}$/;
 
 export function navigationKey(prefix: string, company: string, id: string): string {
-  return `${prefix}:nav:${company}:${id}`;
+  return redisKeys(prefix).navigation(company, id);
 }
 
 export class NavigationStore {

@@ -37,7 +37,7 @@ export function moveOperation(rc: ReportsContext) {
         projectId,
         await rc.reports.move(who.company, who.user, now, request.task, projectId),
       ]);
-      if (previous !== target) await rc.projects.removeIfEmpty(previous);
+      if (previous !== target) await rc.projects.removeIfEmpty(who.company, previous);
       return { project_id: target };
     },
   });
@@ -59,7 +59,7 @@ export function deleteOperation(rc: ReportsContext) {
         throw error;
       }
       const project = await rc.reports.remove(who.company, id);
-      await rc.projects.removeIfEmpty(project);
+      await rc.projects.removeIfEmpty(who.company, project);
       return { deleted: 1 };
     },
   });

@@ -24,7 +24,7 @@ export class ScrollStates {
   /** The live state named `id`, or a new one at position 0. */
   async open(company: string, id: string | undefined): Promise<ScrollState> {
     if (id !== undefined) {
-      const stored = await this.redis().get(this.keys.scroll(id));
+      const stored = await this.redis().get(this.keys.scroll(company, id));
       if (stored !== null) {
         const state = parse(stored);
         if (state !== undefined && state.c === company) return { id, position: state.p };
@@ -34,7 +34,7 @@ export class ScrollStates {
   }
 
   async save(company: string, state: ScrollState): Promise<void> {
-    await this.redis().set(this.keys.scroll(state.id), JSON.stringify({ c: company, p: state.position }), {
+    await this.redis().set(this.keys.scroll(company, state.id), JSON.stringify({ c: company, p: state.position }), {
       expiration: { type: 'EX', value: SCROLL_TTL_S },
     });
   }

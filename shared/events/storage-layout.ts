@@ -120,26 +120,3 @@ export function iterFromTime(time: number): number | undefined {
  * every point for it (get_task_latest_scalar_values' last_timestamp).
  */
 export const LAST_SCALAR_AT_FIELD = 'last_scalar_at';
-
-/** Redis key names, under a deployment prefix. */
-export function redisKeys(prefix: string) {
-  return {
-    /** Hash: the task record (reports are tasks of type report). */
-    task: (id: string) => `${prefix}:task:${id}`,
-    /** Hash: the model record. */
-    model: (id: string) => `${prefix}:model:${id}`,
-    entity: (namespace: 't' | 'm', id: string) => `${prefix}:${namespace === 't' ? 'task' : 'model'}:${id}`,
-    /** Hash: last_metrics of an entity, field = JSON [metric, variant]. */
-    lastMetrics: (namespace: 't' | 'm', id: string) => `${prefix}:${namespace === 't' ? 'task' : 'model'}:${id}:lm`,
-    /** Set: metric listing of an entity, members `type\u001fmetric\u001fvariant\u001f<0|1 has a regular iteration>`. */
-    metricListing: (namespace: 't' | 'm', id: string) => `${prefix}:${namespace === 't' ? 'task' : 'model'}:${id}:mv`,
-    /** Log stream segment `n` of a task (0 is the main one; see docs/storage.md). */
-    logSegment: (task: string, n: number) => (n === 0 ? `${prefix}:log:${task}` : `${prefix}:log:${task}:${n}`),
-    /** String: number of log segments of a task. */
-    logSegmentCount: (task: string) => `${prefix}:log:${task}:n`,
-    /** String: `{"deleted": n}` of a control request, kept 1 h for a requester that missed the reply. */
-    controlResult: (id: string) => `${prefix}:ctl:${id}`,
-  };
-}
-
-export type RedisKeys = ReturnType<typeof redisKeys>;

@@ -1,6 +1,7 @@
 // events.get_debug_image_sample (events.md §8.2) and events.next_debug_image_sample (§8.3) through the real pipeline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, startReadFixture, unique, type ReadFixture } from './logs-plots-images-fixture.js';
+import { redisKeys } from '../../shared/stores/redis-keys.js';
 
 let f: ReadFixture;
 beforeAll(async () => {
@@ -20,7 +21,7 @@ const image = (task: string, metric: string, variant: string, iter: number, url?
 
 type Sample = { scroll_id: string; event: { iter: number; metric: string; variant: string; url: string } | null; min_iteration: number | null; max_iteration: number | null };
 const at = (s: Sample) => (s.event === null ? null : [s.event.iter, s.event.variant]);
-const navKey = (id: string) => `${f.h.env.REDIS_KEY_PREFIX}:nav:${f.company('a')}:${id}`;
+const navKey = (id: string) => redisKeys(f.h.env.REDIS_KEY_PREFIX!).navigation(f.company('a'), id);
 
 async function imagesVisible(task: string, count: number): Promise<void> {
   await f.until(

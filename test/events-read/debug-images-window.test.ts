@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { debugImagesSection } from '../../query/events/debug-images-section.js';
 import { plotsSection } from '../../query/events/plots-section.js';
 import { startReadFixture, unique, type ReadFixture } from './logs-plots-images-fixture.js';
+import { redisKeys } from '../../shared/stores/redis-keys.js';
 
 let f: ReadFixture;
 beforeAll(async () => {
@@ -94,7 +95,7 @@ describe('the contract example: A cycles 7 URLs, B cycles 4, iterations 0..9', (
 
   it('an expired state is replaced silently', async () => {
     const first: Page = await f.data('events.debug_images', { metrics: [{ task }], iters: 5 });
-    await f.redis.pExpire(`${f.h.env.REDIS_KEY_PREFIX}:nav:${f.company('a')}:${first.scroll_id}`, 1);
+    await f.redis.pExpire(redisKeys(f.h.env.REDIS_KEY_PREFIX!).navigation(f.company('a'), first.scroll_id), 1);
     await new Promise((resolve) => setTimeout(resolve, 20));
     const again: Page = await f.data('events.debug_images', { metrics: [{ task }], iters: 5, scroll_id: first.scroll_id });
     expect(again.scroll_id).not.toBe(first.scroll_id);
@@ -145,7 +146,7 @@ describe('the contract example: A cycles 7 URLs, B cycles 4, iterations 0..9', (
   });
 
   it('debugImagesSection: the first page of a fresh state, no state stored; public records get no iterations', async () => {
-    const before = await f.redis.keys(`${f.h.env.REDIS_KEY_PREFIX}:nav:*`);
+    const before = await f.redis.keys(`${redisKeys(f.h.env.REDIS_KEY_PREFIX!).company(f.company('a'))}:nav:*`);
     const section = await debugImagesSection(f.deps, f.company('a'), 't', [
       { id: task, company: f.company('a'), name: task },
       { id: 'public-one', company: '', name: 'public' },
@@ -153,7 +154,7 @@ describe('the contract example: A cycles 7 URLs, B cycles 4, iterations 0..9', (
     expect(section.map((s) => s.task)).toEqual([task, 'public-one']);
     expect(shown(section[0]!)).toEqual(['9:AB', '8:AB', '7:AB', '6:AB', '5:A']);
     expect(section[1]!.iterations).toEqual([]);
-    expect((await f.redis.keys(`${f.h.env.REDIS_KEY_PREFIX}:nav:*`)).length).toBe(before.length);
+    expect((await f.redis.keys(`${redisKeys(f.h.env.REDIS_KEY_PREFIX!).company(f.company('a'))}:nav:*`)).length).toBe(before.length);
   });
 });
 

@@ -6,6 +6,7 @@ import { QueryDeps } from '../../query/query-deps.js';
 import { isApiError } from '../../shared/errors/error-catalogue.js';
 import { startHarness } from '../harness/service-harness.js';
 import { scalar, startReadHarness, unique, untilCount, type ReadHarness } from './scalars-read-fixtures.js';
+import { redisKeys } from '../../shared/stores/redis-keys.js';
 
 let r: ReadHarness;
 let companyA: string;
@@ -136,8 +137,8 @@ describe('events.delete_for_model', () => {
 describe('events.clear_scroll', () => {
   it("removes this company's navigation state only and always answers {}", async () => {
     const prefix = r.h.config.REDIS_KEY_PREFIX;
-    const mine = `${prefix}:nav:${companyA}:state-1`;
-    const theirs = `${prefix}:nav:${r.h.credentials.b.company}:state-1`;
+    const mine = redisKeys(prefix).navigation(companyA, 'state-1');
+    const theirs = redisKeys(prefix).navigation(r.h.credentials.b.company, 'state-1');
     await r.redis.set(mine, '{}');
     await r.redis.set(theirs, '{}');
     expect(await r.data('events.clear_scroll', { scroll_id: 'state-1' })).toEqual({});

@@ -1,6 +1,7 @@
 // events.download_task_log (events.md §6.2) and events.clear_task_log (§6.3) through the real pipeline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, startReadFixture, unique, type ReadFixture } from './logs-plots-images-fixture.js';
+import { redisKeys } from '../../shared/stores/redis-keys.js';
 
 let f: ReadFixture;
 beforeAll(async () => {
@@ -17,7 +18,7 @@ async function withLogs(task: string, events: object[], expected = events.length
 }
 
 const download = (query: string, token = f.tokenA) => f.h.call(`events.download_task_log?${query}`, undefined, { token, method: 'GET' });
-const taskKey = (task: string) => `${f.h.env.REDIS_KEY_PREFIX}:task:${task}`;
+const taskKey = (task: string) => redisKeys(f.h.env.REDIS_KEY_PREFIX!).task(task);
 
 describe('events.download_task_log', () => {
   const task = unique('dl-');

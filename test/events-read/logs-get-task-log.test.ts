@@ -1,6 +1,7 @@
 // events.get_task_log (events.md §6.1) through the real pipeline, and its search extension (docs/events-read.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, startReadFixture, unique, type ReadFixture } from './logs-plots-images-fixture.js';
+import { redisKeys } from '../../shared/stores/redis-keys.js';
 
 let f: ReadFixture;
 beforeAll(async () => {
@@ -101,7 +102,7 @@ describe('pages', () => {
     const task = unique('log-');
     await withLogs(task, [log(task, T0 + 50, 'late-50'), log(task, T0 + 60, 'late-60')]);
     await withLogs(task, [log(task, T0 + 10, 'early-10'), log(task, T0 + 55, 'mid-55'), log(task, T0 + 70, 'last-70')], 5);
-    expect(Number(await f.redis.get(`${f.h.env.REDIS_KEY_PREFIX}:log:${task}:n`))).toBeGreaterThan(1);
+    expect(Number(await f.redis.get(redisKeys(f.h.env.REDIS_KEY_PREFIX!).logSegmentCount(task)))).toBeGreaterThan(1);
     const all = await f.data('events.get_task_log', { task, navigate_earlier: false });
     expect(msgs(all)).toEqual(['early-10', 'late-50', 'mid-55', 'late-60', 'last-70']);
     expect(msgs(await f.data('events.get_task_log', { task, batch_size: 2, from_timestamp: T0 + 60 }))).toEqual(['mid-55', 'late-50']);

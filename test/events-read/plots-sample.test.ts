@@ -1,6 +1,7 @@
 // events.get_plot_sample (events.md §7.4) and events.next_plot_sample (§7.5) through the real pipeline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, startReadFixture, unique, type ReadFixture } from './logs-plots-images-fixture.js';
+import { redisKeys } from '../../shared/stores/redis-keys.js';
 
 let f: ReadFixture;
 beforeAll(async () => {
@@ -20,7 +21,7 @@ const plot = (task: string, metric: string, variant: string, iter: number) => ({
 type Sample = { scroll_id: string; events: Array<{ iter: number; metric: string; variant: string }>; min_iteration: number | null; max_iteration: number | null };
 /** (iteration, metric, variants) of a sample, or null when it is empty. */
 const at = (s: Sample) => (s.events.length === 0 ? null : [s.events[0]!.iter, s.events[0]!.metric, s.events.map((e) => e.variant).join(',')]);
-const navKey = (id: string) => `${f.h.env.REDIS_KEY_PREFIX}:nav:${f.company('a')}:${id}`;
+const navKey = (id: string) => redisKeys(f.h.env.REDIS_KEY_PREFIX!).navigation(f.company('a'), id);
 
 describe('the contract example: M1 (v1, v2) and M2 (v3, v4) at iterations 0 and 1', () => {
   const task = unique('ps-');

@@ -2,6 +2,7 @@
 // with plot validation on (so that invalid plots exist to be hidden).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, startReadFixture, unique, type ReadFixture } from './logs-plots-images-fixture.js';
+import { redisKeys } from '../../shared/stores/redis-keys.js';
 
 let f: ReadFixture;
 beforeAll(async () => {
@@ -140,7 +141,7 @@ describe('events.get_multi_task_plots', () => {
     ]);
     await plotsVisible(p1, 5);
     await plotsVisible(p2, 2);
-    await f.redis.hSet(`${f.h.env.REDIS_KEY_PREFIX}:task:${p2}`, 'name', 'second run');
+    await f.redis.hSet(redisKeys(f.h.env.REDIS_KEY_PREFIX!).task(p2), 'name', 'second run');
   });
 
   const shape = (plots: Record<string, any>) => {

@@ -1,6 +1,7 @@
 // events.plots (events.md §7.3): iteration windows with a Redis navigation state, through the real pipeline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReadFixture, unique, type ReadFixture } from './logs-plots-images-fixture.js';
+import { redisKeys } from '../../shared/stores/redis-keys.js';
 
 let f: ReadFixture;
 beforeAll(async () => {
@@ -21,7 +22,7 @@ const plot = (task: string, metric: string, variant: string, iter: number, extra
 
 type Page = { scroll_id: string; metrics: Array<{ task: string; iterations: Array<{ iter: number; events: any[] }> }> };
 const iters = (page: Page, i = 0) => page.metrics[i]!.iterations.map((it) => it.iter);
-const navKey = (company: string, id: string) => `${f.h.env.REDIS_KEY_PREFIX}:nav:${company}:${id}`;
+const navKey = (company: string, id: string) => redisKeys(f.h.env.REDIS_KEY_PREFIX!).navigation(company, id);
 
 async function plotsVisible(task: string, total: number, modelEvents = false): Promise<void> {
   await f.until(() => f.data('events.get_task_plots', { task, iters: 100, model_events: modelEvents }), (d) => d.total === total);
@@ -56,7 +57,7 @@ describe('the contract example: ten iterations, iters 5', () => {
     expect(iteration!.events[0]).toMatchObject({ type: 'plot', task, plot_str: '{"at": 9}', plot_len: 9, model_event: false });
   });
 
-  it('the state lives in Redis under <prefix>:nav:<company>:<id> for 3600 s', async () => {
+  it("the state lives in Redis under its company's navigation key for 3600 s", async () => {
     const { scroll_id } = await f.data('events.plots', { metrics: [{ task }], iters: 5 });
     const ttl = await f.redis.ttl(navKey(f.company('a'), scroll_id));
     expect(ttl).toBeGreaterThan(3590);

@@ -10,7 +10,7 @@ import type { TargetModule } from '../../shared/launcher/target.js';
 import { scalarReadOperations } from '../../query/events/scalar-read-operations.js';
 import { QueryDeps } from '../../query/query-deps.js';
 import { queryTarget } from '../../query/query-target.js';
-import { redisKeys } from '../../shared/events/storage-layout.js';
+import { redisKeys } from '../../shared/stores/redis-keys.js';
 import { startHarness, unique, type CallResult, type Harness } from '../harness/service-harness.js';
 
 export { unique };

@@ -7,13 +7,8 @@ import { connect, headers as natsHeaders, type JetStreamManager, type NatsConnec
 import { createClient } from 'redis';
 import { afterAll, beforeAll } from 'vitest';
 import { startHarness, type Harness } from '../harness/service-harness.js';
-import {
-  encodeTagValue,
-  escapeTagValue,
-  iterTimeText,
-  quoteFieldString,
-  redisKeys,
-} from '../../shared/events/storage-layout.js';
+import { encodeTagValue, escapeTagValue, iterTimeText, quoteFieldString } from '../../shared/events/storage-layout.js';
+import { redisKeys } from '../../shared/stores/redis-keys.js';
 import {
   consumerName,
   frameRecord,

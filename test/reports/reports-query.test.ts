@@ -142,13 +142,13 @@ describe('paging and scrolling (§4.9)', () => {
 
   it('keeps scroll states 600 s in Redis, restarts unknown, expired and foreign ones', async () => {
     const first = await page({ scroll_id: '', size: 5 });
-    const ttl = await g.redis.ttl(g.keys.scroll(first.scroll_id));
+    const ttl = await g.redis.ttl(g.keys.scroll(g.companyA, first.scroll_id));
     expect(ttl).toBeGreaterThan(590);
     expect(ttl).toBeLessThanOrEqual(600);
     const unknown = await page({ scroll_id: 'f'.repeat(32), size: 5 });
     expect(unknown.scroll_id).not.toBe('f'.repeat(32));
     expect(n(unknown)).toEqual([0, 1, 2, 3, 4]);
-    await g.redis.del(g.keys.scroll(first.scroll_id)); // what expiry does
+    await g.redis.del(g.keys.scroll(g.companyA, first.scroll_id)); // what expiry does
     const expired = await page({ scroll_id: first.scroll_id, size: 5 });
     expect(expired.scroll_id).not.toBe(first.scroll_id);
     expect(n(expired)).toEqual([0, 1, 2, 3, 4]);

@@ -4,7 +4,8 @@
  * other companies' ids are unknown to reads.
  */
 import { apiError, apiErrorWithMessage } from '../../../shared/errors/error-catalogue.js';
-import { LAST_SCALAR_AT_FIELD, redisKeys } from '../../../shared/events/storage-layout.js';
+import { LAST_SCALAR_AT_FIELD } from '../../../shared/events/storage-layout.js';
+import { redisKeys } from '../../../shared/stores/redis-keys.js';
 import type { RedisClient } from '../../../shared/stores/redis-store.js';
 
 export type Namespace = 't' | 'm';

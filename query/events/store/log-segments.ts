@@ -8,7 +8,7 @@
  * logs to place them (docs/events-read.md).
  */
 import type { MetricFilter } from '../../../shared/events/domain/metric-variants.js';
-import { redisKeys } from '../../../shared/events/storage-layout.js';
+import { redisKeys } from '../../../shared/stores/redis-keys.js';
 import type { RedisClient } from '../../../shared/stores/redis-store.js';
 import type { ListingEntry } from './metric-listing.js';
 import { MetricListings } from './metric-listing.js';

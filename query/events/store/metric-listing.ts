@@ -5,7 +5,7 @@
  * entity instead of a scan of the events (docs/events-read.md compares it
  * with InfluxDB's SHOW TAG VALUES, which cannot tell the flag nor see logs).
  */
-import { redisKeys } from '../../../shared/events/storage-layout.js';
+import { redisKeys } from '../../../shared/stores/redis-keys.js';
 import type { RedisClient } from '../../../shared/stores/redis-store.js';
 import type { Namespace } from './entity-access.js';
 

@@ -2,7 +2,7 @@
  * x_axis_label of scalar series (events.md §1.11, §4.1): kept in the
  * entity's last_metrics hash, field JSON [metric, variant], by the writer.
  */
-import { redisKeys } from '../../../shared/events/storage-layout.js';
+import { redisKeys } from '../../../shared/stores/redis-keys.js';
 import type { RedisClient } from '../../../shared/stores/redis-store.js';
 import type { Namespace } from './entity-access.js';
 import { seriesKey } from './influx-rows.js';

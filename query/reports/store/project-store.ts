@@ -11,6 +11,9 @@ import { invalidProjectId, publicProjectForbidden, scriptError, type ScriptReply
 
 export const newId = () => randomUUID().replace(/-/g, '');
 
+/** Calls again when a project of the path appeared or vanished under the script (concurrent creates). */
+const MAX_ATTEMPTS = 5;
+
 export interface ProjectRef {
   id: string;
   name: string;
@@ -31,21 +34,33 @@ export class ProjectStore {
     return { id, name: name ?? '', company: owner };
   }
 
-  /** The id of the reports project for `base` (§1.3), created with its ancestors when missing. */
+  /**
+   * The id of the reports project for `base` (§1.3), created with its
+   * ancestors when missing. The ids of the existing prefixes are read first
+   * so that the script gets every project key it touches; it answers
+   * 'retry' when one changed meanwhile.
+   */
   async resolveReportsProject(company: string, user: string, now: number, base: string): Promise<string> {
     const segments = reportsProjectSegments(base);
     const names = prefixNames(segments);
-    const args = [this.keys.prefix, company, user, String(now), String(segments.length)];
-    args.push(...names, ...segments, ...names.map((n) => (codePointLength(n) < 3 ? '1' : '0')), ...names.map(() => newId()));
-    const reply = (await RESOLVE_PROJECT.run(this.redis, args)) as ScriptReply;
-    if (reply[0] !== 'ok') throw scriptError(reply, { company });
-    return reply[1]!;
+    for (let attempt = 0; ; attempt++) {
+      const existing = await this.redis.hmGet(this.keys.projectNames(company), names);
+      const ids = names.map((_, i) => existing[i] ?? newId());
+      const keys = [this.keys.projectNames(company), this.keys.projectNames(''), this.keys.projectVersion(company), ...ids.map((id) => this.keys.project(id))];
+      const args = [company, user, String(now), String(segments.length)];
+      args.push(...names, ...segments, ...names.map((n) => (codePointLength(n) < 3 ? '1' : '0')), ...ids, ...existing.map((id) => (id ? '1' : '0')));
+      const reply = (await RESOLVE_PROJECT.run(this.redis, keys, args)) as ScriptReply;
+      if (reply[0] === 'retry' && attempt < MAX_ATTEMPTS) continue;
+      if (reply[0] !== 'ok') throw scriptError(reply, { company });
+      return reply[1]!;
+    }
   }
 
-  /** Removes the project when it is a `.reports` project that no task references any more. */
-  async removeIfEmpty(id: string): Promise<boolean> {
+  /** Removes the project when it is a `.reports` project of the company that no task references any more. */
+  async removeIfEmpty(company: string, id: string): Promise<boolean> {
     if (id === '') return false;
-    return Number(await REMOVE_IF_EMPTY.run(this.redis, [this.keys.prefix, id])) === 1;
+    const keys = [this.keys.project(id), this.keys.projectTasks(id), this.keys.projectNames(company), this.keys.projectVersion(company)];
+    return Number(await REMOVE_IF_EMPTY.run(this.redis, keys, [company, id])) === 1;
   }
 
   /** Every project hash of a company. */

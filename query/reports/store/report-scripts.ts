@@ -8,16 +8,40 @@
  * Replies: `{'ok', ...}` or `{'err', <word>, <detail>}`; report-store.ts
  * turns the words into the contract's errors.
  */
-import { LuaScript } from './lua-script.js';
+import { LuaScript } from '../../../shared/stores/lua-script.js';
 
 /** Versions kept in the change log; a cache older than that reloads the company. */
 export const CHANGE_LOG_SPAN = 50_000;
 
-// ARGV[1] prefix, ARGV[2] caller company, ARGV[3] report id.
+/**
+ * The keys every report script gets, in this order (report-store.ts builds
+ * them; nothing is assembled inside a script). The project of the record is
+ * read before the call and passed as ARGV[3]; a script that finds another
+ * project on the record answers 'retry', and the store calls again.
+ */
+export const REPORT_SCRIPT_KEYS = [
+  'record',
+  'reports',
+  'tasks',
+  'reportNames',
+  'reportTags',
+  'reportVersion',
+  'reportChanges',
+  'reportChangesFloor',
+  'projectVersion',
+  'currentProject',
+  'currentProjectTasks',
+  'targetProject',
+  'targetProjectTasks',
+  'lastMetrics',
+  'metricListing',
+] as const;
+
+// ARGV[1] caller company, ARGV[2] report id, ARGV[3] the record's project as read before the call.
 const PREAMBLE = `
-local P, CO, ID = ARGV[1], ARGV[2], ARGV[3]
-local function co(c) return P .. ':co:' .. c end
-local KEY = P .. ':task:' .. ID
+local CO, ID, EXPECTED = ARGV[1], ARGV[2], ARGV[3]
+local KEY, REPORTS, TASKS, NAMES, TAGS, RV, RCHG, RFLOOR, PV = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
+local PROJECT, PROJECT_TASKS, TARGET, TARGET_TASKS = KEYS[10], KEYS[11], KEYS[12], KEYS[13]
 
 -- reports.md §2.1; status is the real one while a delete holds the lock
 local function find()
@@ -25,20 +49,21 @@ local function find()
   if not f[1] or (f[1] ~= CO and f[1] ~= '') then return nil, 'invalid' end
   if f[1] == '' then return nil, 'public' end
   if f[2] ~= 'report' then return nil, 'not_report' end
+  if (f[4] or '') ~= EXPECTED then return nil, 'retry' end
   return {status = f[8] or f[3], project = f[4], name = f[5], tags = f[6], system_tags = f[7], deleting = f[8] and true or false}
 end
 
 local function touched()
-  local v = redis.call('INCR', co(CO) .. ':rv')
-  redis.call('ZADD', co(CO) .. ':rchg', v, ID)
+  local v = redis.call('INCR', RV)
+  redis.call('ZADD', RCHG, v, ID)
   if v % 1000 == 0 and v > ${CHANGE_LOG_SPAN} then
-    redis.call('ZREMRANGEBYSCORE', co(CO) .. ':rchg', '-inf', v - ${CHANGE_LOG_SPAN})
-    redis.call('SET', co(CO) .. ':rfloor', v - ${CHANGE_LOG_SPAN})
+    redis.call('ZREMRANGEBYSCORE', RCHG, '-inf', v - ${CHANGE_LOG_SPAN})
+    redis.call('SET', RFLOOR, v - ${CHANGE_LOG_SPAN})
   end
 end
 
 local function retag(old, new)
-  local key = co(CO) .. ':report_tags'
+  local key = TAGS
   if old then
     for _, t in ipairs(cjson.decode(old)) do
       if redis.call('HINCRBY', key, t, -1) <= 0 then redis.call('HDEL', key, t) end
@@ -57,18 +82,18 @@ end
 
 const script = (body: string) => new LuaScript(`${PREAMBLE}\n${body}`);
 
-// ARGV[4] name, [5] project id, [6] tags JSON, then the record's field/value pairs.
+// ARGV[4] name, [5] tags JSON, then the record's field/value pairs; the target project is KEYS[12].
 export const CREATE = script(`
-local name, project, tags = ARGV[4], ARGV[5], ARGV[6]
-if redis.call('HEXISTS', co(CO) .. ':report_names', name) == 1 then return {'err', 'exists'} end
-if redis.call('EXISTS', P .. ':project:' .. project) == 0 then return {'err', 'no_project'} end
+local name, tags = ARGV[4], ARGV[5]
+if redis.call('HEXISTS', NAMES, name) == 1 then return {'err', 'exists'} end
+if redis.call('EXISTS', TARGET) == 0 then return {'err', 'no_project'} end
 local fields = {}
-for i = 7, #ARGV do fields[#fields + 1] = ARGV[i] end
+for i = 6, #ARGV do fields[#fields + 1] = ARGV[i] end
 redis.call('HSET', KEY, unpack(fields))
-redis.call('SADD', co(CO) .. ':reports', ID)
-redis.call('SADD', co(CO) .. ':tasks', ID)
-redis.call('HSET', co(CO) .. ':report_names', name, ID)
-redis.call('SADD', P .. ':project:' .. project .. ':tasks', ID)
+redis.call('SADD', REPORTS, ID)
+redis.call('SADD', TASKS, ID)
+redis.call('HSET', NAMES, name, ID)
+redis.call('SADD', TARGET_TASKS, ID)
 retag(nil, tags)
 touched()
 return {'ok'}
@@ -83,7 +108,7 @@ local has = function(i) return ARGV[i] == '1' end
 local content = has(12) or has(14)
 if content and r.status ~= 'created' then return {'err', 'status', r.status} end
 if has(6) then
-  local names = co(CO) .. ':report_names'
+  local names = NAMES
   local holder = redis.call('HGET', names, ARGV[7])
   if holder and holder ~= ID then return {'err', 'exists'} end
   if r.name and redis.call('HGET', names, r.name) == ID then redis.call('HDEL', names, r.name) end
@@ -111,9 +136,9 @@ local now = ARGV[4]
 redis.call('HSET', KEY, 'status', 'published', 'status_reason', '', 'status_message', ARGV[6], 'status_changed', now,
   'published', now, 'last_update', now, 'last_change', now, 'last_changed_by', ARGV[5])
 if r.deleting then redis.call('HSET', KEY, 'deleting_status', 'published') end
-if r.project and redis.call('EXISTS', P .. ':project:' .. r.project) == 1 then
-  redis.call('HSET', P .. ':project:' .. r.project, 'last_update', now)
-  redis.call('INCR', co(CO) .. ':pv')
+if r.project and redis.call('EXISTS', PROJECT) == 1 then
+  redis.call('HSET', PROJECT, 'last_update', now)
+  redis.call('INCR', PV)
 end
 touched()
 return {'ok'}
@@ -136,16 +161,16 @@ touched()
 return {'ok'}
 `);
 
-// ARGV[4] target project id, [5] now, [6] user. Replies the previous project id.
+// ARGV[4] target project id (its keys are KEYS[12], KEYS[13]), [5] now, [6] user. Replies the previous project id.
 export const MOVE = script(`
 local r, e = find()
 if not r then return {'err', e} end
 local project = ARGV[4]
-if redis.call('EXISTS', P .. ':project:' .. project) == 0 then return {'err', 'no_project'} end
+if redis.call('EXISTS', TARGET) == 0 then return {'err', 'no_project'} end
 local old = r.project or ''
 if old ~= project then
-  if old ~= '' then redis.call('SREM', P .. ':project:' .. old .. ':tasks', ID) end
-  redis.call('SADD', P .. ':project:' .. project .. ':tasks', ID)
+  if old ~= '' then redis.call('SREM', PROJECT_TASKS, ID) end
+  redis.call('SADD', TARGET_TASKS, ID)
   redis.call('HSET', KEY, 'project', project)
 end
 redis.call('HSET', KEY, 'last_change', ARGV[5], 'last_changed_by', ARGV[6])
@@ -181,18 +206,18 @@ end
 return {'ok'}
 `);
 
-/** Last step of a delete: the record and every index entry. Replies the project id. */
+/** Last step of a delete: the record, its last metrics and listing, and every index entry. Replies the project id. */
 export const DELETE = script(`
 local r, e = find()
 if not r then return {'err', e} end
-redis.call('DEL', KEY, KEY .. ':lm', KEY .. ':mv')
-redis.call('SREM', co(CO) .. ':reports', ID)
-redis.call('SREM', co(CO) .. ':tasks', ID)
-if r.name and redis.call('HGET', co(CO) .. ':report_names', r.name) == ID then
-  redis.call('HDEL', co(CO) .. ':report_names', r.name)
+redis.call('DEL', KEY, KEYS[14], KEYS[15])
+redis.call('SREM', REPORTS, ID)
+redis.call('SREM', TASKS, ID)
+if r.name and redis.call('HGET', NAMES, r.name) == ID then
+  redis.call('HDEL', NAMES, r.name)
 end
 retag(r.tags, nil)
-if r.project then redis.call('SREM', P .. ':project:' .. r.project .. ':tasks', ID) end
+if r.project then redis.call('SREM', PROJECT_TASKS, ID) end
 touched()
 return {'ok', r.project or ''}
 `);

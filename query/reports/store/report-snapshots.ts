@@ -11,7 +11,7 @@
  * Event writes: the writer updates last_update, last_change,
  * last_changed_by, last_iteration and last_metrics of a report without
  * touching the version, but always sets summary_seq with them. A scan of
- * the company's summary_seq values (Lua calls of SCAN_CHUNK reports) finds the
+ * the company's summary_seq values (pipelines of SCAN_CHUNK reports) finds the
  * reports whose value moved, and only those are re-read. A read uses the
  * last scan while it started less than EVENT_FIELDS_FRESH_MS ago; up to
  * EVENT_FIELDS_MAX_AGE_MS it still does but starts a new scan in the
@@ -20,7 +20,6 @@
  */
 import type { RedisClient } from '../../../shared/stores/redis-store.js';
 import type { StoredRecord } from '../query-language/types.js';
-import { LuaScript } from './lua-script.js';
 import { decodeEntityHash } from './record-codec.js';
 import type { ReportKeys } from './report-keys.js';
 
@@ -28,22 +27,8 @@ export const EVENT_FIELDS_FRESH_MS = 250;
 export const EVENT_FIELDS_MAX_AGE_MS = 600;
 const MAX_CACHED_COMPANIES = 200;
 
-/** Reports per scan call: short calls let other commands in between (a whole scan of 10,000 reports blocks Redis ~15 ms). */
+/** Reports per scan pipeline: bounds what one round trip holds. */
 const SCAN_CHUNK = 500;
-
-// ARGV: prefix, then report ids. Replies id, summary_seq pairs of the reports that received events.
-const EVENT_SEQS = new LuaScript(`
-local P = ARGV[1]
-local out = {}
-for i = 2, #ARGV do
-  local s = redis.call('HGET', P .. ':task:' .. ARGV[i], 'summary_seq')
-  if s then
-    out[#out + 1] = ARGV[i]
-    out[#out + 1] = s
-  end
-end
-return out
-`);
 
 interface CompanyReports {
   version: number;
@@ -84,10 +69,14 @@ export class ReportSnapshots {
         const ids = [...state.records.keys()];
         const moved: string[] = [];
         for (let from = 0; from < ids.length; from += SCAN_CHUNK) {
-          const pairs = (await EVENT_SEQS.run(this.redis, [this.keys.prefix, ...ids.slice(from, from + SCAN_CHUNK)])) as string[];
-          for (let i = 0; i < pairs.length; i += 2) {
-            if (state.records.has(pairs[i]!) && state.seqs.get(pairs[i]!) !== pairs[i + 1]) moved.push(pairs[i]!);
-          }
+          const chunk = ids.slice(from, from + SCAN_CHUNK);
+          const pipeline = this.redis.multi();
+          for (const id of chunk) pipeline.hGet(this.keys.task(id), 'summary_seq');
+          const seqs = (await pipeline.execAsPipeline()) as unknown as Array<string | null>;
+          chunk.forEach((id, i) => {
+            const seq = seqs[i];
+            if (seq !== null && seq !== undefined && state.records.has(id) && state.seqs.get(id) !== seq) moved.push(id);
+          });
         }
         if (moved.length > 0) await this.reload(state, moved, false);
         state.eventsCheckedAt = startedAt;

@@ -6,9 +6,9 @@
 import { sortedByCodePoints } from '../../../shared/events/domain/code-point-order.js';
 import type { RedisClient } from '../../../shared/stores/redis-store.js';
 import type { ReportKeys } from './report-keys.js';
-import { ARCHIVE, CREATE, DELETE, LOCK_FOR_DELETE, MOVE, PUBLISH, UNLOCK, UPDATE } from './report-scripts.js';
+import { ARCHIVE, CREATE, DELETE, LOCK_FOR_DELETE, MOVE, PUBLISH, REPORT_SCRIPT_KEYS, UNLOCK, UPDATE } from './report-scripts.js';
 import { scriptError, type ScriptReply } from './script-errors.js';
-import type { LuaScript } from './lua-script.js';
+import type { LuaScript } from '../../../shared/stores/lua-script.js';
 
 export interface NewReport {
   id: string;
@@ -29,6 +29,9 @@ export interface ReportChanges {
   report_assets?: string[];
 }
 
+/** Calls again when a record keeps changing its project under a script (practically never more than once). */
+const MAX_ATTEMPTS = 5;
+
 /** Raised when the target project vanished between its resolution and the write (an emptied project removed). */
 export class ProjectVanished extends Error {}
 
@@ -38,11 +41,43 @@ export class ReportStore {
     private readonly keys: ReportKeys,
   ) {}
 
-  private async run(script: LuaScript, company: string, id: string, rest: string[], name?: string): Promise<ScriptReply> {
-    const reply = (await script.run(this.redis, [this.keys.prefix, company, id, ...rest])) as ScriptReply;
-    if (reply[0] === 'err' && reply[1] === 'no_project') throw new ProjectVanished();
-    if (reply[0] !== 'ok') throw scriptError(reply, { id, company, name });
-    return reply;
+  /**
+   * Runs a report script with every key it may touch. The record's project
+   * is read first (its keys are among them); the script answers 'retry'
+   * when the record changed project meanwhile.
+   */
+  private async run(script: LuaScript, company: string, id: string, rest: string[], options: { name?: string; target?: string; creating?: boolean } = {}): Promise<ScriptReply> {
+    for (let attempt = 0; ; attempt++) {
+      const current = options.creating ? '' : ((await this.redis.hGet(this.keys.task(id), 'project')) ?? '');
+      const keys = this.scriptKeys(company, id, current, options.target ?? '');
+      const reply = (await script.run(this.redis, keys, [company, id, current, ...rest])) as ScriptReply;
+      if (reply[0] === 'err' && reply[1] === 'retry' && attempt < MAX_ATTEMPTS) continue;
+      if (reply[0] === 'err' && reply[1] === 'no_project') throw new ProjectVanished();
+      if (reply[0] !== 'ok') throw scriptError(reply, { id, company, name: options.name });
+      return reply;
+    }
+  }
+
+  private scriptKeys(company: string, id: string, project: string, target: string): string[] {
+    const k = this.keys;
+    const byName: Record<(typeof REPORT_SCRIPT_KEYS)[number], string> = {
+      record: k.task(id),
+      reports: k.reports(company),
+      tasks: k.companyTasks(company),
+      reportNames: k.reportNames(company),
+      reportTags: k.reportTags(company),
+      reportVersion: k.reportVersion(company),
+      reportChanges: k.reportChanges(company),
+      reportChangesFloor: k.reportChangesFloor(company),
+      projectVersion: k.projectVersion(company),
+      currentProject: k.project(project),
+      currentProjectTasks: k.projectTasks(project),
+      targetProject: k.project(target),
+      targetProjectTasks: k.projectTasks(target),
+      lastMetrics: k.lastMetrics('t', id),
+      metricListing: k.metricListing('t', id),
+    };
+    return REPORT_SCRIPT_KEYS.map((name) => byName[name]);
   }
 
   /** §2.1 without changing anything (update with nothing to change). */
@@ -72,7 +107,11 @@ export class ReportStore {
     ];
     if (report.comment !== undefined) fields.push('comment', report.comment);
     if (report.report !== undefined) fields.push('report', report.report);
-    await this.run(CREATE, company, report.id, [report.name, report.project, JSON.stringify(report.tags), ...fields], report.name);
+    await this.run(CREATE, company, report.id, [report.name, JSON.stringify(report.tags), ...fields], {
+      name: report.name,
+      target: report.project,
+      creating: true,
+    });
   }
 
   async update(company: string, user: string, now: number, id: string, changes: ReportChanges): Promise<void> {
@@ -91,7 +130,7 @@ export class ReportStore {
         ...text(changes.report),
         ...json(changes.report_assets),
       ],
-      changes.name,
+      { name: changes.name },
     );
   }
 
@@ -105,7 +144,7 @@ export class ReportStore {
 
   /** Puts the report into `project`; answers the project it left ("" when none). */
   async move(company: string, user: string, now: number, id: string, project: string): Promise<string> {
-    const reply = await this.run(MOVE, company, id, [project, String(now), user]);
+    const reply = await this.run(MOVE, company, id, [project, String(now), user], { target: project });
     return reply[1] ?? '';
   }
 
@@ -114,7 +153,7 @@ export class ReportStore {
   }
 
   async unlock(company: string, id: string): Promise<void> {
-    await UNLOCK.run(this.redis, [this.keys.prefix, company, id]);
+    await UNLOCK.run(this.redis, [this.keys.task(id)], []);
   }
 
   /** Removes the record and its index entries; answers its project id. */
