@@ -2,8 +2,9 @@
  * What `npm start` runs after building: the local stack (NATS, InfluxDB,
  * Redis under DATA_DIR, unless NATS_URL / INFLUX_URL / REDIS_URL name
  * existing servers), a first key pair when CREDENTIALS_FILE does not exist,
- * and the `all` target on API_HOST:API_PORT. Ctrl-C or SIGTERM stops the
- * service, then the stack, in that order.
+ * and the `all` target on API_HOST:API_PORT. A store process that dies is
+ * started again (with a log line). Ctrl-C or SIGTERM stops the service, then
+ * the stack, in that order.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -15,10 +16,15 @@ import { targetModules } from '../../shared/launcher/target-modules.js';
 import { createLogger } from '../../shared/observability/logger.js';
 import { startLocalStack, type LocalStack } from '../local-stack/local-stack.js';
 
-const stackPorts = z.object({
-  NATS_PORT: z.coerce.number().int().min(1).max(65535).default(14222),
-  INFLUX_PORT: z.coerce.number().int().min(1).max(65535).default(18086),
-  REDIS_PORT: z.coerce.number().int().min(1).max(65535).default(16379),
+const portNumber = z.coerce.number({ error: 'expected a TCP port number (1-65535)' }).int({ error: 'expected a TCP port number (1-65535)' }).min(1, { error: 'expected a TCP port number (1-65535)' }).max(65535, { error: 'expected a TCP port number (1-65535)' });
+
+/** Settings of the local stack only (docs/configuration.md, "Local stack"). */
+const stackSettings = z.object({
+  NATS_PORT: portNumber.default(14222),
+  INFLUX_PORT: portNumber.default(18086),
+  REDIS_PORT: portNumber.default(16379),
+  REDIS_APPENDFSYNC: z.enum(['always', 'everysec', 'no'], { error: 'expected always, everysec or no' }).default('everysec'),
+  NATS_MAX_FILE_STORE_BYTES: z.coerce.number({ error: 'expected a number of bytes' }).int({ error: 'expected a number of bytes' }).positive({ error: 'expected a number of bytes' }).default(10 * 1024 ** 3),
 });
 
 function fail(message: string): never {
@@ -26,15 +32,14 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-function readConfiguration(): { config: Readonly<Config>; ports: z.infer<typeof stackPorts> } {
+function readConfiguration(): { config: Readonly<Config>; stackConfig: z.infer<typeof stackSettings> } {
   try {
     const config = loadConfig(process.env);
-    const ports = stackPorts.safeParse(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== '')));
-    if (!ports.success) {
-      const issue = ports.error.issues[0]!;
-      fail(`Invalid configuration:\n  - ${String(issue.path[0])}: expected a TCP port number (1-65535)`);
+    const stackConfig = stackSettings.safeParse(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== '')));
+    if (!stackConfig.success) {
+      fail(`Invalid configuration:\n${stackConfig.error.issues.map((issue) => `  - ${String(issue.path[0])}: ${issue.message}`).join('\n')}`);
     }
-    return { config, ports: ports.data };
+    return { config, stackConfig: stackConfig.data };
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
@@ -64,7 +69,7 @@ function firstCredential(file: string): { access_key: string; secret_key: string
 }
 
 async function main(): Promise<void> {
-  const { config, ports } = readConfiguration();
+  const { config, stackConfig } = readConfiguration();
   let created = false;
   if (!credentialsFileExists(config.CREDENTIALS_FILE)) {
     createDefaultCredentials(config.CREDENTIALS_FILE);
@@ -88,9 +93,12 @@ async function main(): Promise<void> {
   try {
     stack = await startLocalStack({
       dataDir: path.join(config.DATA_DIR, 'stack'),
-      natsPort: ports.NATS_PORT,
-      influxPort: ports.INFLUX_PORT,
-      redisPort: ports.REDIS_PORT,
+      natsPort: stackConfig.NATS_PORT,
+      influxPort: stackConfig.INFLUX_PORT,
+      redisPort: stackConfig.REDIS_PORT,
+      settings: { redisAppendFsync: stackConfig.REDIS_APPENDFSYNC, natsMaxFileStoreBytes: stackConfig.NATS_MAX_FILE_STORE_BYTES },
+      // A store that dies is started again rather than leaving the service on a dead store.
+      restartOnExit: true,
       existing: { natsUrl: process.env.NATS_URL || undefined, influxUrl: process.env.INFLUX_URL || undefined, redisUrl: process.env.REDIS_URL || undefined },
       log: (line) => process.stdout.write(`[stack] ${line}\n`),
     });

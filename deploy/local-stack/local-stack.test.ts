@@ -37,10 +37,10 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function redisCommand(url: string, command: string[]): Promise<string> {
+/** One command; `lines` CRLF-terminated lines make the answer complete (CONFIG GET of one key: 5, GET: 2, SET: 1). */
+async function redisCommand(url: string, command: string[], lines = 5): Promise<string> {
   const resp = `*${command.length}\r\n${command.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`;
-  // CONFIG GET of one key answers a 2-element array: five CRLF-terminated lines.
-  return tcpExchange(redisEndpoint(url), resp, (t) => t.split('\r\n').length > 5, 5_000);
+  return tcpExchange(redisEndpoint(url), resp, (t) => t.split('\r\n').length > lines, 5_000);
 }
 
 async function influxQuery(url: string, q: string): Promise<{ status: number; body: string }> {
@@ -164,6 +164,70 @@ describe('startLocalStack', { timeout: 60_000 }, () => {
     expect(error.message).toMatch(`NATS at nats://127.0.0.1:${nats} (NATS_URL) did not answer`);
     expect(error.message).toMatch(`InfluxDB at http://127.0.0.1:${influx} (INFLUX_URL) did not answer`);
     expect(error.message).toMatch(`Redis at redis://127.0.0.1:${redis} (REDIS_URL) did not answer`);
+  });
+
+  it('restarts a server that dies, on its port, with a log line', async () => {
+    const lines: string[] = [];
+    const stack = await startLocalStack({ dataDir: await tempDir(), restartOnExit: true, log: (line) => lines.push(line) });
+    cleanups.push(() => stack.stop());
+    const first = stack.pidOf('redis')!;
+    await redisCommand(stack.redisUrl, ['CONFIG', 'SET', 'appendfsync', 'always'], 1); // the next write is on disk before the kill
+    await redisCommand(stack.redisUrl, ['SET', 'kept', 'still'], 1);
+    process.kill(first, 'SIGKILL');
+    const deadline = Date.now() + 20_000;
+    while (stack.pidOf('redis') === first || !(await redisPing(stack.redisUrl, 1_000).then(() => true, () => false))) {
+      if (Date.now() > deadline) throw new Error(`Redis was not restarted; log: ${lines.join(' | ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(isAlive(first)).toBe(false);
+    expect(stack.pids).toContain(stack.pidOf('redis'));
+    expect(lines.some((line) => line.startsWith(`Redis (pid ${first}) exited unexpectedly: signal SIGKILL`))).toBe(true);
+    expect(lines).toContain('restarting Redis in 1 s');
+    // Same data directory and port: what was written before the kill is there.
+    expect(await redisCommand(stack.redisUrl, ['GET', 'kept'], 2)).toContain('still');
+    await stack.stop();
+    for (const pid of stack.pids) expect(isAlive(pid)).toBe(false);
+  });
+
+  it('stopServer keeps a server down until startServer brings it back on its port', async () => {
+    const stack = await startInTempDir();
+    await stack.stopServer('influxdb');
+    await expect(influxPing(stack.influxUrl, 1_000)).rejects.toThrow();
+    await stack.startServer('influxdb');
+    await influxPing(stack.influxUrl, 5_000);
+    await expect(stack.startServer('influxdb')).resolves.toBeUndefined(); // already running: nothing to do
+  });
+
+  it('applies the durability and capacity settings: Redis appendfsync, the JetStream storage cap', async () => {
+    const stack = await startLocalStack({ dataDir: await tempDir(), settings: { redisAppendFsync: 'always', natsMaxFileStoreBytes: 1024 * 1024 } });
+    cleanups.push(() => stack.stop());
+    expect(await redisCommand(stack.redisUrl, ['CONFIG', 'GET', 'appendfsync'])).toContain('appendfsync\r\n$6\r\nalways');
+    const { connect } = await import('nats');
+    const nc = await connect({ servers: stack.natsUrl });
+    try {
+      const jsm = await nc.jetstreamManager();
+      await jsm.streams.add({ name: 'capped', subjects: ['capped.>'] });
+      const js = nc.jetstream();
+      const chunk = new Uint8Array(100 * 1024);
+      let stored = 0;
+      const refusal = await (async () => {
+        for (let i = 0; i < 40; i++) {
+          try {
+            await js.publish('capped.x', chunk);
+            stored += chunk.length;
+          } catch (error) {
+            return error as { api_error?: { err_code?: number; description?: string } };
+          }
+        }
+        return undefined;
+      })();
+      // JetStream refuses the publish ("insufficient resources") and stays up.
+      expect(refusal?.api_error?.description).toBe('insufficient resources');
+      expect(stored).toBeLessThanOrEqual(1024 * 1024 + chunk.length);
+      expect((await jsm.getAccountInfo()).streams).toBe(1);
+    } finally {
+      await nc.close();
+    }
   });
 
   it('rejects an existing URL that is not a URL at once', async () => {

@@ -8,9 +8,11 @@
 import { resolve } from 'node:path';
 import { waitForExistingServer } from './existing-server.js';
 import { ensureStackPackages, type StackBinaries } from './install-packages.js';
+import { DEFAULT_SERVER_OPTIONS, type ServerOptions } from './server-configs.js';
 import type { ExitInfo, ServerProcess } from './server-process.js';
-import { SERVER_NAMES, STACK_SERVERS, type StackServer } from './stack-servers.js';
-import { assertFixedPortsFree, combineErrors, describeExit, startServer } from './start-server.js';
+import { STACK_SERVERS, type StackServer } from './stack-servers.js';
+import { assertFixedPortsFree, combineErrors, startServer } from './start-server.js';
+import { SupervisedServer } from './supervised-server.js';
 
 export { findFreePort } from './free-port.js';
 
@@ -28,14 +30,24 @@ export interface LocalStackOptions {
   readyTimeoutMs?: number;
   /** A started server died while the stack was up (not during stop()). */
   onServerExit?: (server: StackServer, exit: ExitInfo) => void;
+  /** Start a server that died again, on its port, with a log line (what `npm start` does). */
+  restartOnExit?: boolean;
+  /** Durability and capacity settings of the servers started. */
+  settings?: Partial<ServerOptions>;
 }
 
 export interface LocalStack {
   natsUrl: string;
   influxUrl: string;
   redisUrl: string;
-  /** Processes this launcher started. */
-  pids: number[];
+  /** Every process this launcher started (restarts included). */
+  readonly pids: number[];
+  /** The current process of each server this launcher started. */
+  pidOf(server: StackServer): number | undefined;
+  /** Stops one server started here and keeps it stopped until startServer(). */
+  stopServer(server: StackServer): Promise<void>;
+  /** Starts a stopped server again on its port; resolves once it answers. */
+  startServer(server: StackServer): Promise<void>;
   /** SIGTERM each started process, SIGKILL after 10 s; idempotent. */
   stop(): Promise<void>;
 }
@@ -60,13 +72,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     redis: options.redisPort ?? 0,
   };
   const toStart = STACK_SERVERS.filter((server) => !existing[server]);
+  const settings: ServerOptions = { ...DEFAULT_SERVER_OPTIONS, ...options.settings };
 
   await assertFixedPortsFree(toStart, fixedPorts);
   const binaries: StackBinaries = toStart.length > 0 ? await ensureStackPackages(log, toStart) : {};
 
   const started: StartedServer[] = [];
-  let stopping = false;
-  const stopStarted = () => Promise.all(started.map(({ child }) => child.stop())).then(() => {});
+  const onSpawned = (server: StackServer) => (child: ServerProcess) => started.push({ server, child });
 
   const settled = await Promise.allSettled(
     STACK_SERVERS.map((server) => {
@@ -77,9 +89,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         binary: binaries[server]!,
         dataDir,
         fixedPort: fixedPorts[server],
+        settings,
         timeoutMs,
         log,
-        onSpawned: (child) => started.push({ server, child }),
+        onSpawned: onSpawned(server),
       });
     }),
   );
@@ -91,30 +104,49 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     failures.push(new Error('a server exited right after it started; see the logs under ' + dataDir));
   }
   if (failures.length > 0) {
-    stopping = true;
-    await stopStarted();
+    await Promise.all(started.map(({ child }) => child.stop()));
     throw combineErrors(failures);
   }
 
+  const urls = Object.fromEntries(STACK_SERVERS.map((server, i) => [server, (settled[i] as PromiseFulfilledResult<string>).value])) as Record<StackServer, string>;
+  const pids = running.map(({ child }) => child.pid);
+  const supervised = new Map<StackServer, SupervisedServer>();
   for (const { server, child } of running) {
-    void child.exited.then((exit) => {
-      if (stopping) return;
-      log(`${SERVER_NAMES[server].label} (pid ${child.pid}) exited unexpectedly: ${describeExit(exit)}`);
-      options.onServerExit?.(server, exit);
-    });
+    supervised.set(
+      server,
+      new SupervisedServer(
+        {
+          server,
+          binary: binaries[server]!,
+          dataDir,
+          url: urls[server],
+          settings,
+          timeoutMs,
+          restartOnExit: options.restartOnExit ?? false,
+          log,
+          onUnexpectedExit: options.onServerExit,
+          onSpawned: (next) => pids.push(next.pid),
+        },
+        child,
+      ),
+    );
   }
-  const [natsUrl, influxUrl, redisUrl] = settled.map((result) =>
-    result.status === 'fulfilled' ? result.value : '',
-  ) as [string, string, string];
+  const managed = (server: StackServer): SupervisedServer => {
+    const found = supervised.get(server);
+    if (!found) throw new Error(`${server} was not started by this stack (it was given by URL)`);
+    return found;
+  };
   let stopped: Promise<void> | undefined;
   return {
-    natsUrl,
-    influxUrl,
-    redisUrl,
-    pids: running.map(({ child }) => child.pid),
+    natsUrl: urls.nats,
+    influxUrl: urls.influxdb,
+    redisUrl: urls.redis,
+    pids,
+    pidOf: (server) => supervised.get(server)?.pid,
+    stopServer: (server) => managed(server).stop(),
+    startServer: (server) => managed(server).start(),
     stop() {
-      stopping = true;
-      stopped ??= stopStarted();
+      stopped ??= Promise.all([...supervised.values()].map((s) => s.stop())).then(() => {});
       return stopped;
     },
   };

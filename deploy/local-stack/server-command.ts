@@ -5,7 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { findFreePort } from './free-port.js';
-import { influxConfigText, natsConfigText, redisConfigText } from './server-configs.js';
+import { influxConfigText, natsConfigText, redisConfigText, type ServerOptions } from './server-configs.js';
 import type { StackServer } from './stack-servers.js';
 
 export interface ServerCommand {
@@ -19,12 +19,13 @@ export async function prepareServerCommand(
   server: StackServer,
   serverDir: string,
   port: number,
+  settings: ServerOptions,
 ): Promise<ServerCommand> {
   await mkdir(serverDir, { recursive: true });
   switch (server) {
     case 'nats': {
       const configFile = join(serverDir, 'nats-server.conf');
-      await writeFile(configFile, natsConfigText({ port, storeDir: serverDir }));
+      await writeFile(configFile, natsConfigText({ port, storeDir: serverDir, maxFileStoreBytes: settings.natsMaxFileStoreBytes }));
       return {
         args: ['-c', configFile],
         url: `nats://127.0.0.1:${port}`,
@@ -46,7 +47,7 @@ export async function prepareServerCommand(
       const logFile = join(serverDir, 'redis-server.log');
       // Redis writes its own log lines to logFile and anything printed before
       // the config is read goes to stderr: both land in the same file.
-      await writeFile(configFile, redisConfigText({ port, dir: serverDir, logFile }));
+      await writeFile(configFile, redisConfigText({ port, dir: serverDir, logFile, appendFsync: settings.redisAppendFsync }));
       return { args: [configFile], url: `redis://127.0.0.1:${port}`, logFile };
     }
   }

@@ -8,7 +8,20 @@
 // and paths may contain spaces.
 const quote = (value: string): string => JSON.stringify(value);
 
-export function natsConfigText(options: { port: number; storeDir: string }): string {
+/** Durability and capacity settings of the stack's servers (docs/operations.md says what each promises). */
+export interface ServerOptions {
+  /** Redis `appendfsync`: `always` (fsync before each write is answered), `everysec` (default) or `no`. */
+  redisAppendFsync: 'always' | 'everysec' | 'no';
+  /** JetStream file storage cap of nats-server (`max_file_store`), bytes. */
+  natsMaxFileStoreBytes: number;
+}
+
+export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
+  redisAppendFsync: 'everysec',
+  natsMaxFileStoreBytes: 10 * 1024 ** 3,
+};
+
+export function natsConfigText(options: { port: number; storeDir: string; maxFileStoreBytes: number }): string {
   // nats-server appends "jetstream" to store_dir itself.
   return [
     `listen: "127.0.0.1:${options.port}"`,
@@ -16,6 +29,8 @@ export function natsConfigText(options: { port: number; storeDir: string }): str
     'max_payload: 8MB',
     'jetstream {',
     `  store_dir: ${quote(options.storeDir)}`,
+    // A full disk stops every store on the machine; a full JetStream only refuses publishes (ingest answers 503).
+    `  max_file_store: ${options.maxFileStoreBytes}`,
     '}',
     '',
   ].join('\n');
@@ -70,7 +85,7 @@ export function influxConfigText(options: {
   ].join('\n');
 }
 
-export function redisConfigText(options: { port: number; dir: string; logFile: string }): string {
+export function redisConfigText(options: { port: number; dir: string; logFile: string; appendFsync: ServerOptions['redisAppendFsync'] }): string {
   return [
     `port ${options.port}`,
     'bind 127.0.0.1',
@@ -81,7 +96,7 @@ export function redisConfigText(options: { port: number; dir: string; logFile: s
     // Durability comes from the append-only file; RDB snapshots would only
     // add fork pauses.
     'appendonly yes',
-    'appendfsync everysec',
+    `appendfsync ${options.appendFsync}`,
     'save ""',
     '',
   ].join('\n');

@@ -36,8 +36,8 @@ async function main(): Promise<void> {
     redisPort: portFromEnv('REDIS_PORT', 16379),
     existing: { natsUrl: process.env.NATS_URL, influxUrl: process.env.INFLUX_URL, redisUrl: process.env.REDIS_URL },
     log: (line) => console.error(`[stack] ${line}`),
-    // A stack missing a server is of no use: take the rest down too.
-    onServerExit: () => void shutdown(1),
+    // A server that dies is started again, as under `npm start`.
+    restartOnExit: true,
   });
   console.log(`NATS_URL=${stack.natsUrl}`);
   console.log(`INFLUX_URL=${stack.influxUrl}`);

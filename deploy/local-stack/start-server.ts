@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { findFreePort, isPortFree } from './free-port.js';
 import { prepareServerCommand } from './server-command.js';
+import type { ServerOptions } from './server-configs.js';
 import { fileSize, spawnServer, tailOfFile, type ExitInfo, type ServerProcess } from './server-process.js';
 import { SERVER_NAMES, type StackServer } from './stack-servers.js';
 import { probeFor, waitUntilReady } from './wait-ready.js';
@@ -18,6 +19,7 @@ export async function startServer(options: {
   dataDir: string;
   /** 0: any free port. */
   fixedPort: number;
+  settings: ServerOptions;
   timeoutMs: number;
   log: (line: string) => void;
   /** Called as soon as a process exists, so the caller can stop it whatever happens next. */
@@ -28,7 +30,7 @@ export async function startServer(options: {
   const serverDir = join(options.dataDir, server);
   for (let attempt = 1; ; attempt++) {
     const port = fixedPort || (await findFreePort());
-    const command = await prepareServerCommand(server, serverDir, port);
+    const command = await prepareServerCommand(server, serverDir, port, options.settings);
     const logStart = await fileSize(command.logFile);
     log(`starting ${label} on 127.0.0.1:${port} (log: ${command.logFile})`);
     const child = await spawnServer({
