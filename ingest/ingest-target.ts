@@ -4,7 +4,7 @@
  * to NATS JetStream.
  */
 import { EntityRegistry } from '../shared/entities/entity-registry.js';
-import { ensureEventStreams } from '../shared/events/event-streams.js';
+import { EventStreamKeeper } from '../shared/events/event-streams.js';
 import type { Component } from '../shared/launcher/component.js';
 import type { TargetModule } from '../shared/launcher/target.js';
 import { EventIngestService } from './events/ingest-session.js';
@@ -27,6 +27,13 @@ export const ingestTarget: TargetModule = (services) => {
     plotValidation: config.PLOT_VALIDATION,
     plotCompressionThreshold: config.PLOT_COMPRESSION_THRESHOLD,
   };
+  // Ingest is not ready while the events stream is missing or full; a missing one is created again.
+  const eventStreams = new EventStreamKeeper({
+    prefix: config.NATS_STREAM_PREFIX,
+    jsm: () => stores.nats.jetstreamManager(),
+    logger,
+    publishRoomBytes: () => settings.maxMessageBytes,
+  });
   let registry: EntityRegistry | undefined;
   let publisher: EventPublisher | undefined;
   // Built lazily: the store clients exist only once the store components started.
@@ -35,10 +42,10 @@ export const ingestTarget: TargetModule = (services) => {
       return (registry ??= new EntityRegistry(stores.redis.client, config.REDIS_KEY_PREFIX));
     },
     get publisher() {
-      return (publisher ??= new EventPublisher(() => stores.nats.connection.jetstream(), {
-        prefix: config.NATS_STREAM_PREFIX,
-        timeoutMs: config.INGEST_PUBLISH_TIMEOUT_MS,
-      }));
+      return (publisher ??= new EventPublisher(
+        () => ({ connected: stores.nats.connected, jetstream: () => stores.nats.connection.jetstream() }),
+        { prefix: config.NATS_STREAM_PREFIX, timeoutMs: config.INGEST_PUBLISH_TIMEOUT_MS, onFailure: () => eventStreams.suspect() },
+      ));
     },
     budget: new InflightBudget(config.INGEST_MAX_INFLIGHT_BYTES),
     settings,
@@ -49,7 +56,7 @@ export const ingestTarget: TargetModule = (services) => {
     phase: 'worker',
     start: async () => {
       const nc = stores.nats.connection;
-      await ensureEventStreams(await nc.jetstreamManager(), config.NATS_STREAM_PREFIX);
+      await eventStreams.ensure();
       // One big event may use the whole payload the server allows.
       settings.maxMessageBytes = Math.max(TARGET_MESSAGE_BYTES, nc.info!.max_payload - HEADERS_ROOM);
     },
@@ -79,5 +86,6 @@ export const ingestTarget: TargetModule = (services) => {
   return {
     operations: [addOperation({ ingest }), addBatchOperation({ ingest, maxLineBytes: config.MAX_LINE_BYTES })],
     components: [streams, grpcFront],
+    readiness: [{ name: 'ingest-stream', check: () => eventStreams.check() }],
   };
 };

@@ -9,6 +9,7 @@ import { deflate } from 'node:zlib';
 import { extractSourceUrls, isValidPlotJson, plotLength } from '../../shared/events/domain/plot-fields.js';
 import type { EntityRegistry, EntityStatus } from '../../shared/entities/entity-registry.js';
 import { apiError } from '../../shared/errors/error-catalogue.js';
+import { isTransientStoreError } from '../../shared/stores/store-errors.js';
 import type { IngestResult, IngestService, IngestSession, IngestRequestContext } from '../../shared/events/ingest-port.js';
 import { frameRecord, partitionOf } from '../../shared/events/wire-format.js';
 import { newCallId } from '../../shared/protocol/envelope.js';
@@ -234,7 +235,8 @@ class EventIngestSession implements IngestSession {
         states.map((s) => ({ namespace: s.namespace, id: s.id, register: s.valid > 0 })),
       )
       .catch((error: unknown) => {
-        throw apiError('events_not_persisted', undefined, undefined, { cause: error });
+        // Only what a retry can fix is a 503: the SDK retries it forever.
+        throw isTransientStoreError(error) ? apiError('events_not_persisted', undefined, undefined, { cause: error }) : error;
       });
     states.forEach((state, i) => (state.status = statuses[i]));
   }

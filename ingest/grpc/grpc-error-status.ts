@@ -7,6 +7,7 @@
  */
 import { Metadata, type StatusObject } from '@grpc/grpc-js';
 import { apiError, GrpcStatus, isApiError, type ApiError } from '../../shared/errors/error-catalogue.js';
+import { storeUnavailableAnswer } from '../../shared/stores/store-errors.js';
 import type { GrpcIngestLogger } from './grpc-call-context.js';
 
 export const RESULT_CODE_METADATA = 'clearml-result-code';
@@ -21,6 +22,11 @@ const METADATA_KEY = /^[0-9a-z_.-]+$/;
  */
 export function answerableError(err: unknown, logger: GrpcIngestLogger, logContext: object): ApiError {
   if (!isApiError(err)) {
+    const unavailable = storeUnavailableAnswer(err);
+    if (unavailable) {
+      logger.warn({ ...logContext, err }, 'gRPC ingest call met an unavailable store');
+      return unavailable;
+    }
     logger.error({ ...logContext, err }, 'gRPC ingest call failed unexpectedly');
     return apiError('internal_error');
   }

@@ -10,6 +10,7 @@
  * back with an immediate nak what it could not store.
  */
 import type { JetStreamManager, NatsConnection } from 'nats';
+import { HEADER_PUBLISH_DEADLINE, storedAfterDeadline } from '../../shared/events/publish-deadline.js';
 import { HEADER_KIND, HEADER_VERSION, WIRE_VERSION } from '../../shared/events/wire-format.js';
 import type { Logger } from '../../shared/observability/logger.js';
 import { storeBatch, type BatchStores } from './batch-storer.js';
@@ -37,6 +38,15 @@ export interface PartitionWorkerDeps {
   stillOwned(): boolean;
   /** The loop failed unexpectedly: the partition must be given up and taken again. */
   onFailure(error: unknown): void;
+}
+
+/** Why none of a message's records may be stored, if so. */
+function refusalOf(delivery: Delivery, version: string | undefined, deadlineSlackMs: number): string | undefined {
+  if (version !== undefined && version !== WIRE_VERSION) return `undecodable: unknown wire version ${version}`;
+  // Stored after ingest gave up on it and answered 503 (shared/events/publish-deadline.ts): the client re-sends it.
+  const deadline = delivery.header(HEADER_PUBLISH_DEADLINE);
+  if (storedAfterDeadline(deadline, delivery.storedAtMs, deadlineSlackMs)) return `late: stored after its publish deadline ${deadline}, answered 503`;
+  return undefined;
 }
 
 export class PartitionWorker {
@@ -144,8 +154,9 @@ export class PartitionWorker {
         puller.release([delivery]);
         continue;
       }
-      batch.add(delivery);
-      if (version !== undefined && version !== WIRE_VERSION) batch.rejected.set(batch.deliveries.length - 1, `undecodable: unknown wire version ${version}`);
+      const refusal = refusalOf(delivery, version, settings.publishDeadlineSlackMs);
+      if (refusal) batch.addRejected(delivery, refusal);
+      else batch.add(delivery);
       if (batch.events >= settings.batchEvents || batch.points.length >= settings.maxBatchBytes) await this.flush();
     }
     if (this.giveUp.signal.aborted) return; // dropped: the next owner replays what we hold

@@ -63,10 +63,8 @@ export class WriteBatch implements RecordTarget {
     } catch (error) {
       if (!(error instanceof MalformedMessage)) throw error;
       this.points.truncate(startLength, startPoints);
-      this.pointStarts.push(startLength);
-      this.pointEnds.push(startLength);
-      this.pointCounts.push(0);
-      this.rejected.set(owner, `undecodable: ${error.message}`);
+      this.deliveries.pop();
+      this.addRejected(delivery, `undecodable: ${error.message}`);
       return;
     }
     this.pointStarts.push(startLength);
@@ -86,6 +84,16 @@ export class WriteBatch implements RecordTarget {
     this.events += this.pendingLogs.length;
     this.logLines += this.pendingLogs.length;
     for (const { summary, seq } of this.pendingSummaries) this.summaries.push({ summary, seq, owner });
+  }
+
+  /** A message none of whose records may be stored: it is only dead-lettered and acknowledged in its place. */
+  addRejected(delivery: Delivery, reason: string): void {
+    if (this.deliveries.length === 0) this.startedAt = Date.now();
+    this.rejected.set(this.deliveries.length, reason);
+    this.deliveries.push(delivery);
+    this.pointStarts.push(this.points.length);
+    this.pointEnds.push(this.points.length);
+    this.pointCounts.push(0);
   }
 
   point(src: Buffer, start: number, end: number, seq: number): boolean {

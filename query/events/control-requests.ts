@@ -45,7 +45,7 @@ export async function sendControl(deps: QueryDeps, record: ControlRecord, option
   let poll: NodeJS.Timeout | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
-    if (!streamsReady.has(nc)) streamsReady.set(nc, ensureEventStreams(await nc.jetstreamManager(), prefix).catch((error: unknown) => {
+    if (!streamsReady.has(nc)) streamsReady.set(nc, ensureEventStreams(await nc.jetstreamManager({ timeout: deps.config.NATS_REQUEST_TIMEOUT_MS }), prefix).catch((error: unknown) => {
       streamsReady.delete(nc);
       throw error;
     }));
@@ -59,6 +59,8 @@ export async function sendControl(deps: QueryDeps, record: ControlRecord, option
       await streamsReady.get(nc);
       await nc.jetstream().publish(subject, JSON.stringify(record), { headers: h, msgID: `ctl-${record.id}` });
     } catch (error) {
+      // The stream may have been deleted: the next deletion checks (and creates) it again.
+      streamsReady.delete(nc);
       throw apiError('events_not_persisted', 'the deletion could not be queued', undefined, { cause: error });
     }
     const replied = (async () => {

@@ -115,6 +115,9 @@ export const errorCatalogue = {
   data_validation_error: e(400, 800, INVALID_ARGUMENT, 'Data validation error', 'Project names need at least 3 characters'),
   report_name_exists: e(400, 801, INVALID_ARGUMENT, 'Report with the same name already exists', 'Choose a unique report name'),
 
+  // A read or report call met a store that did not answer in time or is unreachable (transient only: the SDK retries 503 forever).
+  store_unavailable: e(503, 0, UNAVAILABLE, 'Store unavailable, retry later', 'Retry: a store did not answer within its timeout (see docs/configuration.md)'),
+
   internal_error: e(500, 0, INTERNAL, 'Internal server error', 'Retry; report it if it persists (the log carries the request id)'),
 } as const satisfies Record<string, CatalogueEntry>;
 

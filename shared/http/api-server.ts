@@ -18,6 +18,7 @@ import { parseEndpointPath } from '../protocol/endpoint-path.js';
 import { errorEnvelope, newCallId, streamedSuccessEnvelope, successEnvelope, type EnvelopeMeta } from '../protocol/envelope.js';
 import { isRawReply, JsonStream, JsonText, type CallContext, type OperationRegistry } from '../protocol/operation.js';
 import { parseRequest } from '../protocol/request-fields.js';
+import { storeUnavailableAnswer } from '../stores/store-errors.js';
 import { byteLimitedStream, readBodyLimited } from './body-reader.js';
 
 export interface ReadinessReport {
@@ -172,8 +173,11 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
       apiErr = error;
       if (apiErr.httpStatus >= 500) request.log.warn({ err: error.cause ?? error, code: apiErr.httpStatus }, apiErr.message);
     } else {
-      request.log.error({ err: error }, 'unexpected failure');
-      apiErr = apiError('internal_error');
+      // A store that timed out or is unreachable is transient (503); anything else is a fault of ours.
+      const unavailable = storeUnavailableAnswer(error);
+      if (unavailable) request.log.warn({ err: error }, unavailable.message);
+      else request.log.error({ err: error }, 'unexpected failure');
+      apiErr = unavailable ?? apiError('internal_error');
     }
     if (apiErr.httpStatus === 413) reply.header('connection', 'close');
     reply.code(apiErr.httpStatus).headers(apiErr.headers).header('content-type', 'application/json');

@@ -12,6 +12,7 @@ import { buildApiServer, type ReadinessReport } from '../http/api-server.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetricsRegistry } from '../observability/metrics.js';
 import { OperationRegistry } from '../protocol/operation.js';
+import { withDeadline } from '../stores/deadline.js';
 import type { Component, Phase, ReadinessCheck } from './component.js';
 import { StoreHub } from './store-hub.js';
 import type { ProcessServices, TargetModule, TargetName } from './target.js';
@@ -61,7 +62,7 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
     registry,
     authenticator,
     metricsRegistry: metrics,
-    readiness: () => readinessReport(readiness),
+    readiness: () => readinessReport(readiness, config.READY_TIMEOUT_MS),
     maxBodyBytes: config.MAX_BODY_BYTES,
     pathPrefix: config.API_PATH_PREFIX,
   });
@@ -121,11 +122,11 @@ async function stopWithTimeout(component: Component, timeoutMs: number, logger: 
   }
 }
 
-async function readinessReport(checks: ReadinessCheck[]): Promise<ReadinessReport> {
+async function readinessReport(checks: ReadinessCheck[], timeoutMs: number): Promise<ReadinessReport> {
   const results = await Promise.all(
     checks.map(async (c) => {
       try {
-        await withTimeout(c.check(), 2_000);
+        await withDeadline(c.check(), timeoutMs, () => new Error(`no answer within ${timeoutMs} ms (READY_TIMEOUT_MS)`));
         return [c.name, 'ok'] as const;
       } catch (error) {
         return [c.name, (error as Error).message] as const;
@@ -133,14 +134,4 @@ async function readinessReport(checks: ReadinessCheck[]): Promise<ReadinessRepor
     }),
   );
   return { ready: results.every(([, r]) => r === 'ok'), checks: Object.fromEntries(results) };
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise.finally(() => clearTimeout(timer)),
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    }),
-  ]);
 }

@@ -1,7 +1,8 @@
 /**
  * Store clients of one process, created on demand: a target asks for the
  * stores it needs while it is composed, and only those are connected (at
- * start) and checked by /ready.
+ * start) and checked by /ready. Every call of every client has a timeout
+ * (REDIS_COMMAND_TIMEOUT_MS, INFLUX_TIMEOUT_MS, NATS_REQUEST_TIMEOUT_MS).
  */
 import type { Config } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
@@ -53,7 +54,7 @@ export class StoreHub {
         name: 'nats',
         phase: 'store',
         start: async () => {
-          this.natsStore = await connectNats(config.NATS_URL, this.processName, logger);
+          this.natsStore = await connectNats({ url: config.NATS_URL, name: this.processName, requestTimeoutMs: config.NATS_REQUEST_TIMEOUT_MS }, logger);
         },
         stop: async () => this.natsStore?.close(),
       });
@@ -63,7 +64,7 @@ export class StoreHub {
         name: 'redis',
         phase: 'store',
         start: async () => {
-          this.redisStore = await connectRedis(config.REDIS_URL, logger);
+          this.redisStore = await connectRedis({ url: config.REDIS_URL, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS }, logger);
         },
         stop: async () => this.redisStore?.close(),
       });
@@ -78,6 +79,7 @@ export class StoreHub {
             database: config.INFLUX_DB,
             username: config.INFLUX_USERNAME,
             password: config.INFLUX_PASSWORD,
+            timeoutMs: config.INFLUX_TIMEOUT_MS,
           });
           await store.ping();
           await store.ensureDatabase();

@@ -4,6 +4,8 @@
  * docs/storage.md for why this is plain fetch rather than the client
  * library's WriteApi (slower Point, gzip by default, close() before store).
  */
+import { StoreUnavailableError } from './store-errors.js';
+
 export interface InfluxSeries {
   name: string;
   tags?: Record<string, string>;
@@ -36,6 +38,32 @@ export interface InfluxStoreOptions {
   database: string;
   username?: string;
   password?: string;
+  /** Longest wait for one call, answer body included (default 30 s). */
+  timeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** The Authorization header value for InfluxDB credentials, if any. */
+export function influxAuthorization(username: string | undefined, password: string | undefined): string | undefined {
+  return username ? `Basic ${Buffer.from(`${username}:${password ?? ''}`).toString('base64')}` : undefined;
+}
+
+/**
+ * The signal of one InfluxDB call: aborted by the caller (client gone) or
+ * when the call's time is up. A SIGSTOPped influxd accepts the connection and
+ * never answers, so without it a read would wait forever. The timeout
+ * becomes a StoreUnavailableError (transient: 503); the caller's abort stays
+ * what it was.
+ */
+export async function withInfluxTimeout<T>(timeoutMs: number, signal: AbortSignal | undefined, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  try {
+    return await call(signal ? AbortSignal.any([signal, timeout]) : timeout);
+  } catch (error) {
+    if (timeout.aborted && !signal?.aborted) throw new StoreUnavailableError('influx', `InfluxDB did not answer within ${timeoutMs} ms (INFLUX_TIMEOUT_MS)`, { cause: error });
+    throw error;
+  }
 }
 
 /**
@@ -48,10 +76,12 @@ export const QUERY_HEADERS = { 'accept-encoding': 'identity' } as const;
 export class InfluxStore {
   private readonly base: string;
   private readonly auth: string | undefined;
+  private readonly timeoutMs: number;
 
   constructor(private readonly options: InfluxStoreOptions) {
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.base = options.url.replace(/\/+$/, '');
-    this.auth = options.username ? `Basic ${Buffer.from(`${options.username}:${options.password ?? ''}`).toString('base64')}` : undefined;
+    this.auth = influxAuthorization(options.username, options.password);
   }
 
   get database(): string {
@@ -62,36 +92,42 @@ export class InfluxStore {
     return this.auth ? { ...extra, authorization: this.auth } : extra;
   }
 
-  async ping(): Promise<void> {
-    const response = await fetch(`${this.base}/ping`, { headers: this.headers() });
-    if (response.status !== 204) throw new InfluxError(`InfluxDB /ping answered ${response.status}`, response.status);
+  async ping(signal?: AbortSignal): Promise<void> {
+    await withInfluxTimeout(this.timeoutMs, signal, async (s) => {
+      const response = await fetch(`${this.base}/ping`, { headers: this.headers(), signal: s });
+      if (response.status !== 204) throw new InfluxError(`InfluxDB /ping answered ${response.status}`, response.status);
+    });
   }
 
   /** Writes line protocol (nanosecond precision). Resolves once InfluxDB accepted the whole body. */
   async write(lines: string | Buffer, signal?: AbortSignal): Promise<void> {
-    const response = await fetch(`${this.base}/write?db=${encodeURIComponent(this.database)}&precision=ns`, {
-      method: 'POST',
-      headers: this.headers({ 'content-type': 'text/plain; charset=utf-8' }),
-      body: lines,
-      signal,
+    await withInfluxTimeout(this.timeoutMs, signal, async (s) => {
+      const response = await fetch(`${this.base}/write?db=${encodeURIComponent(this.database)}&precision=ns`, {
+        method: 'POST',
+        headers: this.headers({ 'content-type': 'text/plain; charset=utf-8' }),
+        body: lines,
+        signal: s,
+      });
+      if (response.status !== 204) {
+        throw new InfluxError(`InfluxDB write failed (${response.status}): ${(await response.text()).slice(0, 500)}`, response.status);
+      }
     });
-    if (response.status !== 204) {
-      throw new InfluxError(`InfluxDB write failed (${response.status}): ${(await response.text()).slice(0, 500)}`, response.status);
-    }
   }
 
   /** Runs InfluxQL statements (separated by `;`) against the database; epoch ns timestamps. */
   async query(statements: string, options: { method?: 'GET' | 'POST'; signal?: AbortSignal } = {}): Promise<InfluxResult[]> {
     const params = new URLSearchParams({ db: this.database, q: statements, epoch: 'ns' });
     const method = options.method ?? 'GET';
-    const response = await fetch(method === 'GET' ? `${this.base}/query?${params}` : `${this.base}/query`, {
-      method,
-      headers: this.headers({ ...QUERY_HEADERS, ...(method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) }),
-      body: method === 'POST' ? params : undefined,
-      signal: options.signal,
+    const [status, text] = await withInfluxTimeout(this.timeoutMs, options.signal, async (signal) => {
+      const response = await fetch(method === 'GET' ? `${this.base}/query?${params}` : `${this.base}/query`, {
+        method,
+        headers: this.headers({ ...QUERY_HEADERS, ...(method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) }),
+        body: method === 'POST' ? params : undefined,
+        signal,
+      });
+      return [response.status, await response.text()] as const;
     });
-    const text = await response.text();
-    if (response.status !== 200) throw new InfluxError(`InfluxDB query failed (${response.status}): ${text.slice(0, 500)}`, response.status);
+    if (status !== 200) throw new InfluxError(`InfluxDB query failed (${status}): ${text.slice(0, 500)}`, status);
     const parsed = JSON.parse(text) as { results?: InfluxResult[]; error?: string };
     if (parsed.error) throw new InfluxError(`InfluxDB query failed: ${parsed.error}`, 400);
     const results = parsed.results ?? [];

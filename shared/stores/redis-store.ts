@@ -1,9 +1,13 @@
 /**
  * The Redis client of a process. Commands fail at once while Redis is
- * unreachable (no offline queue): callers answer an error instead of hanging.
+ * unreachable (no offline queue) and after `commandTimeoutMs` when it does
+ * not answer (redis-command-deadline.ts): callers answer an error instead of
+ * hanging. A connection that stays silent for twice the timeout, although
+ * pinged, is dropped and made again.
  */
 import { createClient } from 'redis';
 import type { Logger } from '../observability/logger.js';
+import { guardCommands } from './redis-command-deadline.js';
 
 export type RedisClient = ReturnType<typeof createClient>;
 
@@ -13,12 +17,27 @@ export interface RedisStore {
   close(): Promise<void>;
 }
 
-export async function connectRedis(url: string, logger: Logger, timeoutMs = 30_000): Promise<RedisStore> {
+export interface RedisStoreOptions {
+  url: string;
+  commandTimeoutMs: number;
+}
+
+export async function connectRedis(options: RedisStoreOptions, logger: Logger): Promise<RedisStore> {
+  const { commandTimeoutMs } = options;
   const client = createClient({
-    url,
+    url: options.url,
     disableOfflineQueue: true,
-    socket: { connectTimeout: timeoutMs, reconnectStrategy: (retries) => Math.min(50 * (retries + 1), 2_000) },
+    // Drops a command still waiting to be written when its time is up (the deadline guard covers written ones).
+    commandOptions: { timeout: commandTimeoutMs },
+    // Keeps a healthy idle connection from reaching socketTimeout; a silent one reaches it.
+    pingInterval: Math.max(100, Math.floor(commandTimeoutMs / 2)),
+    socket: {
+      connectTimeout: commandTimeoutMs,
+      socketTimeout: 2 * commandTimeoutMs,
+      reconnectStrategy: (retries) => Math.min(50 * (retries + 1), 2_000),
+    },
   });
+  guardCommands(client, commandTimeoutMs);
   let lastError = '';
   client.on('error', (error: Error) => {
     if (error.message !== lastError) logger.warn({ err: error }, 'redis error');

@@ -9,17 +9,15 @@
  * comes quoted, as Go's encoding/csv writes it.
  */
 import type { Config } from '../../../shared/config/config.js';
-import { InfluxError, QUERY_HEADERS } from '../../../shared/stores/influx-store.js';
+import { influxAuthorization, InfluxError, QUERY_HEADERS, withInfluxTimeout } from '../../../shared/stores/influx-store.js';
 
 export class InfluxCsvReader {
   private readonly base: string;
   private readonly auth: string | undefined;
 
-  constructor(private readonly config: Readonly<Pick<Config, 'INFLUX_URL' | 'INFLUX_DB' | 'INFLUX_USERNAME' | 'INFLUX_PASSWORD'>>) {
+  constructor(private readonly config: Readonly<Pick<Config, 'INFLUX_URL' | 'INFLUX_DB' | 'INFLUX_USERNAME' | 'INFLUX_PASSWORD' | 'INFLUX_TIMEOUT_MS'>>) {
     this.base = config.INFLUX_URL.replace(/\/+$/, '');
-    this.auth = config.INFLUX_USERNAME
-      ? `Basic ${Buffer.from(`${config.INFLUX_USERNAME}:${config.INFLUX_PASSWORD ?? ''}`).toString('base64')}`
-      : undefined;
+    this.auth = influxAuthorization(config.INFLUX_USERNAME, config.INFLUX_PASSWORD);
   }
 
   /**
@@ -30,9 +28,11 @@ export class InfluxCsvReader {
     const params = new URLSearchParams({ db: this.config.INFLUX_DB, q: statement, epoch: 'ns' });
     const headers: Record<string, string> = { ...QUERY_HEADERS, accept: 'application/csv' };
     if (this.auth) headers.authorization = this.auth;
-    const response = await fetch(`${this.base}/query?${params}`, { headers, signal });
-    const text = await response.text();
-    if (response.status !== 200) throw new InfluxError(`InfluxDB query failed (${response.status}): ${text.slice(0, 500)}`, response.status);
+    const [status, text] = await withInfluxTimeout(this.config.INFLUX_TIMEOUT_MS, signal, async (s) => {
+      const response = await fetch(`${this.base}/query?${params}`, { headers, signal: s });
+      return [response.status, await response.text()] as const;
+    });
+    if (status !== 200) throw new InfluxError(`InfluxDB query failed (${status}): ${text.slice(0, 500)}`, status);
     return parseCsvColumns(text, numbers, strings);
   }
 
