@@ -126,11 +126,12 @@ export function checkedTimestamp(value: unknown): number | string {
 /** Step 10, scalars: a finite number, undefined when absent, or the reason. */
 export function parseScalar(value: unknown): number | undefined | string {
   if (isAbsent(value)) return undefined;
-  if (typeof value === 'number') return Number.isFinite(value) ? value : invalidField('value');
+  // -0 is stored (and read back) as 0.
+  if (typeof value === 'number') return Number.isFinite(value) ? value || 0 : invalidField('value');
   if (typeof value === 'string' && numericString(value, FLOAT_STRING)) {
     // "1e999" matches the grammar but is no double: Infinity reaches no store.
     const number = Number(value);
-    if (Number.isFinite(number)) return number;
+    if (Number.isFinite(number)) return number || 0;
   }
   return invalidField('value');
 }

@@ -11,11 +11,33 @@ import type { NormalizedEvent } from './event-normalizer.js';
 const IGNORED = new Set(DEFAULT_IGNORED_ITERATION_METRICS);
 const NO_ITER = Number.NEGATIVE_INFINITY;
 
+/**
+ * Values scaled down by 2^64 sum without overflow (|v| ≤ MAX_VALUE, so a
+ * scaled sum of 2^960 values stays finite); only values below 2^-1010 lose
+ * precision, which cannot matter once the plain sum has overflowed.
+ */
+const SCALE = 2 ** -64;
+
 interface ScalarAccumulator extends ScalarStats {
   /** (iter, timestamp) of the event giving `value` */
   latestIter: number;
   latestTimestamp: number;
   lowestIter: number;
+  scaledSum: number;
+}
+
+/**
+ * The plain sum and mean while the sum is finite, else the scaled mean and a
+ * clamped sum. The mean is kept within [min, max], where the exact one lies
+ * (rounding can put sum / count just outside, or the scaled one beyond the doubles).
+ */
+function finiteSumAndMean(stats: ScalarAccumulator): { sum: number; mean: number } {
+  const finite = Number.isFinite(stats.sum);
+  const mean = finite ? stats.sum / stats.count : stats.scaledSum / stats.count / SCALE;
+  return {
+    sum: finite ? stats.sum : stats.sum > 0 ? Number.MAX_VALUE : -Number.MAX_VALUE,
+    mean: Math.min(stats.max, Math.max(stats.min, mean)),
+  };
 }
 
 export class EntitySummaryBuilder {
@@ -61,15 +83,18 @@ export class EntitySummaryBuilder {
         firstIter: iter,
         count: 1,
         sum: value,
+        mean: value,
         ...(event.xAxisLabel === undefined ? {} : { x_axis_label: event.xAxisLabel }),
         latestIter: iterKey,
         latestTimestamp: event.timestamp,
         lowestIter: iterKey,
+        scaledSum: value * SCALE,
       });
       return;
     }
     stats.count += 1;
     stats.sum += value;
+    stats.scaledSum += value * SCALE;
     if (value < stats.min) {
       stats.min = value;
       stats.minIter = iter;
@@ -103,7 +128,10 @@ export class EntitySummaryBuilder {
       u: user,
       at: receivedAt,
       ...(this.lastIter === undefined ? {} : { lastIter: this.lastIter }),
-      scalars: [...this.scalars.values()].map(({ latestIter: _l, latestTimestamp: _t, lowestIter: _w, ...stats }) => stats),
+      scalars: [...this.scalars.values()].map(({ latestIter: _l, latestTimestamp: _t, lowestIter: _w, scaledSum: _s, ...stats }, i, all) => ({
+        ...stats,
+        ...finiteSumAndMean(all[i]!),
+      })),
       listing: [...this.listing.values()].flatMap((ofType) => [...ofType.values()]),
     };
   }
