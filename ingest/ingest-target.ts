@@ -26,6 +26,7 @@ export const ingestTarget: TargetModule = (services) => {
     maxMessageBytes: TARGET_MESSAGE_BYTES,
     plotValidation: config.PLOT_VALIDATION,
     plotCompressionThreshold: config.PLOT_COMPRESSION_THRESHOLD,
+    maxEntitiesPerRequest: config.INGEST_MAX_ENTITIES_PER_REQUEST,
   };
   let registry: EntityRegistry | undefined;
   let publisher: EventPublisher | undefined;

@@ -144,6 +144,8 @@ export function parseValues(value: unknown): number[] | undefined | string {
   for (let i = 0; i < value.length; i++) {
     const item: unknown = value[i];
     if (typeof item !== 'number' || !Number.isFinite(item)) return invalidField('values');
+    // -0 is stored (and read back) as 0; the array is this request's own.
+    if (item === 0) value[i] = 0;
   }
   return value as number[];
 }

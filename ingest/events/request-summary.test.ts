@@ -34,7 +34,7 @@ describe('scalar statistics of a request', () => {
     expect(Number.isFinite(stats.sum)).toBe(true);
     expect(Number.isFinite(stats.mean)).toBe(true);
     expect(stats.mean).toBeCloseTo(mean, -300);
-    expect(Math.abs(stats.mean / mean - 1)).toBeLessThan(1e-12);
+    expect(Math.abs(stats.mean! / mean - 1)).toBeLessThan(1e-12);
   });
 
   it('the mean stays within [min, max] despite rounding', () => {

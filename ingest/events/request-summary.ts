@@ -9,6 +9,16 @@ import { NestedKeyMap } from '../../shared/events/nested-key-map.js';
 import type { NormalizedEvent } from './event-normalizer.js';
 
 const IGNORED = new Set(DEFAULT_IGNORED_ITERATION_METRICS);
+
+/**
+ * Memory a new series takes in a request (measured with heap snapshots,
+ * rounded up): the listing entry with its map slots, and a scalar
+ * accumulator; plus the metric and variant text it keeps (two bytes a code
+ * unit at worst) and the encoder's cached tag text for it.
+ */
+const LISTING_BYTES = 400;
+const SCALAR_BYTES = 500;
+const seriesBytes = (event: NormalizedEvent, fixed: number) => fixed + 4 * (event.metric.length + event.variant.length);
 const NO_ITER = Number.NEGATIVE_INFINITY;
 
 /**
@@ -51,19 +61,25 @@ export class EntitySummaryBuilder {
     readonly entity: string,
   ) {}
 
-  add(event: NormalizedEvent): void {
+  /** Adds an event; answers the bytes of state this created (a new metric listing or scalar series), for the in-flight budget. */
+  add(event: NormalizedEvent): number {
     const { iter } = event;
     if (iter !== undefined && !IGNORED.has(event.metric) && (this.lastIter === undefined || iter > this.lastIter)) this.lastIter = iter;
     const regular: 0 | 1 = iter !== undefined && iter > -2_147_483_648 ? 1 : 0;
     let ofType = this.listing.get(event.type);
     if (ofType === undefined) this.listing.set(event.type, (ofType = new NestedKeyMap()));
     const listed = ofType.get(event.metric, event.variant);
-    if (listed === undefined) ofType.set(event.metric, event.variant, [event.type, event.metric, event.variant, regular]);
-    else if (regular) listed[3] = 1;
-    if (event.type === 'training_stats_scalar') this.addScalar(event);
+    let created = 0;
+    if (listed === undefined) {
+      ofType.set(event.metric, event.variant, [event.type, event.metric, event.variant, regular]);
+      created += seriesBytes(event, LISTING_BYTES);
+    } else if (regular) listed[3] = 1;
+    if (event.type === 'training_stats_scalar' && this.addScalar(event)) created += seriesBytes(event, SCALAR_BYTES + 2 * (event.xAxisLabel?.length ?? 0));
+    return created;
   }
 
-  private addScalar(event: NormalizedEvent): void {
+  /** Answers true when the event opened a new metric/variant. */
+  private addScalar(event: NormalizedEvent): boolean {
     const value = event.value!;
     const iterKey = event.iter ?? NO_ITER;
     const iter = event.iter ?? null;
@@ -90,7 +106,7 @@ export class EntitySummaryBuilder {
         lowestIter: iterKey,
         scaledSum: value * SCALE,
       });
-      return;
+      return true;
     }
     stats.count += 1;
     stats.sum += value;
@@ -118,6 +134,7 @@ export class EntitySummaryBuilder {
       if (event.xAxisLabel !== undefined) stats.x_axis_label = event.xAxisLabel;
       else delete stats.x_axis_label;
     }
+    return false;
   }
 
   build(user: string, receivedAt: number): EntitySummary {

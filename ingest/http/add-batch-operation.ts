@@ -82,7 +82,8 @@ async function readJsonValue(body: Readable, session: IngestSession, context: Ca
   }
   const items = Array.isArray(value) ? value : [value];
   for (const item of items) {
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw jsonLinesNotObject(item, JSON.stringify(item) ?? '');
+    // Only a number's text matters (int or float); a nested array is never stringified (it may be 10,000 deep).
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw jsonLinesNotObject(item, typeof item === 'number' ? String(item) : '');
     context.signal.throwIfAborted();
     session.add(item as Record<string, unknown>);
   }
