@@ -118,7 +118,8 @@ export function parseTimestamp(value: unknown): number {
 
 /** Step 8 with the range check: epoch ms, or the reason. */
 export function checkedTimestamp(value: unknown): number | string {
-  const ms = typeof value === 'number' && Number.isSafeInteger(value) ? value : parseTimestamp(value);
+  // `+ 0` turns -0 into 0 (stored and read back as 0).
+  const ms = typeof value === 'number' && Number.isSafeInteger(value) ? value + 0 : parseTimestamp(value);
   if (Number.isNaN(ms)) return invalidField('timestamp');
   return ms < MIN_TIMESTAMP || ms > MAX_TIMESTAMP ? REASON.timestampRange : ms;
 }

@@ -37,8 +37,9 @@ describe('scalar statistics of a request', () => {
     expect(Math.abs(stats.mean! / mean - 1)).toBeLessThan(1e-12);
   });
 
-  it('the mean stays within [min, max] despite rounding', () => {
+  it('the mean stays within [min, max] despite rounding, and never is -0', () => {
     expect(statsOf([0.1, 0.1, 0.1]).mean).toBe(0.1);
+    expect(Object.is(statsOf([-5e-324, 0, 0]).mean, 0)).toBe(true);
   });
 
   it('any finite values: every number of the summary is finite, the mean lies within [min, max]', () => {

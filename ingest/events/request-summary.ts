@@ -46,7 +46,8 @@ function finiteSumAndMean(stats: ScalarAccumulator): { sum: number; mean: number
   const mean = finite ? stats.sum / stats.count : stats.scaledSum / stats.count / SCALE;
   return {
     sum: finite ? stats.sum : stats.sum > 0 ? Number.MAX_VALUE : -Number.MAX_VALUE,
-    mean: Math.min(stats.max, Math.max(stats.min, mean)),
+    // `|| 0`: a tiny negative mean can underflow to -0, which JSON carries as 0.
+    mean: Math.min(stats.max, Math.max(stats.min, mean)) || 0,
   };
 }
 
