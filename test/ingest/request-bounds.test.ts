@@ -4,7 +4,11 @@
 // registered or stored, and the process's memory does not grow (the service runs in this process).
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { create } from '@bufbuild/protobuf';
+import { credentials, makeClientConstructor, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventsIngestDefinition } from '../../ingest/grpc/events-ingest-definition.js';
+import { EventBatchSchema, EventChunkSchema, EventSchema, type ChunkAck, type Event } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 
 v8.setFlagsFromString('--expose-gc');
@@ -75,5 +79,89 @@ describe('distinct entities per request', () => {
     const r = await h.call('events.add_batch', undefined, { token, headers: { 'content-type': 'application/json-lines' }, rawBody: events.join('\n') });
     expect(r.status).toBe(200);
     expect(r.body.data).toEqual({ added: 100, errors: 0, errors_info: {} });
+  });
+});
+
+describe('distinct entities per gRPC call and chunk', () => {
+  type Client = {
+    AddBatch(md: Metadata, cb: (e: ServiceError | null, r: unknown) => void): { write(m: unknown): void; end(): void };
+    StreamEvents(md: Metadata): NodeJS.EventEmitter & { write(m: unknown): void; end(): void };
+    close(): void;
+  };
+  const logs = (prefix: string, n: number): Event[] => Array.from({ length: n }, (_, i) => create(EventSchema, { type: 'log', task: `${prefix}-${i}`, msg: 'x' }));
+
+  function client(): { grpc: Client; metadata: Metadata } {
+    const Constructor = makeClientConstructor(eventsIngestDefinition, 'clearml.events.v1.EventsIngest');
+    const grpc = new Constructor(`127.0.0.1:${h.service.services.boundPorts.get('grpc')}`, credentials.createInsecure()) as unknown as Client;
+    const metadata = new Metadata();
+    metadata.set('authorization', `Bearer ${token}`);
+    return { grpc, metadata };
+  }
+
+  it('AddBatch beyond the cap: RESOURCE_EXHAUSTED with code 413, nothing registered', async () => {
+    const prefix = unique('grpc-many-');
+    const cap = h.config.INGEST_MAX_ENTITIES_PER_REQUEST;
+    const { grpc, metadata } = client();
+    try {
+      const error = await new Promise<ServiceError>((resolve, reject) => {
+        const call = grpc.AddBatch(metadata, (e) => (e ? resolve(e) : reject(new Error('accepted'))));
+        call.write(create(EventBatchSchema, { events: logs(prefix, cap + 1) }));
+        call.end();
+      });
+      expect(error.code).toBe(8);
+      expect(error.details).toBe(`Too many entities in one request (limit ${cap} distinct task or model ids)`);
+      expect(error.metadata.get('clearml-result-code')).toEqual(['413']);
+    } finally {
+      grpc.close();
+    }
+    expect(await h.service.services.stores.redis.client.exists(`${h.env.REDIS_KEY_PREFIX}:task:${prefix}-0`)).toBe(0);
+  });
+
+  it('StreamEvents: a chunk beyond the cap is refused in its ack, the next chunk is accepted', async () => {
+    const prefix = unique('grpc-chunk-');
+    const cap = h.config.INGEST_MAX_ENTITIES_PER_REQUEST;
+    const { grpc, metadata } = client();
+    try {
+      const acks = await new Promise<ChunkAck[]>((resolve, reject) => {
+        const received: ChunkAck[] = [];
+        const call = grpc.StreamEvents(metadata);
+        call.on('data', (ack: ChunkAck) => received.push(ack));
+        call.on('error', reject);
+        call.on('end', () => resolve(received));
+        call.write(create(EventChunkSchema, { chunkId: 1n, events: logs(prefix, cap + 1) }));
+        call.write(create(EventChunkSchema, { chunkId: 2n, events: logs(`${prefix}-ok`, 3) }));
+        call.end();
+      });
+      expect(acks.map((a) => [a.chunkId, a.added, a.error?.code])).toEqual([
+        [1n, 0, 413],
+        [2n, 3, undefined],
+      ]);
+      expect(acks[0]!.error!.message).toBe(`Too many entities in one request (limit ${cap} distinct task or model ids)`);
+    } finally {
+      grpc.close();
+    }
+  });
+});
+
+describe('the in-flight budget counts what a request holds, not only its encoded events', () => {
+  let small: Harness;
+  let smallToken: string;
+  beforeAll(async () => {
+    small = await startHarness({ target: 'ingest', env: { INGEST_MAX_INFLIGHT_BYTES: String(MiB) } });
+    smallToken = await small.login(small.credentials.a);
+  });
+  afterAll(() => small?.stop());
+
+  const send = (lines: string[]) =>
+    small.call('events.add_batch', undefined, { token: smallToken, headers: { 'content-type': 'application/json-lines' }, rawBody: lines.join('\n') });
+
+  it('1,000 one-event entities (~100 KB of records, MBs of state) exceed a 1 MiB budget: 413, then the budget is free again', async () => {
+    const prefix = unique('budget-');
+    const r = await send(Array.from({ length: 1000 }, (_, i) => JSON.stringify({ type: 'log', task: `${prefix}-${i}`, msg: 'x' })));
+    expect(r.status).toBe(413);
+    expect(r.body.meta.result_msg).toBe(`Request body too large (the request needs more than INGEST_MAX_INFLIGHT_BYTES (${MiB} bytes) in memory)`);
+    // Released: a request that fits is accepted at once (not 429).
+    const ok = await send(Array.from({ length: 50 }, (_, i) => JSON.stringify({ type: 'log', task: `${prefix}-ok-${i}`, msg: 'x' })));
+    expect(ok.status).toBe(200);
   });
 });
