@@ -16,9 +16,9 @@ import { EntitySummaryBuilder } from './request-summary.js';
 
 const RECEIVED_AT = 1_718_000_000_000;
 
-/** The one record the session would encode for an accepted event. */
-function encode(event: NormalizedEvent): { kind: string; body: string } {
-  const encoder = new EventEncoder('company-a', RECEIVED_AT);
+/** The one record the session would encode for an accepted event (plots uncompressed). */
+export function encodeAccepted(event: NormalizedEvent, company = 'company-a'): { kind: string; body: string } {
+  const encoder = new EventEncoder(company, RECEIVED_AT);
   const text = event.plotStr ?? '';
   const frame =
     event.type === 'log'
@@ -77,7 +77,7 @@ function checkSummary(event: NormalizedEvent): void {
 
 /** Asserts that an accepted event encodes into what the stores take. */
 export function expectStorable(event: NormalizedEvent): void {
-  const record = encode(event);
+  const record = encodeAccepted(event);
   if (record.kind === 'I') checkPoint(event, record.body);
   else checkLog(event, record.body);
   checkSummary(event);

@@ -8,12 +8,11 @@ import fc from 'fast-check';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import '../support/stack-context.js';
-import { EventEncoder } from '../../ingest/events/event-encoder.js';
 import { normalizeEvent, type NormalizedEvent } from '../../ingest/events/event-normalizer.js';
 import { hostileEvent, mostlyValidEvent } from '../../ingest/events/hostile-event-test-harness.js';
-import { extractSourceUrls, plotLength } from '../../shared/events/domain/plot-fields.js';
+import { encodeAccepted } from '../../ingest/events/storable-event-test-harness.js';
 import { decodeTagValue, MEASUREMENT } from '../../shared/events/storage-layout.js';
-import { decodeRecords, pointWithSeq, type LogRecord } from '../../shared/events/wire-format.js';
+import { pointWithSeq, type LogRecord } from '../../shared/events/wire-format.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
 
 const context = { receivedAt: 1_718_000_000_000, defaultWorker: 'node-7', allowLockedDefault: false };
@@ -33,17 +32,7 @@ afterAll(async () => {
   await redis?.quit();
 });
 
-function recordOf(event: NormalizedEvent): { kind: string; body: string } {
-  const encoder = new EventEncoder(`company-${prefix}`, context.receivedAt);
-  const text = event.plotStr ?? '';
-  const frame =
-    event.type === 'log'
-      ? encoder.log(event)
-      : event.type === 'plot'
-        ? encoder.plotPoint(event, { stored: `p${text}`, length: plotLength(text), sourceUrls: extractSourceUrls(text) })
-        : encoder.point(event);
-  return [...decodeRecords(frame)][0]!;
-}
+const recordOf = (event: NormalizedEvent) => encodeAccepted(event, `company-${prefix}`);
 
 describe('accepted events against the real stores', () => {
   it('every accepted point is written by InfluxDB and reads back under its own names', async () => {
