@@ -119,18 +119,18 @@ const typeEcho = (value: unknown): string => echo(typeof value === 'string' ? va
 // present from the start, so V8 keeps one object shape, and no spreads.
 export function normalizeEvent(raw: RawEvent, context: NormalizeContext): NormalizeResult {
   // Step 1: control fields.
-  const modelEvent = flag(own(raw, 'model_event'));
-  const allowLockedValue = own(raw, 'allow_locked');
+  const modelEvent = flag(own(raw, 'model_event', raw.model_event));
+  const allowLockedValue = own(raw, 'allow_locked', raw.allow_locked);
   const allowLocked = isAbsent(allowLockedValue) ? context.allowLockedDefault : flag(allowLockedValue);
-  let taskValue = own(raw, 'task');
+  let taskValue = own(raw, 'task', raw.task);
   if (modelEvent) {
-    const model = own(raw, 'model');
+    const model = own(raw, 'model', raw.model);
     if (!isAbsent(model)) taskValue = model;
   }
   const namespace: 't' | 'm' = modelEvent ? 'm' : 't';
 
   // Steps 2-6 (the id's form; the store decides the rest).
-  const rawType = own(raw, 'type');
+  const rawType = own(raw, 'type', raw.type);
   if (isAbsent(rawType)) return rejected(allowLocked, undefined, undefined, REASON.missingType, undefined);
   const type = eventType(rawType);
   if (type === undefined) {
@@ -144,29 +144,28 @@ export function normalizeEvent(raw: RawEvent, context: NormalizeContext): Normal
     return rejected(allowLocked, undefined, undefined, `${modelEvent ? 'Invalid model id' : 'Invalid task id'} ${echo(taskValue)}`, undefined);
   }
   const entity = taskValue;
-  const late = (reason: string) => rejected(allowLocked, namespace, entity, undefined, reason);
 
   // Step 7: iteration.
-  const iter = parseIter(own(raw, 'iter'));
-  if (typeof iter === 'string') return late(iter);
+  const iter = parseIter(own(raw, 'iter', raw.iter));
+  if (typeof iter === 'string') return rejected(allowLocked, namespace, entity, undefined, iter);
 
   // Step 8: timestamp (ts is a legacy alias that replaces it).
-  const ts = own(raw, 'ts');
-  const timestampValue = isAbsent(ts) ? own(raw, 'timestamp') : ts;
+  const ts = own(raw, 'ts', raw.ts);
+  const timestampValue = isAbsent(ts) ? own(raw, 'timestamp', raw.timestamp) : ts;
   let timestamp = context.receivedAt;
   if (!isAbsent(timestampValue)) {
     const checked = checkedTimestamp(timestampValue);
-    if (typeof checked === 'string') return late(checked);
+    if (typeof checked === 'string') return rejected(allowLocked, namespace, entity, undefined, checked);
     timestamp = checked;
   }
 
   // Step 9: string fields (those of the event's type below).
-  const metric = own(raw, 'metric');
-  const variant = own(raw, 'variant');
-  const ownWorker = own(raw, 'worker');
+  const metric = own(raw, 'metric', raw.metric);
+  const variant = own(raw, 'variant', raw.variant);
+  const ownWorker = own(raw, 'worker', raw.worker);
   const worker = isAbsent(ownWorker) ? context.defaultWorker : ownWorker;
   const textReason = textError(metric, METRIC) ?? textError(variant, VARIANT) ?? textError(worker, WORKER);
-  if (textReason !== undefined) return late(textReason);
+  if (textReason !== undefined) return rejected(allowLocked, namespace, entity, undefined, textReason);
 
   const event: NormalizedEvent = {
     type,
@@ -189,7 +188,7 @@ export function normalizeEvent(raw: RawEvent, context: NormalizeContext): Normal
     xAxisLabel: undefined,
   };
   const reason = completeTypeFields(event, raw);
-  if (reason !== undefined) return late(reason);
+  if (reason !== undefined) return rejected(allowLocked, namespace, entity, undefined, reason);
   return { event, namespace, entity, allowLocked, earlyError: undefined, lateError: undefined };
 }
 
@@ -197,12 +196,12 @@ export function normalizeEvent(raw: RawEvent, context: NormalizeContext): Normal
 function completeTypeFields(event: NormalizedEvent, raw: RawEvent): string | undefined {
   switch (event.type) {
     case 'training_stats_scalar': {
-      const value = parseScalar(own(raw, 'value'));
+      const value = parseScalar(own(raw, 'value', raw.value));
       if (value === undefined) return REASON.missingValue;
       if (typeof value === 'string') return value;
       event.value = value;
       // Not validated by the contract (a non-string is ignored), but kept in last_metrics when it is one.
-      const label = own(raw, 'x_axis_label');
+      const label = own(raw, 'x_axis_label', raw.x_axis_label);
       if (typeof label === 'string') {
         const labelReason = textError(label, X_AXIS_LABEL);
         if (labelReason !== undefined) return labelReason;
@@ -211,16 +210,16 @@ function completeTypeFields(event: NormalizedEvent, raw: RawEvent): string | und
       return undefined;
     }
     case 'training_stats_vector': {
-      const named = own(raw, 'values');
-      const values = parseValues(isAbsent(named) ? own(raw, 'value') : named);
+      const named = own(raw, 'values', raw.values);
+      const values = parseValues(isAbsent(named) ? own(raw, 'value', raw.value) : named);
       if (values === undefined) return REASON.missingValues;
       if (typeof values === 'string') return values;
       event.values = values;
       return undefined;
     }
     case 'training_debug_image': {
-      const url = own(raw, 'url');
-      const key = own(raw, 'key');
+      const url = own(raw, 'url', raw.url);
+      const key = own(raw, 'key', raw.key);
       const reason = textError(url, URL_RULE) ?? textError(key, KEY);
       if (reason !== undefined) return reason;
       event.url = (url ?? undefined) as string | undefined;
@@ -228,16 +227,16 @@ function completeTypeFields(event: NormalizedEvent, raw: RawEvent): string | und
       return undefined;
     }
     case 'plot': {
-      const plotStr = own(raw, 'plot_str');
+      const plotStr = own(raw, 'plot_str', raw.plot_str);
       const reason = textError(plotStr, PLOT_STR);
       if (reason !== undefined) return reason;
       event.plotStr = (plotStr ?? '') as string;
-      event.skipValidation = truthy(own(raw, 'skip_validation'));
+      event.skipValidation = truthy(own(raw, 'skip_validation', raw.skip_validation));
       return undefined;
     }
     case 'log': {
-      const level = own(raw, 'level');
-      const msg = own(raw, 'msg');
+      const level = own(raw, 'level', raw.level);
+      const msg = own(raw, 'msg', raw.msg);
       const reason = textError(level, LEVEL) ?? textError(msg, MSG);
       if (reason !== undefined) return reason;
       event.level = (level ?? undefined) as string | undefined;
