@@ -10,7 +10,7 @@ import { extractSourceUrls, isValidPlotJson, plotLength } from '../../shared/eve
 import type { EntityRegistry, EntityStatus } from '../../shared/entities/entity-registry.js';
 import { apiError } from '../../shared/errors/error-catalogue.js';
 import type { IngestResult, IngestService, IngestSession, IngestRequestContext } from '../../shared/events/ingest-port.js';
-import { frameRecord, partitionOf } from '../../shared/events/wire-format.js';
+import { frameRecord, partitionOf, type EntitySummary } from '../../shared/events/wire-format.js';
 import { newCallId } from '../../shared/protocol/envelope.js';
 import type { EventPublisher, OutgoingMessage } from '../publish/event-publisher.js';
 import type { InflightBudget } from '../publish/inflight-budget.js';
@@ -315,10 +315,30 @@ class EventIngestSession implements IngestSession {
     const usable = [...this.entities.values()].filter((state) => state.valid > 0 && this.entityUsable(state));
     const messages: OutgoingMessage[] = [];
     for (const state of usable) {
-      state.records.append(frameRecord('R', JSON.stringify(state.summary.build(this.context.identity.user, this.receivedAt))));
+      this.appendSummary(state.records, state.summary.build(this.context.identity.user, this.receivedAt));
       for (const payload of state.records.payloads()) messages.push({ partition: state.partition, payload });
     }
     return messages;
+  }
+
+  /**
+   * An entity's summary as one R record, or as several when it exceeds a
+   * message (thousands of long metric names): each part carries a share of
+   * the series, and the writer applies every part (each has its own arrival
+   * seq; the record fields they repeat are idempotent).
+   */
+  private appendSummary(records: RecordSink, summary: EntitySummary): void {
+    const grown = records.append(frameRecord('R', JSON.stringify(summary)));
+    if (grown !== undefined) {
+      this.hold(grown);
+      return;
+    }
+    const { scalars, listing } = summary;
+    // One series is at most ~100 KB of JSON (names and label are capped), far below a message.
+    if (scalars.length + listing.length <= 1) throw new Error(`a summary of one series exceeds the message limit`);
+    const [s, l] = scalars.length <= 1 && listing.length <= 1 ? [scalars.length, 0] : [Math.ceil(scalars.length / 2), Math.ceil(listing.length / 2)];
+    this.appendSummary(records, { ...summary, scalars: scalars.slice(0, s), listing: listing.slice(0, l) });
+    this.appendSummary(records, { ...summary, scalars: scalars.slice(s), listing: listing.slice(l) });
   }
 
   /**

@@ -51,6 +51,23 @@ describe.each([
   });
 
   if (threshold !== '0') {
+    it('a summary larger than one message (1,500 series of 8 KB names) is split, and every series reaches the record', async () => {
+      const task = unique('wide-');
+      const name = (i: number, c: string) => `${i}-${c.repeat(4090)}`;
+      const lines = Array.from({ length: 1500 }, (_, i) => JSON.stringify({ type: 'training_stats_scalar', task, iter: 1, metric: name(i, 'm'), variant: name(i, 'v'), value: i }));
+      const r = await h.call('events.add_batch', undefined, { token, headers: { 'content-type': 'application/json-lines' }, rawBody: lines.join('\n') });
+      expect(r.body.data).toEqual({ added: 1500, errors: 0, errors_info: {} });
+      const deadline = Date.now() + 30_000;
+      let metrics: Record<string, string[]> = {};
+      while (Object.keys(metrics).length < 1500 && Date.now() < deadline) {
+        const read = await h.call('events.get_scalar_metrics_and_variants', { task }, { token });
+        metrics = read.body.data.metrics;
+        if (Object.keys(metrics).length < 1500) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(Object.keys(metrics)).toHaveLength(1500);
+      expect(metrics[name(7, 'm')]).toEqual([name(7, 'v')]);
+    });
+
     it('a plot of the same size that compresses is stored', async () => {
       const { r, events } = await sendAndRead(h, token, compressible());
       expect(r.body.data).toEqual({ added: 3, errors: 0, errors_info: {} });
