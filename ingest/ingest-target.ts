@@ -26,6 +26,7 @@ export const ingestTarget: TargetModule = (services) => {
     maxMessageBytes: TARGET_MESSAGE_BYTES,
     plotValidation: config.PLOT_VALIDATION,
     plotCompressionThreshold: config.PLOT_COMPRESSION_THRESHOLD,
+    maxEntitiesPerRequest: config.INGEST_MAX_ENTITIES_PER_REQUEST,
   };
   // Ingest is not ready while the events stream is missing or full; a missing one is created again.
   const eventStreams = new EventStreamKeeper({

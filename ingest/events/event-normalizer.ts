@@ -1,23 +1,62 @@
 /**
  * The per-event checks and normalisation of events.md §1.3, in the
- * contract's order, for the one validation path that both decoders use.
+ * contract's order, for the one validation path that both decoders use,
+ * with the store limits of event-limits.ts (docs/ingest.md "Per-event
+ * limits") checked alongside the step they belong to.
  *
  * The checks split in two around the entity check (step 6), which needs the
  * store: `earlyError` holds a failure of steps 2-5 (and a malformed id),
  * `lateError` a failure of steps 7-10. The session decides the reason once
  * the entity's status is known: early, then entity, then late.
+ *
+ * Any client value may arrive here (any type, size or depth): only the
+ * event's own properties are read, and no value is walked or stringified.
+ * Fields not listed in events.md §1.2 (including `__proto__`, `constructor`
+ * and `prototype`) are never read, so they are dropped.
  */
 import { truthy } from '../../shared/protocol/request-fields.js';
+import {
+  MAX_LEVEL_LENGTH,
+  MAX_MSG_LENGTH,
+  MAX_NAME_LENGTH,
+  MAX_URL_LENGTH,
+  MAX_WORKER_LENGTH,
+  MAX_X_AXIS_LABEL_LENGTH,
+  REASON,
+  echo,
+} from './event-limits.js';
+import {
+  checkedTimestamp,
+  isAbsent,
+  isWellFormedId,
+  own,
+  parseIter,
+  parseScalar,
+  parseValues,
+  textError,
+  textRule,
+  type RawEvent,
+} from './event-fields.js';
+
+export { parseTimestamp } from './event-fields.js';
+export { MAX_ENTITY_ID_LENGTH } from './event-limits.js';
 
 export const EVENT_TYPES = ['training_stats_scalar', 'training_stats_vector', 'training_debug_image', 'plot', 'log'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 const TYPE_SET = new Set<string>(EVENT_TYPES);
+/** Longer than any event type even with spaces for underscores: no need to look further. */
+const MAX_TYPE_LENGTH = 32;
 
-export const MAX_ENTITY_ID_LENGTH = 128;
-const ITER_LIMIT = 9_223_372_036_854_775_808; // 2^63: the first value a double can hold above the int64 range
-const INT_STRING = /^\s*[+-]?\d+\s*$/;
-const FLOAT_STRING = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
-const NUMERIC_TIMESTAMP = FLOAT_STRING;
+const METRIC = textRule('metric', MAX_NAME_LENGTH);
+const VARIANT = textRule('variant', MAX_NAME_LENGTH);
+const KEY = textRule('key', MAX_NAME_LENGTH);
+const WORKER = textRule('worker', MAX_WORKER_LENGTH);
+const URL_RULE = textRule('url', MAX_URL_LENGTH);
+const LEVEL = textRule('level', MAX_LEVEL_LENGTH);
+const MSG = textRule('msg', MAX_MSG_LENGTH);
+const X_AXIS_LABEL = textRule('x_axis_label', MAX_X_AXIS_LABEL_LENGTH);
+// plot_str has no cap of its own: its stored form must fit one event-log message (the session checks).
+const PLOT_STR = textRule('plot_str', Number.MAX_SAFE_INTEGER);
 
 /** A normalised event, ready to be encoded (events.md §1.4). */
 export interface NormalizedEvent {
@@ -59,113 +98,85 @@ export interface NormalizeContext {
   allowLockedDefault: boolean;
 }
 
-const isAbsent = (v: unknown) => v === undefined || v === null;
-
-function stringField(raw: Record<string, unknown>, name: string): string | undefined | false {
-  const value = raw[name];
-  if (isAbsent(value)) return undefined;
-  return typeof value === 'string' ? value : false;
-}
-
-/** iter per step 7: integers as they are, truncation, integer strings; undefined for absent. */
-function parseIter(value: unknown): number | undefined | string {
-  if (isAbsent(value)) return undefined;
-  let iter: number;
-  if (typeof value === 'number' && Number.isFinite(value)) iter = Math.trunc(value);
-  else if (typeof value === 'string' && INT_STRING.test(value)) iter = Number(value.trim());
-  else return "Invalid value for field 'iter'";
-  if (iter >= ITER_LIMIT || iter < -ITER_LIMIT) return 'Iteration number should not exceed 9223372036854775807';
-  return iter === 0 ? 0 : iter;
-}
-
-const HAS_ZONE = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/;
-
-/** timestamp per step 8: epoch ms number, numeric string or ISO-8601; NaN when unparseable. */
-export function parseTimestamp(value: unknown): number {
-  if (typeof value === 'number') return Number.isFinite(value) ? Math.trunc(value) : Number.NaN;
-  if (typeof value !== 'string') return Number.NaN;
-  if (NUMERIC_TIMESTAMP.test(value)) return Math.trunc(Number(value));
-  const text = value.trim();
-  if (!/^\d{4}-\d{2}-\d{2}/.test(text)) return Number.NaN;
-  // A date-time without a zone is UTC (JavaScript would read it as local time).
-  const withZone = text.length > 10 && !HAS_ZONE.test(text) ? `${text.replace(' ', 'T')}Z` : text.replace(' ', 'T');
-  const ms = Date.parse(withZone);
-  return Number.isFinite(ms) ? ms : Number.NaN;
-}
-
-function parseScalar(value: unknown): number | undefined | false {
-  if (isAbsent(value)) return undefined;
-  if (typeof value === 'number') return Number.isFinite(value) ? value : false;
-  if (typeof value === 'string' && FLOAT_STRING.test(value)) return Number(value);
-  return false;
-}
-
-function isFiniteNumberArray(value: unknown): value is number[] {
-  if (!Array.isArray(value)) return false;
-  for (const item of value) if (typeof item !== 'number' || !Number.isFinite(item)) return false;
-  return true;
-}
-
 /** A rejection, with the entity named when it is known (request-level rules need it). */
 function rejected(allowLocked: boolean, namespace: 't' | 'm' | undefined, entity: string | undefined, earlyError: string | undefined, lateError: string | undefined): NormalizeResult {
   return { event: undefined, namespace, entity, allowLocked, earlyError, lateError };
 }
 
+const flag = (value: unknown): boolean => value === true || (value !== false && truthy(value));
+
+/** Step 3: the event type, or undefined when it is not one of the five. */
+function eventType(value: unknown): EventType | undefined {
+  if (typeof value !== 'string' || value.length > MAX_TYPE_LENGTH) return undefined;
+  if (TYPE_SET.has(value)) return value as EventType;
+  const replaced = value.replaceAll(' ', '_');
+  return TYPE_SET.has(replaced) ? (replaced as EventType) : undefined;
+}
+
+const typeEcho = (value: unknown): string => echo(typeof value === 'string' ? value.replaceAll(' ', '_') : value);
+
 // Hot path (once per event): results and events are built with every property
 // present from the start, so V8 keeps one object shape, and no spreads.
-export function normalizeEvent(raw: Record<string, unknown>, context: NormalizeContext): NormalizeResult {
+export function normalizeEvent(raw: RawEvent, context: NormalizeContext): NormalizeResult {
   // Step 1: control fields.
-  const modelEvent = raw.model_event === true || (raw.model_event !== false && truthy(raw.model_event));
-  const allowLocked = isAbsent(raw.allow_locked) ? context.allowLockedDefault : raw.allow_locked === true || (raw.allow_locked !== false && truthy(raw.allow_locked));
-  let taskValue = raw.task;
-  if (modelEvent && !isAbsent(raw.model)) taskValue = raw.model;
+  const modelEvent = flag(own(raw, 'model_event', raw.model_event));
+  const allowLockedValue = own(raw, 'allow_locked', raw.allow_locked);
+  const allowLocked = isAbsent(allowLockedValue) ? context.allowLockedDefault : flag(allowLockedValue);
+  let taskValue = own(raw, 'task', raw.task);
+  if (modelEvent) {
+    const model = own(raw, 'model', raw.model);
+    if (!isAbsent(model)) taskValue = model;
+  }
   const namespace: 't' | 'm' = modelEvent ? 'm' : 't';
 
-  // Steps 2-5.
-  const rawType = raw.type;
-  if (isAbsent(rawType)) return rejected(allowLocked, undefined, undefined, "Event must have a 'type' field", undefined);
-  let type = typeof rawType === 'string' ? rawType : String(rawType);
-  if (!TYPE_SET.has(type)) {
-    type = type.replaceAll(' ', '_');
-    if (!TYPE_SET.has(type)) return rejected(allowLocked, undefined, undefined, `Invalid event type ${type}`, undefined);
+  // Steps 2-6 (the id's form; the store decides the rest).
+  const rawType = own(raw, 'type', raw.type);
+  if (isAbsent(rawType)) return rejected(allowLocked, undefined, undefined, REASON.missingType, undefined);
+  const type = eventType(rawType);
+  if (type === undefined) {
+    // Cut before replacing: a 10 MB type costs one slice, not a 10 MB copy.
+    const shown = typeof rawType === 'string' ? typeEcho(echo(rawType)) : typeEcho(rawType);
+    return rejected(allowLocked, undefined, undefined, `Invalid event type ${shown}`, undefined);
   }
-  if (type === 'log' && modelEvent) return rejected(allowLocked, undefined, undefined, 'Task log events are not supported for models', undefined);
-  if (isAbsent(taskValue)) return rejected(allowLocked, undefined, undefined, "Event must have a 'task' field", undefined);
-  if (typeof taskValue !== 'string' || taskValue.length === 0 || taskValue.length > MAX_ENTITY_ID_LENGTH) {
-    return rejected(allowLocked, undefined, undefined, `${modelEvent ? 'Invalid model id' : 'Invalid task id'} ${String(taskValue)}`, undefined);
+  if (type === 'log' && modelEvent) return rejected(allowLocked, undefined, undefined, REASON.logForModel, undefined);
+  if (isAbsent(taskValue)) return rejected(allowLocked, undefined, undefined, REASON.missingTask, undefined);
+  if (!isWellFormedId(taskValue)) {
+    return rejected(allowLocked, undefined, undefined, `${modelEvent ? 'Invalid model id' : 'Invalid task id'} ${echo(taskValue)}`, undefined);
   }
   const entity = taskValue;
 
   // Step 7: iteration.
-  const iter = parseIter(raw.iter);
+  const iter = parseIter(own(raw, 'iter', raw.iter));
   if (typeof iter === 'string') return rejected(allowLocked, namespace, entity, undefined, iter);
 
   // Step 8: timestamp (ts is a legacy alias that replaces it).
-  const timestampValue = isAbsent(raw.ts) ? raw.timestamp : raw.ts;
+  const ts = own(raw, 'ts', raw.ts);
+  const timestampValue = isAbsent(ts) ? own(raw, 'timestamp', raw.timestamp) : ts;
   let timestamp = context.receivedAt;
   if (!isAbsent(timestampValue)) {
-    timestamp = typeof timestampValue === 'number' && Number.isSafeInteger(timestampValue) ? timestampValue : parseTimestamp(timestampValue);
-    if (Number.isNaN(timestamp)) return rejected(allowLocked, namespace, entity, undefined, "Invalid value for field 'timestamp'");
+    const checked = checkedTimestamp(timestampValue);
+    if (typeof checked === 'string') return rejected(allowLocked, namespace, entity, undefined, checked);
+    timestamp = checked;
   }
 
-  // Step 9: string fields (those of the event's type).
-  const metric = stringField(raw, 'metric');
-  if (metric === false) return rejected(allowLocked, namespace, entity, undefined, "Invalid value for field 'metric'");
-  const variant = stringField(raw, 'variant');
-  if (variant === false) return rejected(allowLocked, namespace, entity, undefined, "Invalid value for field 'variant'");
-  const worker = stringField(raw, 'worker');
-  if (worker === false) return rejected(allowLocked, namespace, entity, undefined, "Invalid value for field 'worker'");
+  // Step 9: string fields (those of the event's type below).
+  const metric = own(raw, 'metric', raw.metric);
+  const variant = own(raw, 'variant', raw.variant);
+  const ownWorker = own(raw, 'worker', raw.worker);
+  const worker = isAbsent(ownWorker) ? context.defaultWorker : ownWorker;
+  const textReason = textError(metric, METRIC) ?? textError(variant, VARIANT) ?? textError(worker, WORKER);
+  if (textReason !== undefined) return rejected(allowLocked, namespace, entity, undefined, textReason);
 
   const event: NormalizedEvent = {
-    type: type as EventType,
+    type,
     namespace,
     entity,
     allowLocked,
     iter,
     timestamp,
-    metric: metric || '',
-    variant: variant || '',
-    worker: worker ?? context.defaultWorker,
+    metric: (metric as string | undefined) || '',
+    variant: (variant as string | undefined) || '',
+    worker: worker as string,
     value: undefined,
     values: undefined,
     url: undefined,
@@ -176,52 +187,60 @@ export function normalizeEvent(raw: Record<string, unknown>, context: NormalizeC
     msg: undefined,
     xAxisLabel: undefined,
   };
-  const late = completeTypeFields(event, raw);
-  if (late !== undefined) return rejected(allowLocked, namespace, entity, undefined, late);
+  const reason = completeTypeFields(event, raw);
+  if (reason !== undefined) return rejected(allowLocked, namespace, entity, undefined, reason);
   return { event, namespace, entity, allowLocked, earlyError: undefined, lateError: undefined };
 }
 
 /** Step 9 for the type's own fields and step 10; returns the rejection reason, if any. */
-function completeTypeFields(event: NormalizedEvent, raw: Record<string, unknown>): string | undefined {
+function completeTypeFields(event: NormalizedEvent, raw: RawEvent): string | undefined {
   switch (event.type) {
     case 'training_stats_scalar': {
-      const value = parseScalar(raw.value);
-      if (value === undefined) return "Missing value for field 'value'";
-      if (value === false) return "Invalid value for field 'value'";
+      const value = parseScalar(own(raw, 'value', raw.value));
+      if (value === undefined) return REASON.missingValue;
+      if (typeof value === 'string') return value;
       event.value = value;
-      if (typeof raw.x_axis_label === 'string') event.xAxisLabel = raw.x_axis_label;
+      // Not validated by the contract (a non-string is ignored), but kept in last_metrics when it is one.
+      const label = own(raw, 'x_axis_label', raw.x_axis_label);
+      if (typeof label === 'string') {
+        const labelReason = textError(label, X_AXIS_LABEL);
+        if (labelReason !== undefined) return labelReason;
+        event.xAxisLabel = label;
+      }
       return undefined;
     }
     case 'training_stats_vector': {
-      const values = isAbsent(raw.values) ? raw.value : raw.values;
-      if (isAbsent(values)) return "Missing value for field 'values'";
-      if (!isFiniteNumberArray(values)) return "Invalid value for field 'values'";
+      const named = own(raw, 'values', raw.values);
+      const values = parseValues(isAbsent(named) ? own(raw, 'value', raw.value) : named);
+      if (values === undefined) return REASON.missingValues;
+      if (typeof values === 'string') return values;
       event.values = values;
       return undefined;
     }
     case 'training_debug_image': {
-      const url = stringField(raw, 'url');
-      if (url === false) return "Invalid value for field 'url'";
-      const key = stringField(raw, 'key');
-      if (key === false) return "Invalid value for field 'key'";
-      event.url = url;
-      event.key = key;
+      const url = own(raw, 'url', raw.url);
+      const key = own(raw, 'key', raw.key);
+      const reason = textError(url, URL_RULE) ?? textError(key, KEY);
+      if (reason !== undefined) return reason;
+      event.url = (url ?? undefined) as string | undefined;
+      event.key = (key ?? undefined) as string | undefined;
       return undefined;
     }
     case 'plot': {
-      const plotStr = stringField(raw, 'plot_str');
-      if (plotStr === false) return "Invalid value for field 'plot_str'";
-      event.plotStr = plotStr ?? '';
-      event.skipValidation = truthy(raw.skip_validation);
+      const plotStr = own(raw, 'plot_str', raw.plot_str);
+      const reason = textError(plotStr, PLOT_STR);
+      if (reason !== undefined) return reason;
+      event.plotStr = (plotStr ?? '') as string;
+      event.skipValidation = truthy(own(raw, 'skip_validation', raw.skip_validation));
       return undefined;
     }
     case 'log': {
-      const level = stringField(raw, 'level');
-      if (level === false) return "Invalid value for field 'level'";
-      const msg = stringField(raw, 'msg');
-      if (msg === false) return "Invalid value for field 'msg'";
-      event.level = level;
-      event.msg = msg;
+      const level = own(raw, 'level', raw.level);
+      const msg = own(raw, 'msg', raw.msg);
+      const reason = textError(level, LEVEL) ?? textError(msg, MSG);
+      if (reason !== undefined) return reason;
+      event.level = (level ?? undefined) as string | undefined;
+      event.msg = (msg ?? undefined) as string | undefined;
       return undefined;
     }
   }

@@ -11,11 +11,12 @@ import type { EntityRegistry, EntityStatus } from '../../shared/entities/entity-
 import { apiError } from '../../shared/errors/error-catalogue.js';
 import { isTransientStoreError } from '../../shared/stores/store-errors.js';
 import type { IngestResult, IngestService, IngestSession, IngestRequestContext } from '../../shared/events/ingest-port.js';
-import { frameRecord, partitionOf } from '../../shared/events/wire-format.js';
+import { frameRecord, partitionOf, type EntitySummary } from '../../shared/events/wire-format.js';
 import { newCallId } from '../../shared/protocol/envelope.js';
 import type { EventPublisher, OutgoingMessage } from '../publish/event-publisher.js';
 import type { InflightBudget } from '../publish/inflight-budget.js';
 import { EventEncoder, type PlotFields } from './event-encoder.js';
+import { eventTooLarge } from './event-limits.js';
 import { normalizeEvent, type NormalizedEvent } from './event-normalizer.js';
 import { RecordSink } from './record-sink.js';
 import { EntitySummaryBuilder } from './request-summary.js';
@@ -30,7 +31,20 @@ export interface IngestSettings {
   maxMessageBytes: number;
   plotValidation: boolean;
   plotCompressionThreshold: number;
+  /** Distinct entities one request may name (INGEST_MAX_ENTITIES_PER_REQUEST). */
+  maxEntitiesPerRequest: number;
 }
+
+/**
+ * Memory a request holds beside its encoded records, counted against the
+ * in-flight budget (measured with heap snapshots, rounded up): an entity's
+ * state (maps, summary builder, record sink, cached tag text); a distinct
+ * rejection reason (map slot and tally, plus its text at two bytes a code
+ * unit); a plot waiting for compression (its event, plus its text).
+ */
+const ENTITY_BYTES = 2048;
+const REASON_BYTES = 160;
+const DEFERRED_PLOT_BYTES = 400;
 
 export interface IngestDependencies {
   registry: EntityRegistry;
@@ -61,15 +75,20 @@ interface EntityState {
   late: Map<string, Tally>;
   summary: EntitySummaryBuilder;
   records: RecordSink;
-  /** plots waiting for asynchronous compression; once one waits, later plots wait too (order) */
-  deferredPlots: NormalizedEvent[];
+  /** plots waiting for asynchronous compression, with their line index; once one waits, later plots wait too (order) */
+  deferredPlots: Array<{ event: NormalizedEvent; index: number }>;
   status?: EntityStatus;
 }
 
-function tally(map: Map<string, Tally>, reason: string, index: number): void {
+/** Counts a reason; answers the bytes a new one takes. */
+function tally(map: Map<string, Tally>, reason: string, index: number): number {
   const existing = map.get(reason);
-  if (existing === undefined) map.set(reason, { count: 1, first: index });
-  else existing.count += 1;
+  if (existing !== undefined) {
+    existing.count += 1;
+    return 0;
+  }
+  map.set(reason, { count: 1, first: index });
+  return REASON_BYTES + 2 * reason.length;
 }
 
 export class EventIngestService implements IngestService {
@@ -112,28 +131,45 @@ class EventIngestSession implements IngestSession {
       allowLockedDefault: this.context.allowLockedDefault ?? false,
     });
     if (result.earlyError !== undefined) {
-      tally(this.early, result.earlyError, index);
+      this.hold(tally(this.early, result.earlyError, index));
       return;
     }
     const entity = this.entityState(result.namespace!, result.entity!, result.allowLocked);
     if (entity.checked++ === 0) entity.firstChecked = index;
     if (result.lateError !== undefined) {
-      tally(entity.late, result.lateError, index);
+      this.hold(tally(entity.late, result.lateError, index));
       return;
     }
     const event = result.event!;
-    entity.valid += 1;
-    entity.summary.add(event);
-    let bytes: number;
     if (event.type === 'plot' && (entity.deferredPlots.length > 0 || this.needsCompression(event))) {
-      entity.deferredPlots.push(event);
-      bytes = event.plotStr!.length;
-    } else {
-      bytes = entity.records.append(
-        event.type === 'log' ? this.encoder.log(event) : event.type === 'plot' ? this.encoder.plotPoint(event, this.plotFields(event, `p${event.plotStr}`)) : this.encoder.point(event),
-      );
+      entity.deferredPlots.push({ event, index });
+      entity.valid += 1;
+      this.hold(event.plotStr!.length + DEFERRED_PLOT_BYTES);
+      return;
     }
-    this.deps.budget.take(bytes);
+    const grown = entity.records.append(
+      event.type === 'log' ? this.encoder.log(event) : event.type === 'plot' ? this.encoder.plotPoint(event, this.plotFields(event, `p${event.plotStr}`)) : this.encoder.point(event),
+    );
+    if (grown === undefined) {
+      this.hold(tally(entity.late, eventTooLarge(this.deps.settings.maxMessageBytes), index));
+      return;
+    }
+    entity.valid += 1;
+    this.hold(grown + entity.summary.add(event));
+  }
+
+  /**
+   * Counts bytes the request holds against the process's in-flight budget:
+   * 429 when other requests hold it, 413 when this request alone needs more
+   * than the whole budget (retrying could never succeed).
+   */
+  private hold(bytes: number): void {
+    if (bytes === 0) return;
+    const { budget } = this.deps;
+    if (this.heldBytes + bytes > budget.limit) {
+      throw apiError('body_too_large', `the request needs more than INGEST_MAX_INFLIGHT_BYTES (${budget.limit} bytes) in memory`);
+    }
+    budget.take(bytes);
     this.heldBytes += bytes;
   }
 
@@ -156,7 +192,10 @@ class EventIngestSession implements IngestSession {
     const key = `${namespace}\u0000${id}`;
     let state = this.entities.get(key);
     if (state === undefined) {
-      const { partitions, targetMessageBytes, maxMessageBytes } = this.deps.settings;
+      const { partitions, targetMessageBytes, maxMessageBytes, maxEntitiesPerRequest } = this.deps.settings;
+      // Refused at the first entity beyond the cap, while the body may still be arriving.
+      if (this.entities.size >= maxEntitiesPerRequest) throw apiError('too_many_entities', `limit ${maxEntitiesPerRequest} distinct task or model ids`);
+      this.hold(ENTITY_BYTES);
       state = {
         namespace,
         id,
@@ -194,12 +233,14 @@ class EventIngestSession implements IngestSession {
     try {
       if (this.offered === 0) throw apiError('batch_empty');
       this.checkRequestRules();
+      await this.encodeDeferredPlots();
+      this.context.signal?.throwIfAborted();
       await this.resolveEntities();
       const result = this.outcome();
       if (result.added === 0) {
         throw apiError('events_not_added', undefined, Object.entries(result.errors_info));
       }
-      const messages = await this.buildMessages();
+      const messages = this.buildMessages();
       this.context.signal?.throwIfAborted();
       await this.deps.publisher.publishAll(newCallId(), messages);
       return result;
@@ -272,25 +313,64 @@ class EventIngestSession implements IngestSession {
   }
 
   /** Each usable entity's records in line order, then its summary; one message per packed buffer. */
-  private async buildMessages(): Promise<OutgoingMessage[]> {
+  private buildMessages(): OutgoingMessage[] {
     const usable = [...this.entities.values()].filter((state) => state.valid > 0 && this.entityUsable(state));
-    await Promise.all(usable.map((state) => this.encodeDeferredPlots(state)));
     const messages: OutgoingMessage[] = [];
     for (const state of usable) {
-      state.records.append(frameRecord('R', JSON.stringify(state.summary.build(this.context.identity.user, this.receivedAt))));
+      this.appendSummary(state.records, state.summary.build(this.context.identity.user, this.receivedAt));
       for (const payload of state.records.payloads()) messages.push({ partition: state.partition, payload });
     }
     return messages;
   }
 
-  /** Compresses the deferred plots concurrently, then appends them in line order. */
-  private async encodeDeferredPlots(state: EntityState): Promise<void> {
+  /**
+   * An entity's summary as one R record, or as several when it exceeds a
+   * message (thousands of long metric names): each part carries a share of
+   * the series, and the writer applies every part (each has its own arrival
+   * seq; the record fields they repeat are idempotent).
+   */
+  private appendSummary(records: RecordSink, summary: EntitySummary): void {
+    const grown = records.append(frameRecord('R', JSON.stringify(summary)));
+    if (grown !== undefined) {
+      this.hold(grown);
+      return;
+    }
+    const { scalars, listing } = summary;
+    // One series is at most ~100 KB of JSON (names and label are capped), far below a message.
+    if (scalars.length + listing.length <= 1) throw new Error(`a summary of one series exceeds the message limit`);
+    const [s, l] = scalars.length <= 1 && listing.length <= 1 ? [scalars.length, 0] : [Math.ceil(scalars.length / 2), Math.ceil(listing.length / 2)];
+    this.appendSummary(records, { ...summary, scalars: scalars.slice(0, s), listing: listing.slice(0, l) });
+    this.appendSummary(records, { ...summary, scalars: scalars.slice(s), listing: listing.slice(l) });
+  }
+
+  /**
+   * Compresses the deferred plots concurrently, then appends them in line
+   * order. Before the entity check: a plot whose stored form exceeds one
+   * message is rejected like any event (and registers nothing).
+   */
+  private async encodeDeferredPlots(): Promise<void> {
+    const waiting = [...this.entities.values()].filter((state) => state.deferredPlots.length > 0);
     const stored = await Promise.all(
-      state.deferredPlots.map(async (event) => {
-        const text = event.plotStr ?? '';
-        return this.needsCompression(event) ? `z${(await deflateAsync(Buffer.from(text, 'utf8'))).toString('base64')}` : `p${text}`;
-      }),
+      waiting.map((state) =>
+        Promise.all(
+          state.deferredPlots.map(async ({ event }) => {
+            const text = event.plotStr ?? '';
+            return this.needsCompression(event) ? `z${(await deflateAsync(Buffer.from(text, 'utf8'))).toString('base64')}` : `p${text}`;
+          }),
+        ),
+      ),
     );
-    state.deferredPlots.forEach((event, i) => state.records.append(this.encoder.plotPoint(event, this.plotFields(event, stored[i]!))));
+    waiting.forEach((state, s) => {
+      state.deferredPlots.forEach(({ event, index }, i) => {
+        const grown = state.records.append(this.encoder.plotPoint(event, this.plotFields(event, stored[s]![i]!)));
+        if (grown === undefined) {
+          state.valid -= 1;
+          this.hold(tally(state.late, eventTooLarge(this.deps.settings.maxMessageBytes), index));
+        } else {
+          this.hold(grown + state.summary.add(event));
+        }
+      });
+      state.deferredPlots = [];
+    });
   }
 }

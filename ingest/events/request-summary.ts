@@ -9,13 +9,46 @@ import { NestedKeyMap } from '../../shared/events/nested-key-map.js';
 import type { NormalizedEvent } from './event-normalizer.js';
 
 const IGNORED = new Set(DEFAULT_IGNORED_ITERATION_METRICS);
+
+/**
+ * Memory a new series takes in a request (measured with heap snapshots,
+ * rounded up): the listing entry with its map slots, and a scalar
+ * accumulator; plus the metric and variant text it keeps (two bytes a code
+ * unit at worst) and the encoder's cached tag text for it.
+ */
+const LISTING_BYTES = 400;
+const SCALAR_BYTES = 500;
+const seriesBytes = (event: NormalizedEvent, fixed: number) => fixed + 4 * (event.metric.length + event.variant.length);
 const NO_ITER = Number.NEGATIVE_INFINITY;
+
+/**
+ * Values scaled down by 2^64 sum without overflow (|v| ≤ MAX_VALUE, so a
+ * scaled sum of 2^960 values stays finite); only values below 2^-1010 lose
+ * precision, which cannot matter once the plain sum has overflowed.
+ */
+const SCALE = 2 ** -64;
 
 interface ScalarAccumulator extends ScalarStats {
   /** (iter, timestamp) of the event giving `value` */
   latestIter: number;
   latestTimestamp: number;
   lowestIter: number;
+  scaledSum: number;
+}
+
+/**
+ * The plain sum and mean while the sum is finite, else the scaled mean and a
+ * clamped sum. The mean is kept within [min, max], where the exact one lies
+ * (rounding can put sum / count just outside, or the scaled one beyond the doubles).
+ */
+function finiteSumAndMean(stats: ScalarAccumulator): { sum: number; mean: number } {
+  const finite = Number.isFinite(stats.sum);
+  const mean = finite ? stats.sum / stats.count : stats.scaledSum / stats.count / SCALE;
+  return {
+    sum: finite ? stats.sum : stats.sum > 0 ? Number.MAX_VALUE : -Number.MAX_VALUE,
+    // `|| 0`: a tiny negative mean can underflow to -0, which JSON carries as 0.
+    mean: Math.min(stats.max, Math.max(stats.min, mean)) || 0,
+  };
 }
 
 export class EntitySummaryBuilder {
@@ -29,19 +62,25 @@ export class EntitySummaryBuilder {
     readonly entity: string,
   ) {}
 
-  add(event: NormalizedEvent): void {
+  /** Adds an event; answers the bytes of state this created (a new metric listing or scalar series), for the in-flight budget. */
+  add(event: NormalizedEvent): number {
     const { iter } = event;
     if (iter !== undefined && !IGNORED.has(event.metric) && (this.lastIter === undefined || iter > this.lastIter)) this.lastIter = iter;
     const regular: 0 | 1 = iter !== undefined && iter > -2_147_483_648 ? 1 : 0;
     let ofType = this.listing.get(event.type);
     if (ofType === undefined) this.listing.set(event.type, (ofType = new NestedKeyMap()));
     const listed = ofType.get(event.metric, event.variant);
-    if (listed === undefined) ofType.set(event.metric, event.variant, [event.type, event.metric, event.variant, regular]);
-    else if (regular) listed[3] = 1;
-    if (event.type === 'training_stats_scalar') this.addScalar(event);
+    let created = 0;
+    if (listed === undefined) {
+      ofType.set(event.metric, event.variant, [event.type, event.metric, event.variant, regular]);
+      created += seriesBytes(event, LISTING_BYTES);
+    } else if (regular) listed[3] = 1;
+    if (event.type === 'training_stats_scalar' && this.addScalar(event)) created += seriesBytes(event, SCALAR_BYTES + 2 * (event.xAxisLabel?.length ?? 0));
+    return created;
   }
 
-  private addScalar(event: NormalizedEvent): void {
+  /** Answers true when the event opened a new metric/variant. */
+  private addScalar(event: NormalizedEvent): boolean {
     const value = event.value!;
     const iterKey = event.iter ?? NO_ITER;
     const iter = event.iter ?? null;
@@ -61,15 +100,18 @@ export class EntitySummaryBuilder {
         firstIter: iter,
         count: 1,
         sum: value,
+        mean: value,
         ...(event.xAxisLabel === undefined ? {} : { x_axis_label: event.xAxisLabel }),
         latestIter: iterKey,
         latestTimestamp: event.timestamp,
         lowestIter: iterKey,
+        scaledSum: value * SCALE,
       });
-      return;
+      return true;
     }
     stats.count += 1;
     stats.sum += value;
+    stats.scaledSum += value * SCALE;
     if (value < stats.min) {
       stats.min = value;
       stats.minIter = iter;
@@ -93,6 +135,7 @@ export class EntitySummaryBuilder {
       if (event.xAxisLabel !== undefined) stats.x_axis_label = event.xAxisLabel;
       else delete stats.x_axis_label;
     }
+    return false;
   }
 
   build(user: string, receivedAt: number): EntitySummary {
@@ -103,7 +146,10 @@ export class EntitySummaryBuilder {
       u: user,
       at: receivedAt,
       ...(this.lastIter === undefined ? {} : { lastIter: this.lastIter }),
-      scalars: [...this.scalars.values()].map(({ latestIter: _l, latestTimestamp: _t, lowestIter: _w, ...stats }) => stats),
+      scalars: [...this.scalars.values()].map(({ latestIter: _l, latestTimestamp: _t, lowestIter: _w, scaledSum: _s, ...stats }, i, all) => ({
+        ...stats,
+        ...finiteSumAndMean(all[i]!),
+      })),
       listing: [...this.listing.values()].flatMap((ofType) => [...ofType.values()]),
     };
   }

@@ -8,16 +8,14 @@
  */
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import split2 from 'split2';
-import { apiError, isApiError } from '../../shared/errors/error-catalogue.js';
 import type { IngestService, IngestSession } from '../../shared/events/ingest-port.js';
 import { jsonLinesNotObject, mediaType, MALFORMED_BODY } from '../../shared/protocol/call-data.js';
 import { defineStreamOperation, type CallContext } from '../../shared/protocol/operation.js';
 import { readBodyLimited } from '../../shared/http/body-reader.js';
+import { NdjsonLines } from './ndjson-lines.js';
 import { workerHeaderOf } from './worker-header.js';
 
 const NDJSON_TYPES = new Set(['application/json-lines', 'application/x-ndjson', 'application/ndjson']);
-const LINE_BREAK = /\r\n|\r|\n/;
 
 export function addBatchOperation(deps: { ingest: IngestService; maxLineBytes: number }) {
   return defineStreamOperation({
@@ -50,7 +48,7 @@ function parseLine(line: string): Record<string, unknown> {
 }
 
 async function readNdjson(body: Readable, session: IngestSession, maxLineBytes: number): Promise<void> {
-  const lines = split2(LINE_BREAK, { maxLength: maxLineBytes });
+  const lines = new NdjsonLines(maxLineBytes);
   const sink = new Writable({
     objectMode: true,
     write(line: string, _encoding, callback) {
@@ -62,13 +60,7 @@ async function readNdjson(body: Readable, session: IngestSession, maxLineBytes: 
       }
     },
   });
-  try {
-    await pipeline(body, lines, sink);
-  } catch (error) {
-    if (isApiError(error)) throw error;
-    if ((error as Error).message?.includes('maximum buffer')) throw apiError('line_too_long', `limit ${maxLineBytes} bytes`);
-    throw error;
-  }
+  await pipeline(body, lines, sink);
 }
 
 async function readJsonValue(body: Readable, session: IngestSession, context: CallContext): Promise<void> {
@@ -82,7 +74,8 @@ async function readJsonValue(body: Readable, session: IngestSession, context: Ca
   }
   const items = Array.isArray(value) ? value : [value];
   for (const item of items) {
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw jsonLinesNotObject(item, JSON.stringify(item) ?? '');
+    // Only a number's text matters (int or float); a nested array is never stringified (it may be 10,000 deep).
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw jsonLinesNotObject(item, typeof item === 'number' ? String(item) : '');
     context.signal.throwIfAborted();
     session.add(item as Record<string, unknown>);
   }

@@ -15,7 +15,13 @@ export function addOperation(deps: { ingest: IngestService }) {
     request: z.record(z.string(), z.unknown()),
     async handle(event, context) {
       const session = deps.ingest.begin({ identity: context.identity, workerHeader: workerHeaderOf(context.headers), signal: context.signal });
-      session.add(event);
+      try {
+        session.add(event);
+      } catch (error) {
+        // Releases what the event took from the in-flight budget.
+        session.discard();
+        throw error;
+      }
       return session.commit();
     },
   });

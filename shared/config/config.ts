@@ -80,6 +80,8 @@ export const configSchema = z.object({
   NATS_REQUEST_TIMEOUT_MS: positiveInt('milliseconds').default(5_000),
   /** Longest wait of each /ready check. */
   READY_TIMEOUT_MS: positiveInt('milliseconds').default(2_000),
+  /** Distinct task/model ids one add/add_batch request (or gRPC chunk) may name before 413. */
+  INGEST_MAX_ENTITIES_PER_REQUEST: positiveInt('entities per request').default(10_000),
   WRITER_BATCH_EVENTS: positiveInt('events per store write').default(10_000),
   WRITER_FLUSH_MS: positiveInt('milliseconds').default(50),
   PLOT_VALIDATION: flag.default(false),

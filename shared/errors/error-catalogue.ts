@@ -85,6 +85,13 @@ export const errorCatalogue = {
   invalid_model_id: e(400, 201, NOT_FOUND, 'Invalid model id', 'Name a model of your company'),
   invalid_scroll_id: e(400, 1104, INVALID_ARGUMENT, 'Invalid scroll id', 'Start again without scroll_id'),
   events_not_persisted: e(503, 0, UNAVAILABLE, 'Events could not be persisted, retry later', 'Retry: the event log is unavailable'),
+  too_many_entities: e(
+    413,
+    0,
+    RESOURCE_EXHAUSTED,
+    'Too many entities in one request',
+    'Split the request by task or model (INGEST_MAX_ENTITIES_PER_REQUEST sets the limit)',
+  ),
   ingest_overloaded: e(
     429,
     0,

@@ -56,7 +56,14 @@ export interface ScalarStats {
   first: number;
   firstIter: number | null;
   count: number;
+  /** sum of the values, clamped to ±Number.MAX_VALUE (finite: JSON and Lua cannot carry Infinity) */
   sum: number;
+  /**
+   * mean of the values, computed without overflow (within [min, max]): what to
+   * combine with the stored mean_value. Absent in summaries of older ingest
+   * processes (messages still in the stream): sum / count then.
+   */
+  mean?: number;
   x_axis_label?: string;
 }
 

@@ -1,0 +1,86 @@
+// events.md §2.2: NDJSON lines end with \n, \r\n or \r; whatever the chunking of the body, the lines
+// are the same, a line over MAX_LINE_BYTES is refused (413), and a long line costs linear time.
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Writable } from 'node:stream';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { NdjsonLines } from './ndjson-lines.js';
+
+/** The lines of the body as the chunks arrive. */
+async function linesOf(chunks: Buffer[], maxLineBytes = 1 << 30): Promise<string[]> {
+  const lines: string[] = [];
+  await pipeline(
+    Readable.from(chunks),
+    new NdjsonLines(maxLineBytes),
+    new Writable({
+      objectMode: true,
+      write(line: string, _e, callback) {
+        lines.push(line);
+        callback();
+      },
+    }),
+  );
+  return lines;
+}
+
+/** What a whole-body split gives: every piece, except an empty one after a final break. */
+function reference(text: string): string[] {
+  const pieces = text.split(/\r\n|\r|\n/);
+  if (pieces[pieces.length - 1] === '') pieces.pop();
+  return pieces;
+}
+
+/** The body cut at the given byte offsets (which may split \r\n pairs and multi-byte characters). */
+function cut(body: Buffer, offsets: number[]): Buffer[] {
+  const points = [...new Set(offsets.map((o) => o % (body.length + 1)))].sort((a, b) => a - b);
+  const chunks: Buffer[] = [];
+  let at = 0;
+  for (const p of [...points, body.length]) {
+    chunks.push(body.subarray(at, p));
+    at = p;
+  }
+  return chunks;
+}
+
+describe('NdjsonLines', () => {
+  it.each([
+    ['a\nb\nc', ['a', 'b', 'c']],
+    ['a\r\nb\rc\n', ['a', 'b', 'c']],
+    ['\n\n  \nx', ['', '', '  ', 'x']],
+    ['é€😀\n{"a":1}', ['é€😀', '{"a":1}']],
+    ['', []],
+  ])('%j', async (text, expected) => {
+    expect(await linesOf([Buffer.from(text)])).toEqual(expected);
+  });
+
+  it('any body, any chunking: the lines of the whole body', async () => {
+    const piece = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('\n', '\r', '\r\n', '\n\r', 'é', '😀', '{"a": "b"}'));
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { maxLength: 30 }), fc.array(fc.nat(), { maxLength: 10 }), async (pieces, offsets) => {
+        const text = pieces.join('');
+        expect(await linesOf(cut(Buffer.from(text), offsets))).toEqual(reference(text));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('refuses a line over the limit, counted in bytes, whether it ends or not', async () => {
+    const tooLong = { id: 'line_too_long', message: 'Request line too long (limit 10 bytes)' };
+    await expect(linesOf([Buffer.from('0123456789\nabc')], 10)).resolves.toEqual(['0123456789', 'abc']);
+    await expect(linesOf([Buffer.from('01234567890\n')], 10)).rejects.toMatchObject(tooLong);
+    await expect(linesOf([Buffer.from('012345'), Buffer.from('67890')], 10)).rejects.toMatchObject(tooLong);
+    await expect(linesOf([Buffer.from('ok\n€€€€\nok')], 10)).rejects.toMatchObject(tooLong);
+    await expect(linesOf([Buffer.from('ok\n€€€\nok')], 10)).resolves.toEqual(['ok', '€€€', 'ok']);
+  });
+
+  it('a 32 MiB line in 64 KiB chunks is split in linear time', async () => {
+    const line = Buffer.alloc(32 * 1024 * 1024, 'x');
+    const chunks = cut(Buffer.concat([line, Buffer.from('\nend')]), Array.from({ length: 512 }, (_, i) => (i + 1) * 65_536));
+    const started = performance.now();
+    const lines = await linesOf(chunks);
+    // Generous: linear work is tens of milliseconds; the quadratic splitter took minutes here.
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(lines.map((l) => l.length)).toEqual([line.length, 3]);
+  });
+});

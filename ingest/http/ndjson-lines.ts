@@ -1,0 +1,104 @@
+/**
+ * Splits an NDJSON body into lines as its bytes arrive (`\n`, `\r\n` and `\r`
+ * end a line, also when split across chunks), refusing a line longer than
+ * the line limit as soon as it is known to be (413 line_too_long).
+ *
+ * Linear in the body: each chunk is scanned once, and the fragments of a line
+ * that spans chunks are kept as buffers and joined once. (split2 appended
+ * every chunk to the pending text and split all of it again, so a 10 MB line
+ * took seconds and a 64 MiB one minutes.) UTF-8 needs no care here: no byte
+ * of a multi-byte character is a line break.
+ */
+import { Transform, type TransformCallback } from 'node:stream';
+import { apiError } from '../../shared/errors/error-catalogue.js';
+
+const LF = 0x0a;
+const CR = 0x0d;
+const LINE_BREAK = /\r\n|\r|\n/;
+
+export class NdjsonLines extends Transform {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** The previous chunk ended with `\r`: a `\n` starting the next one belongs to that break. */
+  private afterCR = false;
+
+  constructor(private readonly maxLineBytes: number) {
+    super({ readableObjectMode: true });
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    try {
+      this.split(chunk);
+      callback();
+    } catch (error) {
+      callback(error as Error);
+    }
+  }
+
+  override _flush(callback: TransformCallback): void {
+    if (this.pendingBytes > 0) this.push(this.takePending(undefined, 0, 0));
+    callback();
+  }
+
+  private split(chunk: Buffer): void {
+    let start = 0;
+    if (this.afterCR && chunk.length > 0 && chunk[0] === LF) start = 1;
+    this.afterCR = false;
+    const last = Math.max(chunk.lastIndexOf(LF), chunk.lastIndexOf(CR));
+    if (last < start) {
+      this.keep(chunk.subarray(start));
+      return;
+    }
+    const first = firstBreak(chunk, start);
+    const firstEnd = chunk[first] === CR && chunk[first + 1] === LF ? first + 2 : first + 1;
+    this.push(this.takePending(chunk, start, first));
+    if (firstEnd <= last) {
+      // The complete lines between the first and the last break, decoded and split at once.
+      const regionEnd = chunk[last] === LF && last > firstEnd && chunk[last - 1] === CR ? last - 1 : last;
+      for (const line of chunk.toString('utf8', firstEnd, regionEnd).split(LINE_BREAK)) {
+        this.checkLength(line.length, line);
+        this.push(line);
+      }
+    }
+    if (chunk[last] === CR && last === chunk.length - 1) this.afterCR = true;
+    if (last + 1 < chunk.length) this.keep(chunk.subarray(last + 1));
+  }
+
+  /** The pending fragments plus `chunk[from, to)` as one line. */
+  private takePending(chunk: Buffer | undefined, from: number, to: number): string {
+    const bytes = this.pendingBytes + (to - from);
+    if (bytes > this.maxLineBytes) throw this.tooLong();
+    let line: string;
+    if (this.pending.length === 0) line = chunk === undefined ? '' : chunk.toString('utf8', from, to);
+    else {
+      if (chunk !== undefined && to > from) this.pending.push(chunk.subarray(from, to));
+      line = Buffer.concat(this.pending, bytes).toString('utf8');
+    }
+    this.pending = [];
+    this.pendingBytes = 0;
+    return line;
+  }
+
+  private keep(fragment: Buffer): void {
+    if (fragment.length === 0) return;
+    this.pendingBytes += fragment.length;
+    if (this.pendingBytes > this.maxLineBytes) throw this.tooLong();
+    this.pending.push(fragment);
+  }
+
+  /** A decoded line's bytes are at least its UTF-16 length and at most three times it. */
+  private checkLength(units: number, line: string): void {
+    if (units > this.maxLineBytes || (units * 3 > this.maxLineBytes && Buffer.byteLength(line, 'utf8') > this.maxLineBytes)) throw this.tooLong();
+  }
+
+  private tooLong(): Error {
+    return apiError('line_too_long', `limit ${this.maxLineBytes} bytes`);
+  }
+}
+
+function firstBreak(chunk: Buffer, from: number): number {
+  const lf = chunk.indexOf(LF, from);
+  const cr = chunk.indexOf(CR, from);
+  if (lf < 0) return cr;
+  return cr < 0 ? lf : Math.min(lf, cr);
+}

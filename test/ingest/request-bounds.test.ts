@@ -1,0 +1,167 @@
+// Hostile-input issue, "Bounded resources": one request cannot make an ingest process hold memory
+// outside the in-flight budget. A request naming more distinct entities than
+// INGEST_MAX_ENTITIES_PER_REQUEST is refused with 413 while its body is still streaming, nothing of it is
+// registered or stored, and the process's memory does not grow (the service runs in this process).
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { create } from '@bufbuild/protobuf';
+import { credentials, makeClientConstructor, Metadata, type ServiceError } from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventsIngestDefinition } from '../../ingest/grpc/events-ingest-definition.js';
+import { EventBatchSchema, EventChunkSchema, EventSchema, type ChunkAck, type Event } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
+import { startHarness, unique, type Harness } from '../harness/service-harness.js';
+
+v8.setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+let h: Harness;
+let token: string;
+
+beforeAll(async () => {
+  h = await startHarness({ target: 'ingest' });
+  token = await h.login(h.credentials.a);
+});
+afterAll(() => h?.stop());
+
+const MiB = 1024 * 1024;
+
+function memory() {
+  const m = process.memoryUsage();
+  return { rss: m.rss, held: m.heapUsed + m.external };
+}
+
+/** Settled memory: after two full collections, so that only what is still referenced counts. */
+function settled() {
+  gc();
+  gc();
+  return memory();
+}
+
+describe('distinct entities per request', () => {
+  it('a 200,000-entity add_batch is refused with 413 and leaves memory where it was', async () => {
+    const prefix = unique('many-');
+    const body = Array.from({ length: 200_000 }, (_, i) => JSON.stringify({ type: 'log', task: `${prefix}-${i}`, msg: 'x' })).join('\n');
+    const before = settled();
+    let peak = memory();
+    const sampler = setInterval(() => {
+      const now = memory();
+      peak = { rss: Math.max(peak.rss, now.rss), held: Math.max(peak.held, now.held) };
+    }, 10);
+    const r = await h.call('events.add_batch', undefined, { token, headers: { 'content-type': 'application/json-lines' }, rawBody: body });
+    clearInterval(sampler);
+    const after = settled();
+    const figures = {
+      peakRssGrowthMiB: (peak.rss - before.rss) / MiB,
+      peakHeldGrowthMiB: (peak.held - before.held) / MiB,
+      keptRssGrowthMiB: (after.rss - before.rss) / MiB,
+      keptHeldGrowthMiB: (after.held - before.held) / MiB,
+    };
+    console.log(`200,000-entity request: ${JSON.stringify(figures)}`);
+
+    expect(r.status).toBe(413);
+    expect(r.body.meta).toMatchObject({
+      result_code: 413,
+      result_subcode: 0,
+      result_msg: `Too many entities in one request (limit ${h.config.INGEST_MAX_ENTITIES_PER_REQUEST} distinct task or model ids)`,
+    });
+    const redis = h.service.services.stores.redis.client;
+    expect(await redis.exists(`${h.env.REDIS_KEY_PREFIX}:task:${prefix}-0`)).toBe(0);
+    // Generous bounds, far below the ~1.4 GB this request used to leave behind; the 200,000 parsed
+    // lines alone are transient garbage of some tens of MiB.
+    expect(figures.peakHeldGrowthMiB).toBeLessThan(150);
+    expect(figures.keptHeldGrowthMiB).toBeLessThan(20);
+    expect(figures.keptRssGrowthMiB).toBeLessThan(200);
+  });
+
+  it('a request within the cap is accepted', async () => {
+    const prefix = unique('few-');
+    const events = Array.from({ length: 100 }, (_, i) => JSON.stringify({ type: 'log', task: `${prefix}-${i}`, msg: 'x' }));
+    const r = await h.call('events.add_batch', undefined, { token, headers: { 'content-type': 'application/json-lines' }, rawBody: events.join('\n') });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toEqual({ added: 100, errors: 0, errors_info: {} });
+  });
+});
+
+describe('distinct entities per gRPC call and chunk', () => {
+  type Client = {
+    AddBatch(md: Metadata, cb: (e: ServiceError | null, r: unknown) => void): { write(m: unknown): void; end(): void };
+    StreamEvents(md: Metadata): NodeJS.EventEmitter & { write(m: unknown): void; end(): void };
+    close(): void;
+  };
+  const logs = (prefix: string, n: number): Event[] => Array.from({ length: n }, (_, i) => create(EventSchema, { type: 'log', task: `${prefix}-${i}`, msg: 'x' }));
+
+  function client(): { grpc: Client; metadata: Metadata } {
+    const Constructor = makeClientConstructor(eventsIngestDefinition, 'clearml.events.v1.EventsIngest');
+    const grpc = new Constructor(`127.0.0.1:${h.service.services.boundPorts.get('grpc')}`, credentials.createInsecure()) as unknown as Client;
+    const metadata = new Metadata();
+    metadata.set('authorization', `Bearer ${token}`);
+    return { grpc, metadata };
+  }
+
+  it('AddBatch beyond the cap: RESOURCE_EXHAUSTED with code 413, nothing registered', async () => {
+    const prefix = unique('grpc-many-');
+    const cap = h.config.INGEST_MAX_ENTITIES_PER_REQUEST;
+    const { grpc, metadata } = client();
+    try {
+      const error = await new Promise<ServiceError>((resolve, reject) => {
+        const call = grpc.AddBatch(metadata, (e) => (e ? resolve(e) : reject(new Error('accepted'))));
+        call.write(create(EventBatchSchema, { events: logs(prefix, cap + 1) }));
+        call.end();
+      });
+      expect(error.code).toBe(8);
+      expect(error.details).toBe(`Too many entities in one request (limit ${cap} distinct task or model ids)`);
+      expect(error.metadata.get('clearml-result-code')).toEqual(['413']);
+    } finally {
+      grpc.close();
+    }
+    expect(await h.service.services.stores.redis.client.exists(`${h.env.REDIS_KEY_PREFIX}:task:${prefix}-0`)).toBe(0);
+  });
+
+  it('StreamEvents: a chunk beyond the cap is refused in its ack, the next chunk is accepted', async () => {
+    const prefix = unique('grpc-chunk-');
+    const cap = h.config.INGEST_MAX_ENTITIES_PER_REQUEST;
+    const { grpc, metadata } = client();
+    try {
+      const acks = await new Promise<ChunkAck[]>((resolve, reject) => {
+        const received: ChunkAck[] = [];
+        const call = grpc.StreamEvents(metadata);
+        call.on('data', (ack: ChunkAck) => received.push(ack));
+        call.on('error', reject);
+        call.on('end', () => resolve(received));
+        call.write(create(EventChunkSchema, { chunkId: 1n, events: logs(prefix, cap + 1) }));
+        call.write(create(EventChunkSchema, { chunkId: 2n, events: logs(`${prefix}-ok`, 3) }));
+        call.end();
+      });
+      expect(acks.map((a) => [a.chunkId, a.added, a.error?.code])).toEqual([
+        [1n, 0, 413],
+        [2n, 3, undefined],
+      ]);
+      expect(acks[0]!.error!.message).toBe(`Too many entities in one request (limit ${cap} distinct task or model ids)`);
+    } finally {
+      grpc.close();
+    }
+  });
+});
+
+describe('the in-flight budget counts what a request holds, not only its encoded events', () => {
+  let small: Harness;
+  let smallToken: string;
+  beforeAll(async () => {
+    small = await startHarness({ target: 'ingest', env: { INGEST_MAX_INFLIGHT_BYTES: String(MiB) } });
+    smallToken = await small.login(small.credentials.a);
+  });
+  afterAll(() => small?.stop());
+
+  const send = (lines: string[]) =>
+    small.call('events.add_batch', undefined, { token: smallToken, headers: { 'content-type': 'application/json-lines' }, rawBody: lines.join('\n') });
+
+  it('1,000 one-event entities (~100 KB of records, MBs of state) exceed a 1 MiB budget: 413, then the budget is free again', async () => {
+    const prefix = unique('budget-');
+    const r = await send(Array.from({ length: 1000 }, (_, i) => JSON.stringify({ type: 'log', task: `${prefix}-${i}`, msg: 'x' })));
+    expect(r.status).toBe(413);
+    expect(r.body.meta.result_msg).toBe(`Request body too large (the request needs more than INGEST_MAX_INFLIGHT_BYTES (${MiB} bytes) in memory)`);
+    // Released: a request that fits is accepted at once (not 429).
+    const ok = await send(Array.from({ length: 50 }, (_, i) => JSON.stringify({ type: 'log', task: `${prefix}-ok-${i}`, msg: 'x' })));
+    expect(ok.status).toBe(200);
+  });
+});
