@@ -16,6 +16,8 @@ interface ScalarAccumulator extends ScalarStats {
   latestIter: number;
   latestTimestamp: number;
   lowestIter: number;
+  /** running mean, weighted so that it cannot overflow where the sum does */
+  runningMean: number;
 }
 
 export class EntitySummaryBuilder {
@@ -65,11 +67,13 @@ export class EntitySummaryBuilder {
         latestIter: iterKey,
         latestTimestamp: event.timestamp,
         lowestIter: iterKey,
+        runningMean: value,
       });
       return;
     }
     stats.count += 1;
     stats.sum += value;
+    stats.runningMean = stats.runningMean * ((stats.count - 1) / stats.count) + value / stats.count;
     if (value < stats.min) {
       stats.min = value;
       stats.minIter = iter;
@@ -103,7 +107,9 @@ export class EntitySummaryBuilder {
       u: user,
       at: receivedAt,
       ...(this.lastIter === undefined ? {} : { lastIter: this.lastIter }),
-      scalars: [...this.scalars.values()].map(({ latestIter: _l, latestTimestamp: _t, lowestIter: _w, ...stats }) => stats),
+      scalars: [...this.scalars.values()].map(({ latestIter: _l, latestTimestamp: _t, lowestIter: _w, runningMean, ...stats }) =>
+        Number.isFinite(stats.sum) ? stats : { ...stats, mean: Math.min(stats.max, Math.max(stats.min, runningMean)) },
+      ),
       listing: [...this.listing.values()].flatMap((ofType) => [...ofType.values()]),
     };
   }

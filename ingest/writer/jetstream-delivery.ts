@@ -60,6 +60,14 @@ export function toDelivery(msg: Msg): Delivery | undefined {
 }
 
 /**
+ * Tries of one acknowledgement before the partition is taken again from a
+ * fresh consumer (about a minute): acks that keep failing while NATS is up
+ * mean the consumer is gone, and retrying them forever would stall the
+ * partition.
+ */
+export const ACK_ATTEMPTS = 15;
+
+/**
  * Acknowledges in order and waits for the server to confirm the last one:
  * acks on one connection are processed in order, so the confirmation covers
  * all. A lost ack would bring an old message back after later ones were

@@ -138,14 +138,17 @@ export class PartitionWorker {
       this.lastSeq = delivery.streamSeq;
       if (delivery.streamSeq <= prepared.seenUpTo) delivery.possiblyRedelivered = true;
       const version = delivery.header(HEADER_VERSION);
-      if (delivery.header(HEADER_KIND) === 'ctl' && (version === undefined || version === WIRE_VERSION)) {
+      const readable = version === undefined || version === WIRE_VERSION;
+      if (delivery.header(HEADER_KIND) === 'ctl' && readable) {
         await this.flush();
         await deps.control.run(delivery, this.partition, this.retry);
         puller.release([delivery]);
         continue;
       }
-      batch.add(delivery);
-      if (version !== undefined && version !== WIRE_VERSION) batch.rejected.set(batch.deliveries.length - 1, `undecodable: unknown wire version ${version}`);
+      // Reading a message never throws (WriteBatch refuses what it cannot read): a message that
+      // failed the partition here would fail every next owner too, forever.
+      if (readable) batch.add(delivery);
+      else batch.refuseMessage(delivery, 'undecodable', `unknown wire version ${version}`);
       if (batch.events >= settings.batchEvents || batch.points.length >= settings.maxBatchBytes) await this.flush();
     }
     if (this.giveUp.signal.aborted) return; // dropped: the next owner replays what we hold

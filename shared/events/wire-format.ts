@@ -56,7 +56,10 @@ export interface ScalarStats {
   first: number;
   firstIter: number | null;
   count: number;
+  /** Infinity (null in JSON) when the values' sum overflows a double; `mean` is then set */
   sum: number;
+  /** the values' mean, sent only when their sum is not finite */
+  mean?: number;
   x_axis_label?: string;
 }
 

@@ -79,30 +79,32 @@ describe('store failure', () => {
 });
 
 describe('poison messages', () => {
-  it('go to the dead-letter stream with their reason, and the messages after them are stored', async () => {
+  it('go to the dead-letter stream with their reason, alone: their siblings and the messages after them are stored', async () => {
     const task = unique('t');
     const good1 = await c.publish(task, [pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 1, value: 1 }), logRecord(task, 1, 'good 1')]);
     const garbled = await c.publish(task, 'X12:not a record');
     const unparsable = await c.publish(task, [
       pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 2, value: 2 }),
       frameRecord('I', pointLine({ entity: task, metric: 'm', variant: 'v', iter: 3, value: 3 }).replace('y=3', 'y=')),
-      logRecord(task, 2, 'from a rejected message'),
+      logRecord(task, 2, 'sibling of a refused point'),
     ]);
     const conflicting = await c.publish(task, [pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 4, value: 0, fields: 'y="text"' })]);
     await c.publish(task, [pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 5, value: 5 }), logRecord(task, 5, 'good 2')]);
     await c.drained();
-    expect((await c.points('scalar', task)).map((r) => r.y)).toEqual(expect.arrayContaining([1, 5]));
-    expect((await c.logEntries(task)).map((e) => e.event.msg)).toEqual(['good 1', 'good 2']);
+    expect((await c.points('scalar', task)).map((r) => r.y)).toEqual([1, 2, 5]);
+    expect((await c.logEntries(task)).map((e) => e.event.msg)).toEqual(['good 1', 'sibling of a refused point', 'good 2']);
 
     const dead = deadLetterStreamName(h.config.NATS_STREAM_PREFIX);
     await waitFor(async () => (await c.jsm.streams.info(dead)).state.messages === 3);
     const letters = [];
     for (let seq = 1; seq <= 3; seq++) letters.push(await c.jsm.streams.getMessage(dead, { seq }));
     expect(letters.map((m) => Number(m.header.get(DEAD_LETTER_HEADERS.streamSeq)))).toEqual([garbled, unparsable, conflicting]);
-    expect(letters[0]!.header.get(DEAD_LETTER_HEADERS.reason)).toMatch(/^undecodable/);
-    expect(letters[1]!.header.get(DEAD_LETTER_HEADERS.reason)).toMatch(/rejected by InfluxDB.*unable to parse/);
-    expect(letters[2]!.header.get(DEAD_LETTER_HEADERS.reason)).toMatch(/rejected by InfluxDB.*conflict/);
+    expect(letters.map((m) => m.header.get(DEAD_LETTER_HEADERS.reason))).toEqual(['undecodable', 'influx_rejected', 'influx_rejected']);
+    expect(letters.map((m) => m.header.get(DEAD_LETTER_HEADERS.recordIndex))).toEqual(['', '1', '0']);
+    expect(letters[1]!.header.get(DEAD_LETTER_HEADERS.detail)).toMatch(/unable to parse/);
+    expect(letters[2]!.header.get(DEAD_LETTER_HEADERS.detail)).toMatch(/conflict/);
     expect(letters[0]!.string()).toBe('X12:not a record');
+    expect(letters[1]!.string()).toBe(frameRecord('I', pointLine({ entity: task, metric: 'm', variant: 'v', iter: 3, value: 3 }).replace('y=3', 'y=')));
     expect(Number(letters[0]!.header.get(DEAD_LETTER_HEADERS.partition))).toBeGreaterThanOrEqual(0);
     expect(good1).toBeLessThan(garbled);
     expect(await metricValue('clearml_writer_dead_letters_total')).toBe(3);
