@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { DEAD_LETTER_HEADERS } from '../../ingest/writer/dead-letters.js';
 import { decodeRecords, partitionOf } from '../../shared/events/wire-format.js';
 import { unique } from '../harness/service-harness.js';
-import { writerPipeline, type EventSpec } from './writer-fixtures.js';
+import { logRecord, pointRecord, summaryRecord, writerPipeline, type EventSpec } from './writer-fixtures.js';
 
 const pipeline = writerPipeline();
 
@@ -141,5 +141,52 @@ describe('poison records', () => {
     expect(body).toContain('x'.repeat(70_000));
     expect(letter.header(DEAD_LETTER_HEADERS.detail)).toMatch(/max key length/);
     expect(await deadLetterCount('influx_rejected')).toBe(before + 1);
+  });
+
+  it('a summary record of the wrong shape is dead-lettered alone (undecodable)', async () => {
+    const task = unique('t');
+    const before = await deadLetterCount('undecodable');
+    const bad = summaryRecord({ c: COMPANY, n: 't', e: task, u: 'u', at: 1, scalars: [{ metric: 'loss', variant: 'v', value: null } as never], listing: [] });
+    const good = pointRecord({ company: COMPANY, entity: task, metric: 'loss', variant: 'v', iter: 1, value: 0.5 });
+    const seq = await pipeline.client.publish(task, [good, bad, logRecord(task, 1_000, 'kept', {}, COMPANY)], { headers: { k: 'ev', v: '1' } });
+    const neighbour = neighbourOf(task);
+    await pipeline.client.publishRequest(OTHER_COMPANY, [scalar(neighbour, 'loss', 1, 0.25)]);
+    await pipeline.client.drained();
+    expect(await pipeline.client.count('scalar', task)).toBe(1);
+    expect((await pipeline.client.logEntries(task)).map((e) => e.event.msg)).toEqual(['kept']);
+    expect(await lastMetric(task, 'loss')).toBeUndefined();
+    expect(await pipeline.client.count('scalar', neighbour)).toBe(1);
+    const { letter } = await expectOneLetter(seq, 'undecodable', 1, 'R');
+    expect(letter.header(DEAD_LETTER_HEADERS.detail)).toMatch(/scalar 0 value is not a finite number/);
+    expect(await deadLetterCount('undecodable')).toBe(before + 1);
+  });
+
+  it('a message of an unknown wire version is dead-lettered whole, and none of its records is stored', async () => {
+    const task = unique('t');
+    const seq = await pipeline.client.publish(task, [pointRecord({ company: COMPANY, entity: task, metric: 'loss', variant: 'v', iter: 1, value: 0.5 })], { headers: { k: 'ev', v: '99' } });
+    const neighbour = neighbourOf(task);
+    await pipeline.client.publishRequest(OTHER_COMPANY, [scalar(neighbour, 'loss', 1, 0.25)]);
+    await pipeline.client.drained();
+    expect(await pipeline.client.count('scalar', task)).toBe(0);
+    expect(await pipeline.client.count('scalar', neighbour)).toBe(1);
+    const letters = await lettersOf(seq);
+    expect(letters).toHaveLength(1);
+    expect(letters[0]!.header(DEAD_LETTER_HEADERS.reason)).toBe('undecodable');
+    expect(letters[0]!.header(DEAD_LETTER_HEADERS.recordIndex)).toBeUndefined();
+    expect(letters[0]!.header(DEAD_LETTER_HEADERS.detail)).toMatch(/unknown wire version 99/);
+  });
+
+  it('a deletion a store refuses (WRONGTYPE) is dead-lettered, and the partition goes on', async () => {
+    const task = unique('t');
+    await pipeline.client.redis.hSet(pipeline.client.keys.logSegment(task, 0), 'x', '1');
+    const seq = await pipeline.client.publishControl({ op: 'clear_task_log', c: COMPANY, e: task, id: unique('ctl') });
+    const neighbour = neighbourOf(task);
+    await pipeline.client.publishRequest(OTHER_COMPANY, [scalar(neighbour, 'loss', 1, 0.25)]);
+    await pipeline.client.drained();
+    expect(await pipeline.client.count('scalar', neighbour)).toBe(1);
+    const letters = await lettersOf(seq);
+    expect(letters).toHaveLength(1);
+    expect(letters[0]!.header(DEAD_LETTER_HEADERS.reason)).toBe('redis_wrongtype');
+    expect(letters[0]!.header('k')).toBe('ctl');
   });
 });
