@@ -27,7 +27,11 @@ const event = (over: Partial<NormalizedEvent>): NormalizedEvent => ({
   ...over,
 });
 
-const text = fc.string({ unit: 'binary', maxLength: 40 });
+/** Text with what line protocol and tag encoding must escape, and non-ASCII. */
+const text = fc.string({
+  unit: fc.oneof(fc.constantFrom('\n', '\r', '\t', '\\', ',', '=', ' ', '~', '"', "'", '\u0000', '\u001f', 'é', '𝄞'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })),
+  maxLength: 30,
+});
 const origin = (record: string) => recordOrigin([...decodeRecords(record)][0]!);
 
 describe('recordOrigin', () => {
