@@ -12,7 +12,7 @@ import type { NatsConnection } from 'nats';
 import type { Logger } from '../../shared/observability/logger.js';
 import type { DeadLetters } from './dead-letters.js';
 import type { InfluxPointWriter } from './influx-point-writer.js';
-import { ACK_ATTEMPTS, acknowledge } from './jetstream-delivery.js';
+import { ackPolicy, acknowledge } from './jetstream-delivery.js';
 import type { LogSegmentAppender } from './log-segment-appender.js';
 import { appendTaskLogs, applySummary, writePoints } from './record-isolation.js';
 import { StoreRefused, untilStored, type RetryOptions, type StoreName } from './store-retry.js';
@@ -57,7 +57,7 @@ export async function storeBatch(batch: WriteBatch, partition: number, stores: B
   }
 
   await deadLetter(batch, partition, stores, retry);
-  await untilStored('nats', retry, () => acknowledge(stores.nc, batch.deliveries), { maxAttempts: ACK_ATTEMPTS });
+  await untilStored('nats', retry, () => acknowledge(stores.nc, batch.deliveries), ackPolicy());
 
   metrics.stored.inc({ kind: 'point' }, points);
   metrics.stored.inc({ kind: 'log' }, logLines);

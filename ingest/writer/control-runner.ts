@@ -8,7 +8,7 @@ import { HEADER_REPLY, type ControlRecord } from '../../shared/events/wire-forma
 import type { Logger } from '../../shared/observability/logger.js';
 import type { ControlExecutor } from './control-executor.js';
 import type { DeadLetters } from './dead-letters.js';
-import { ACK_ATTEMPTS, acknowledge, type Delivery } from './jetstream-delivery.js';
+import { ackPolicy, acknowledge, type Delivery } from './jetstream-delivery.js';
 import type { DeadLetterReason } from './store-errors.js';
 import { StoreRefused, untilStored, type RetryOptions } from './store-retry.js';
 import type { WriterMetrics } from './writer-metrics.js';
@@ -40,7 +40,7 @@ export class ControlRunner {
         await this.deadLetter(delivery, partition, retry, error.reason, error.detail);
       }
     }
-    await untilStored('nats', retry, () => acknowledge(this.nc, [delivery]), { maxAttempts: ACK_ATTEMPTS });
+    await untilStored('nats', retry, () => acknowledge(this.nc, [delivery]), ackPolicy());
   }
 
   private async deadLetter(delivery: Delivery, partition: number, retry: RetryOptions, reason: DeadLetterReason, detail: string): Promise<void> {

@@ -5,6 +5,7 @@
  * answering on it.
  */
 import type { Msg, NatsConnection } from 'nats';
+import type { RetryPolicy } from './store-retry.js';
 
 const ACK = new TextEncoder().encode('+ACK');
 const NAK = new TextEncoder().encode('-NAK');
@@ -61,11 +62,28 @@ export function toDelivery(msg: Msg): Delivery | undefined {
 
 /**
  * Tries of one acknowledgement before the partition is taken again from a
- * fresh consumer (about a minute): acks that keep failing while NATS is up
- * mean the consumer is gone, and retrying them forever would stall the
- * partition.
+ * fresh consumer (about a minute): retrying acks forever would stall the
+ * partition if their consumer is gone.
  */
-export const ACK_ATTEMPTS = 15;
+const ACK_ATTEMPTS = 15;
+/** "No responders" this many times in a row: NATS is up and the consumer is gone, start over now. */
+const ACK_NO_RESPONDERS = 3;
+
+/**
+ * The retry policy of an acknowledgement: give up after ACK_ATTEMPTS, or at
+ * once when no consumer answers: the partition is then taken again from a
+ * fresh consumer, which replays what was not acknowledged.
+ */
+export function ackPolicy(): RetryPolicy {
+  let noResponders = 0;
+  return {
+    maxAttempts: ACK_ATTEMPTS,
+    fatal: (error) => {
+      noResponders = (error as { code?: string }).code === '503' ? noResponders + 1 : 0;
+      return noResponders >= ACK_NO_RESPONDERS;
+    },
+  };
+}
 
 /**
  * Acknowledges in order and waits for the server to confirm the last one:

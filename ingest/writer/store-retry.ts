@@ -7,7 +7,8 @@
  *
  * It stops when told to (the lease is lost, or the writer stops: GaveUp),
  * when the store refuses the input for good (StoreRefused: the caller
- * isolates the record at fault), and after `maxAttempts` when given.
+ * isolates the record at fault), after `maxAttempts` when given, and on
+ * an error the caller calls fatal.
  *
  * Delays double from 100 ms up to maxDelayMs, each drawn from the upper half
  * of its step ("equal jitter"): writers retrying after a shared outage do not
@@ -56,6 +57,8 @@ export interface RetryPolicy {
   classify?: (error: unknown) => StoreErrorClass;
   /** Give up (RetriesExhausted) after this many failed tries; default never. */
   maxAttempts?: number;
+  /** Errors that end the retries at once, thrown as they are (the caller starts over). */
+  fatal?: (error: unknown) => boolean;
 }
 
 /** The delay before retry number `attempt` (1-based). */
@@ -72,6 +75,7 @@ export async function untilStored<T>(store: StoreName, options: RetryOptions, op
     try {
       return await operation();
     } catch (error) {
+      if (policy.fatal?.(error)) throw error;
       const verdict = classify(error);
       if (!verdict.transient) throw new StoreRefused(store, verdict.reason, describeError(error), { cause: error });
       attempt++;

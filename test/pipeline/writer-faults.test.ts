@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEAD_LETTER_HEADERS } from '../../ingest/writer/dead-letters.js';
-import { deadLetterStreamName, frameRecord, streamName } from '../../shared/events/wire-format.js';
+import { consumerName, deadLetterStreamName, frameRecord, partitionOf, streamName } from '../../shared/events/wire-format.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 import { inject } from 'vitest';
 import { logRecord, PipelineClient, pointLine, pointRecord, waitFor } from './writer-fixtures.js';
@@ -74,6 +74,26 @@ describe('store failure', () => {
     expect(await c.count('scalar', task)).toBe(500);
     const sample = await c.points('scalar', task, 'AND time = 321');
     expect(sample[0]).toMatchObject({ y: 321 });
+    expect((await c.logEntries(task)).map((e) => e.event.msg)).toEqual(['line 0', 'line 1', 'line 2', 'line 3', 'line 4']);
+  });
+});
+
+describe('consumer deleted while a batch is held', () => {
+  it('the partition is taken again from a fresh consumer, and the replayed batch stores nothing twice', async () => {
+    const task = unique('t');
+    const partition = partitionOf('t', task, h.config.NATS_PARTITIONS);
+    proxy.failing = true;
+    const failedBefore = proxy.failed;
+    const records = [];
+    for (let i = 0; i < 20; i++) records.push(pointRecord({ entity: task, metric: 'm', variant: 'v', iter: i, value: i }));
+    for (let i = 0; i < 5; i++) records.push(logRecord(task, 1_000 + i, `line ${i}`));
+    await c.publish(task, records, { headers: { k: 'ev', v: '1' } });
+    await waitFor(() => proxy.failed > failedBefore, 15_000);
+    // The writer holds the message, retrying InfluxDB; its consumer goes away underneath it.
+    await c.jsm.consumers.delete(streamName(h.config.NATS_STREAM_PREFIX), consumerName(h.config.NATS_STREAM_PREFIX, partition));
+    proxy.failing = false;
+    await c.drained(40_000);
+    expect(await c.count('scalar', task)).toBe(20);
     expect((await c.logEntries(task)).map((e) => e.event.msg)).toEqual(['line 0', 'line 1', 'line 2', 'line 3', 'line 4']);
   });
 });
