@@ -4,28 +4,9 @@ import { EventEncoder } from '../../ingest/events/event-encoder.js';
 import type { NormalizedEvent } from '../../ingest/events/event-normalizer.js';
 import { decodeRecords, frameRecord } from '../../shared/events/wire-format.js';
 import { payloadOrigin, recordOrigin } from './dead-letter-record.js';
+import { normalizedEvent } from './normalized-event-test-harness.js';
 
-const event = (over: Partial<NormalizedEvent>): NormalizedEvent => ({
-  type: 'training_stats_scalar',
-  namespace: 't',
-  entity: 'e',
-  allowLocked: false,
-  iter: 1,
-  timestamp: 1,
-  metric: 'm',
-  variant: 'v',
-  worker: 'w',
-  value: 1,
-  values: undefined,
-  url: undefined,
-  key: undefined,
-  plotStr: undefined,
-  skipValidation: undefined,
-  level: undefined,
-  msg: undefined,
-  xAxisLabel: undefined,
-  ...over,
-});
+const event = (over: Partial<NormalizedEvent>): NormalizedEvent => normalizedEvent({ type: 'training_stats_scalar', entity: 'e', iter: 1, timestamp: 1, metric: 'm', variant: 'v', worker: 'w', value: 1, ...over });
 
 /** Text with what line protocol and tag encoding must escape, and non-ASCII. */
 const text = fc.string({

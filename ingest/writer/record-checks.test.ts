@@ -2,29 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { NormalizedEvent } from '../../ingest/events/event-normalizer.js';
 import { EntitySummaryBuilder } from '../../ingest/events/request-summary.js';
+import { normalizedEvent } from './normalized-event-test-harness.js';
 import { checkLogRecord, checkSummary } from './record-checks.js';
 import { requestMean } from './summary-applier.js';
 
-const scalarEvent = (metric: string, iter: number | undefined, value: number, timestamp: number): NormalizedEvent => ({
-  type: 'training_stats_scalar',
-  namespace: 't',
-  entity: 'e',
-  allowLocked: false,
-  iter,
-  timestamp,
-  metric,
-  variant: 'v',
-  worker: 'w',
-  value,
-  values: undefined,
-  url: undefined,
-  key: undefined,
-  plotStr: undefined,
-  skipValidation: undefined,
-  level: undefined,
-  msg: undefined,
-  xAxisLabel: undefined,
-});
+const scalarEvent = (metric: string, iter: number | undefined, value: number, timestamp: number): NormalizedEvent =>
+  normalizedEvent({ type: 'training_stats_scalar', entity: 'e', iter, timestamp, metric, variant: 'v', value });
 
 /** Any finite double, with the extremes (where sums overflow) well represented. */
 const value = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(1e308, -1e308, Number.MAX_VALUE, -Number.MAX_VALUE, 0.1, 0));

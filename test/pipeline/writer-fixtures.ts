@@ -30,7 +30,7 @@ import {
 import type { Config } from '../../shared/config/config.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
 import { EventEncoder } from '../../ingest/events/event-encoder.js';
-import type { NormalizedEvent } from '../../ingest/events/event-normalizer.js';
+import { normalizedEvent as normalized, type EventSpec } from '../../ingest/writer/normalized-event-test-harness.js';
 import { RecordSink } from '../../ingest/events/record-sink.js';
 import { EntitySummaryBuilder } from '../../ingest/events/request-summary.js';
 
@@ -66,30 +66,9 @@ export function logRecord(task: string, timestamp: number, msg: string, extra: R
   return frameRecord('L', JSON.stringify([company, task, timestamp, JSON.stringify(event)]));
 }
 
+export type { EventSpec };
+
 export const summaryRecord = (summary: EntitySummary) => frameRecord('R', JSON.stringify(summary));
-
-/** An event as the normaliser would hand it to the encoder (only type and entity are required). */
-export type EventSpec = Partial<NormalizedEvent> & Pick<NormalizedEvent, 'type' | 'entity'>;
-
-const normalized = (spec: EventSpec): NormalizedEvent => ({
-  namespace: 't',
-  allowLocked: false,
-  iter: undefined,
-  timestamp: 1_700_000_000_000,
-  metric: '',
-  variant: '',
-  worker: 'w1',
-  value: undefined,
-  values: undefined,
-  url: undefined,
-  key: undefined,
-  plotStr: undefined,
-  skipValidation: undefined,
-  level: undefined,
-  msg: undefined,
-  xAxisLabel: undefined,
-  ...spec,
-});
 
 /**
  * The payload(s) ingest would publish for one entity's events of one
