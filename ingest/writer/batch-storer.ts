@@ -1,21 +1,21 @@
 /**
  * Stores one batch, in this order: the InfluxDB body (one POST), the log
- * lines (one script per task), the entity summaries (one script each, in
- * stream order), the dead letters; then acknowledges every message of the
- * batch. Nothing is acknowledged before the stores accepted it, and every
- * step retries until it succeeds (store-retry.ts).
+ * lines (one script per task), the entity summaries (in stream order), the
+ * dead letters; then acknowledges every message of the batch. Nothing is
+ * acknowledged before the stores accepted it or it was dead-lettered.
  *
- * A body InfluxDB rejects (400) is written again message by message, in
- * order, to find the message(s) at fault: those go to the dead-letter stream
- * with their logs and summaries left out, the rest is stored.
+ * Transient store errors are retried (store-retry.ts); a store refusing
+ * for good costs only the record at fault (record-isolation.ts), which goes
+ * to the dead-letter stream with its reason, a count, and a log line.
  */
 import type { NatsConnection } from 'nats';
 import type { Logger } from '../../shared/observability/logger.js';
 import type { DeadLetters } from './dead-letters.js';
-import { isRejection, type InfluxPointWriter } from './influx-point-writer.js';
-import { acknowledge } from './jetstream-delivery.js';
+import type { InfluxPointWriter } from './influx-point-writer.js';
+import { ackPolicy, acknowledge } from './jetstream-delivery.js';
 import type { LogSegmentAppender } from './log-segment-appender.js';
-import { untilStored, type RetryOptions, type StoreName } from './store-retry.js';
+import { appendTaskLogs, applySummary, writePoints } from './record-isolation.js';
+import { StoreRefused, untilStored, type RetryOptions, type StoreName } from './store-retry.js';
 import type { SummaryApplier } from './summary-applier.js';
 import type { WriteBatch } from './write-batch.js';
 import type { WriterMetrics } from './writer-metrics.js';
@@ -41,53 +41,24 @@ export async function storeBatch(batch: WriteBatch, partition: number, stores: B
     }
   };
 
-  if (batch.points.length > 0) {
-    try {
-      await timed('influx', () => untilStored('influx', retry, () => stores.influx.write(batch.points.bytes()), isRejection));
-    } catch (error) {
-      if (!isRejection(error)) throw error;
-      await timed('influx', () => isolateRejected(batch, stores, retry));
-    }
-  }
-
-  const excluded = new Set(batch.rejected.keys());
+  let points = batch.pointCount;
+  if (points > 0) points -= await timed('influx', () => writePoints(batch, stores.influx, retry));
+  let logLines = batch.logLines;
   if (batch.logs.size > 0) {
     await timed('redis', async () => {
-      for (const [task, logs] of batch.logs) {
-        let retried = false;
-        await untilStored('redis', retry, () => {
-          // A failed call may have run on the server: look ids up from the second try on.
-          const mayExist = logs.mayExist || retried;
-          retried = true;
-          return stores.logs.append(task, logs, excluded, mayExist);
-        });
-      }
+      for (const [task, logs] of batch.logs) logLines -= await appendTaskLogs(batch, task, logs, stores.logs, retry);
     });
   }
+  let summaries = 0;
   if (batch.summaries.length > 0) {
     await timed('redis', async () => {
-      for (const { summary, seq, owner } of batch.summaries) {
-        if (!excluded.has(owner)) await untilStored('redis', retry, () => stores.summaries.apply(summary, seq));
-      }
+      for (const entry of batch.summaries) if (await applySummary(batch, entry, stores.summaries, retry)) summaries++;
     });
   }
 
-  for (const index of [...batch.rejected.keys()].sort((a, b) => a - b)) {
-    const delivery = batch.deliveries[index]!;
-    const reason = batch.rejected.get(index)!;
-    await untilStored('nats', retry, () => stores.deadLetters.publish(delivery, partition, reason));
-    metrics.deadLetters.inc({ reason: reason.startsWith('undecodable') ? 'undecodable' : 'rejected' });
-    stores.logger.warn({ partition, streamSeq: delivery.streamSeq, reason }, 'message moved to the dead-letter stream');
-  }
+  await deadLetter(batch, partition, stores, retry);
+  await untilStored('nats', retry, () => acknowledge(stores.nc, batch.deliveries), ackPolicy());
 
-  await untilStored('nats', retry, () => acknowledge(stores.nc, batch.deliveries));
-
-  let points = 0;
-  let logLines = 0;
-  let summaries = 0;
-  for (let i = 0; i < batch.deliveries.length; i++) if (!excluded.has(i)) points += batch.pointCounts[i]!;
-  for (const logs of batch.logs.values()) for (const owner of logs.owners) if (!excluded.has(owner)) logLines++;
-  for (const s of batch.summaries) if (!excluded.has(s.owner)) summaries++;
   metrics.stored.inc({ kind: 'point' }, points);
   metrics.stored.inc({ kind: 'log' }, logLines);
   metrics.stored.inc({ kind: 'summary' }, summaries);
@@ -95,14 +66,19 @@ export async function storeBatch(batch: WriteBatch, partition: number, stores: B
   stores.logger.debug({ partition, messages: batch.deliveries.length, points, logLines, summaries, ms: Date.now() - batch.startedAt }, 'batch stored');
 }
 
-async function isolateRejected(batch: WriteBatch, stores: BatchStores, retry: RetryOptions): Promise<void> {
-  for (let i = 0; i < batch.deliveries.length; i++) {
-    if (batch.rejected.has(i) || batch.pointEnds[i] === batch.pointStarts[i]) continue;
+async function deadLetter(batch: WriteBatch, partition: number, stores: BatchStores, retry: RetryOptions): Promise<void> {
+  const refusals = [...batch.refusals].sort((a, b) => a.owner - b.owner || (a.index ?? -1) - (b.index ?? -1));
+  for (const refusal of refusals) {
+    const delivery = batch.deliveries[refusal.owner]!;
+    const where = { partition, streamSeq: delivery.streamSeq, recordIndex: refusal.index, reason: refusal.reason, detail: refusal.detail };
     try {
-      await untilStored('influx', retry, () => stores.influx.write(batch.points.bytes(batch.pointStarts[i], batch.pointEnds[i])), isRejection);
+      const company = await untilStored('nats', retry, () => stores.deadLetters.publish({ ...refusal, delivery, partition }));
+      stores.metrics.deadLetters.inc({ reason: refusal.reason });
+      stores.logger.warn({ ...where, company }, refusal.index === undefined ? 'message moved to the dead-letter stream' : 'record moved to the dead-letter stream');
     } catch (error) {
-      if (!isRejection(error)) throw error;
-      batch.rejected.set(i, `rejected by InfluxDB: ${error.message}`);
+      // Only a bug of ours can refuse a dead letter for good: keep the partition going, and say so loudly.
+      if (!(error instanceof StoreRefused)) throw error;
+      stores.logger.error({ ...where, err: error }, 'record refused and not dead-lettered: it is dropped');
     }
   }
 }

@@ -8,10 +8,10 @@ import { HEADER_REPLY, type ControlRecord } from '../../shared/events/wire-forma
 import type { Logger } from '../../shared/observability/logger.js';
 import type { ControlExecutor } from './control-executor.js';
 import type { DeadLetters } from './dead-letters.js';
-import { acknowledge, type Delivery } from './jetstream-delivery.js';
-import { untilStored, type RetryOptions } from './store-retry.js';
+import { ackPolicy, acknowledge, type Delivery } from './jetstream-delivery.js';
+import type { DeadLetterReason } from './store-errors.js';
+import { StoreRefused, untilStored, type RetryOptions } from './store-retry.js';
 import type { WriterMetrics } from './writer-metrics.js';
-
 
 export class ControlRunner {
   constructor(
@@ -25,17 +25,28 @@ export class ControlRunner {
   async run(delivery: Delivery, partition: number, retry: RetryOptions): Promise<void> {
     const record = decodeControl(delivery.msg.data);
     if (typeof record === 'string') {
-      await untilStored('nats', retry, () => this.deadLetters.publish(delivery, partition, `undecodable: ${record}`));
-      this.metrics.deadLetters.inc({ reason: 'undecodable' });
-      this.logger.warn({ partition, streamSeq: delivery.streamSeq, reason: record }, 'control message moved to the dead-letter stream');
+      await this.deadLetter(delivery, partition, retry, 'undecodable', record);
     } else {
       const started = Date.now();
-      const deleted = await untilStored('influx', retry, () => this.executor.execute(record));
-      await untilStored('redis', retry, () => this.executor.answer(record.id, delivery.header(HEADER_REPLY), deleted));
-      this.metrics.controls.inc({ op: record.op });
-      this.logger.info({ partition, op: record.op, entity: record.e, deleted, ms: Date.now() - started }, 'control request done');
+      try {
+        const deleted = await untilStored('influx', retry, () => this.executor.execute(record));
+        await untilStored('redis', retry, () => this.executor.answer(record.id, delivery.header(HEADER_REPLY), deleted));
+        this.metrics.controls.inc({ op: record.op });
+        this.logger.info({ partition, op: record.op, entity: record.e, deleted, ms: Date.now() - started }, 'control request done');
+      } catch (error) {
+        // A store refusing the deletion for good (a key of another type, say): the request is
+        // dead-lettered, unanswered (the requester times out), and the partition goes on.
+        if (!(error instanceof StoreRefused)) throw error;
+        await this.deadLetter(delivery, partition, retry, error.reason, error.detail);
+      }
     }
-    await untilStored('nats', retry, () => acknowledge(this.nc, [delivery]));
+    await untilStored('nats', retry, () => acknowledge(this.nc, [delivery]), ackPolicy());
+  }
+
+  private async deadLetter(delivery: Delivery, partition: number, retry: RetryOptions, reason: DeadLetterReason, detail: string): Promise<void> {
+    await untilStored('nats', retry, () => this.deadLetters.publish({ delivery, partition, reason, detail }));
+    this.metrics.deadLetters.inc({ reason });
+    this.logger.warn({ partition, streamSeq: delivery.streamSeq, reason, detail }, 'control message moved to the dead-letter stream');
   }
 }
 

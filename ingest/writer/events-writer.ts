@@ -51,7 +51,7 @@ export function createEventsWriter(services: ProcessServices): EventsWriter {
       { url: config.INFLUX_URL, database: config.INFLUX_DB, username: config.INFLUX_USERNAME, password: config.INFLUX_PASSWORD },
       settings.influxConcurrency,
     );
-    const deadLetters = new DeadLetters(nc.jetstream(), settings.streamPrefix, streamName(settings.streamPrefix));
+    const deadLetters = new DeadLetters(nc.jetstream(), jsm, settings.streamPrefix, streamName(settings.streamPrefix));
     const stores: BatchStores = {
       influx: influxWriter,
       logs: new LogSegmentAppender(redis, settings.redisPrefix),

@@ -10,6 +10,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { InfluxError } from '../../shared/stores/influx-store.js';
+import { describeError } from './store-errors.js';
 
 const WRITE_TIMEOUT_MS = 60_000;
 
@@ -70,7 +71,8 @@ export class InfluxPointWriter {
         }
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => reject(new InfluxError(`InfluxDB write failed (${status}): ${Buffer.concat(chunks).toString('utf8').slice(0, 500)}`, status)));
+        // The cause comes last ("unable to parse '<the whole line>': max key length exceeded"): keep both ends.
+        response.on('end', () => reject(new InfluxError(`InfluxDB write failed (${status}): ${describeError(Buffer.concat(chunks).toString('utf8'), 1000)}`, status)));
         response.on('error', reject);
       });
       request.on('timeout', () => request.destroy(new Error(`InfluxDB write took more than ${WRITE_TIMEOUT_MS} ms`)));

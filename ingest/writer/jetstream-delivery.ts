@@ -5,6 +5,7 @@
  * answering on it.
  */
 import type { Msg, NatsConnection } from 'nats';
+import type { RetryPolicy } from './store-retry.js';
 
 const ACK = new TextEncoder().encode('+ACK');
 const NAK = new TextEncoder().encode('-NAK');
@@ -59,6 +60,31 @@ export function toDelivery(msg: Msg): Delivery | undefined {
   const consumerSeq = Number(tokens[at + 2]);
   if (!Number.isSafeInteger(streamSeq) || !Number.isSafeInteger(consumerSeq) || !Number.isSafeInteger(deliveryCount)) return undefined;
   return new Delivery(msg, streamSeq, consumerSeq, deliveryCount, Number(tokens[at + 3]) / 1e6);
+}
+
+/**
+ * Tries of one acknowledgement before the partition is taken again from a
+ * fresh consumer (about a minute): retrying acks forever would stall the
+ * partition if their consumer is gone.
+ */
+const ACK_ATTEMPTS = 15;
+/** "No responders" this many times in a row: NATS is up and the consumer is gone, start over now. */
+const ACK_NO_RESPONDERS = 3;
+
+/**
+ * The retry policy of an acknowledgement: give up after ACK_ATTEMPTS, or at
+ * once when no consumer answers: the partition is then taken again from a
+ * fresh consumer, which replays what was not acknowledged.
+ */
+export function ackPolicy(): RetryPolicy {
+  let noResponders = 0;
+  return {
+    maxAttempts: ACK_ATTEMPTS,
+    fatal: (error) => {
+      noResponders = (error as { code?: string }).code === '503' ? noResponders + 1 : 0;
+      return noResponders >= ACK_NO_RESPONDERS;
+    },
+  };
 }
 
 /**

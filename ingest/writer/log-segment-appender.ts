@@ -74,6 +74,17 @@ return {'added', added, count}`);
 /** Tasks whose segment count is remembered (a partition's writer is the only one appending to its tasks). */
 const MAX_REMEMBERED = 10_000;
 
+/**
+ * The millisecond part of a line's entry id: the timestamp, floored at 0;
+ * undefined when no stream id can hold it. Redis takes up to 2^64 - 1, but
+ * the id is built from a JS number, exact only up to 2^53 - 1 (year 285,616).
+ */
+export function logEntryMs(timestamp: number): number | undefined {
+  if (!Number.isFinite(timestamp)) return undefined;
+  const ms = Math.max(0, Math.trunc(timestamp));
+  return ms <= Number.MAX_SAFE_INTEGER ? ms : undefined;
+}
+
 export class LogSegmentAppender {
   private readonly keys;
   private readonly segmentCounts = new Map<string, number>();
@@ -85,14 +96,18 @@ export class LogSegmentAppender {
     this.keys = redisKeys(redisPrefix);
   }
 
-  /** Appends the lines not excluded; answers how many were added (skipped duplicates excluded). */
-  async append(task: string, logs: TaskLogs, excluded: ReadonlySet<number>, mayExist: boolean): Promise<number> {
-    const order: number[] = [];
-    for (let i = 0; i < logs.seqs.length; i++) if (!excluded.has(logs.owners[i]!)) order.push(i);
-    if (order.length === 0) return 0;
-    const ts = logs.timestamps.map((t) => Math.max(0, Math.trunc(t)));
+  /** Appends the given lines (indexes into `logs`); answers how many were added (skipped duplicates excluded). */
+  async append(task: string, logs: TaskLogs, lines: readonly number[], mayExist: boolean): Promise<number> {
+    if (lines.length === 0) return 0;
+    const ts = new Array<number>(logs.timestamps.length);
+    for (const i of lines) {
+      const ms = logEntryMs(logs.timestamps[i]!);
+      // WriteBatch refuses such lines before they get here: never send Redis an id it refuses.
+      if (ms === undefined) throw new RangeError(`log timestamp ${logs.timestamps[i]} cannot form a stream id`);
+      ts[i] = ms;
+    }
     // Stable: lines of one millisecond stay in arrival order.
-    order.sort((a, b) => ts[a]! - ts[b]!);
+    const order = [...lines].sort((a, b) => ts[a]! - ts[b]!);
     const args = new Array<string>(1 + order.length * 2);
     args[0] = mayExist ? '1' : '0';
     for (let k = 0; k < order.length; k++) {

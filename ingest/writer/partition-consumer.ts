@@ -9,7 +9,8 @@
  * recreates the consumer: on a work-queue stream every unacknowledged
  * message is still there, and a fresh consumer delivers them first, in
  * stream order. Its delivery counts restart at 1, so the caller is told up
- * to which stream seq messages may have been stored before.
+ * to which stream seq messages may have been stored before (when the
+ * consumer is missing altogether: every message waiting on the partition).
  */
 import { AckPolicy, DeliverPolicy, nanos, type ConsumerConfig, type JetStreamManager } from 'nats';
 import { consumerName, partitionSubject, streamName } from '../../shared/events/wire-format.js';
@@ -41,8 +42,12 @@ export async function preparePartitionConsumer(jsm: JetStreamManager, settings: 
     info = await jsm.consumers.info(stream, consumer);
   } catch (error) {
     if (!isNotFound(error)) throw error;
+    // No consumer: the first start, or it was deleted (by an operator, or under a writer that
+    // had stored messages it could not acknowledge). Nothing tells the two apart, so every
+    // message already waiting may have been stored: its log lines are looked up before append.
+    const seenUpTo = await lastSeqOf(jsm, stream, config.filter_subject!);
     await jsm.consumers.add(stream, config);
-    return { stream, consumer, seenUpTo: 0, nextConsumerSeq: 1 };
+    return { stream, consumer, seenUpTo, nextConsumerSeq: 1 };
   }
   if (info.num_ack_pending > 0 || info.num_redelivered > 0) {
     const seenUpTo = info.delivered.stream_seq;
@@ -54,6 +59,16 @@ export async function preparePartitionConsumer(jsm: JetStreamManager, settings: 
     await jsm.consumers.update(stream, consumer, { ack_wait: config.ack_wait, max_ack_pending: config.max_ack_pending });
   }
   return { stream, consumer, seenUpTo: 0, nextConsumerSeq: info.delivered.consumer_seq + 1 };
+}
+
+/** The stream seq of the last message on the subject, 0 when there is none. */
+async function lastSeqOf(jsm: JetStreamManager, stream: string, subject: string): Promise<number> {
+  try {
+    return (await jsm.streams.getMessage(stream, { last_by_subj: subject })).seq;
+  } catch (error) {
+    if (/no message found/i.test((error as Error).message ?? '')) return 0;
+    throw error;
+  }
 }
 
 function isNotFound(error: unknown): boolean {

@@ -40,15 +40,6 @@ export interface PartitionWorkerDeps {
   onFailure(error: unknown): void;
 }
 
-/** Why none of a message's records may be stored, if so. */
-function refusalOf(delivery: Delivery, version: string | undefined, deadlineSlackMs: number): string | undefined {
-  if (version !== undefined && version !== WIRE_VERSION) return `undecodable: unknown wire version ${version}`;
-  // Stored after ingest gave up on it and answered 503 (shared/events/publish-deadline.ts): the client re-sends it.
-  const deadline = delivery.header(HEADER_PUBLISH_DEADLINE);
-  if (storedAfterDeadline(deadline, delivery.storedAtMs, deadlineSlackMs)) return `late: stored after its publish deadline ${deadline}, answered 503`;
-  return undefined;
-}
-
 export class PartitionWorker {
   private readonly batch = new WriteBatch();
   private puller?: PartitionPuller;
@@ -148,14 +139,19 @@ export class PartitionWorker {
       this.lastSeq = delivery.streamSeq;
       if (delivery.streamSeq <= prepared.seenUpTo) delivery.possiblyRedelivered = true;
       const version = delivery.header(HEADER_VERSION);
-      if (delivery.header(HEADER_KIND) === 'ctl' && (version === undefined || version === WIRE_VERSION)) {
+      const readable = version === undefined || version === WIRE_VERSION;
+      if (delivery.header(HEADER_KIND) === 'ctl' && readable) {
         await this.flush();
         await deps.control.run(delivery, this.partition, this.retry);
         puller.release([delivery]);
         continue;
       }
-      const refusal = refusalOf(delivery, version, settings.publishDeadlineSlackMs);
-      if (refusal) batch.addRejected(delivery, refusal);
+      // Reading a message never throws (WriteBatch refuses what it cannot read): a message that
+      // failed the partition here would fail every next owner too, forever.
+      const deadline = delivery.header(HEADER_PUBLISH_DEADLINE);
+      if (!readable) batch.refuseMessage(delivery, 'undecodable', `unknown wire version ${version}`);
+      // Stored after ingest gave up on it and answered 503 (shared/events/publish-deadline.ts): the client re-sends it.
+      else if (storedAfterDeadline(deadline, delivery.storedAtMs, settings.publishDeadlineSlackMs)) batch.refuseMessage(delivery, 'late', `stored after its publish deadline ${deadline}, answered 503`);
       else batch.add(delivery);
       if (batch.events >= settings.batchEvents || batch.points.length >= settings.maxBatchBytes) await this.flush();
     }

@@ -1,18 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { arrivalSeq, decodeRecords, frameRecord, pointWithSeq, type EntitySummary, type LogRecord } from '../../shared/events/wire-format.js';
 import { PointBuffer } from './point-buffer.js';
-import { MalformedMessage, scanRecords } from './record-scanner.js';
+import fc from 'fast-check';
+import { MalformedMessage, recordFrame, scanRecords } from './record-scanner.js';
 
 function scan(payload: string, streamSeq = 7) {
   const points = new PointBuffer();
   const logs: Array<[LogRecord, number]> = [];
   const summaries: Array<[EntitySummary, number]> = [];
+  const malformed: number[] = [];
   scanRecords(Buffer.from(payload, 'utf8'), streamSeq, {
     point: (src, start, end, seq) => points.append(src, start, end, seq),
     log: (record, seq) => logs.push([record, seq]),
     summary: (summary, seq) => summaries.push([summary, seq]),
+    malformed: (index) => malformed.push(index),
   });
-  return { lines: points.bytes().toString('utf8'), points: points.points, logs, summaries };
+  return { lines: points.bytes().toString('utf8'), points: points.points, logs, summaries, malformed };
 }
 
 describe('scanRecords', () => {
@@ -36,12 +39,45 @@ describe('scanRecords', () => {
     ['an unknown kind', 'X3:abc'],
     ['a missing length', 'I:abc'],
     ['a length past the end', 'I10:abc 1'],
+    ['a length that splits a character', 'I1:𝄞'],
+  ])('refuses the whole message for %s (the frames after it cannot be found)', (_, payload) => {
+    expect(() => scan(payload)).toThrow(MalformedMessage);
+  });
+
+  const good = frameRecord('I', 'scalar,c=a,e=t,m=m,n=t,v=v y=1 1');
+  it.each([
     ['a point without fields or time', frameRecord('I', 'scalar,c=a')],
     ['a log that is not JSON', frameRecord('L', '[1,')],
     ['a log of the wrong shape', frameRecord('L', '{"a":1}')],
     ['a summary of the wrong shape', frameRecord('R', '[]')],
-    ['a length that splits a character', 'I1:𝄞'],
-  ])('rejects %s', (_, payload) => {
-    expect(() => scan(payload)).toThrow(MalformedMessage);
+    ['a summary with a non-finite value', frameRecord('R', '{"c":"a","n":"t","e":"x","u":"u","at":1,"scalars":[{"metric":"m","variant":"v","value":1e999,"iter":1,"timestamp":1,"min":1,"minIter":1,"max":1,"maxIter":1,"first":1,"firstIter":1,"count":1,"sum":1}],"listing":[]}')],
+  ])('refuses %s alone and reads its siblings', (_, bad) => {
+    const out = scan(good + bad + good);
+    expect(out.malformed).toEqual([1]);
+    expect(out.points).toBe(2);
+  });
+
+  it('never throws anything but MalformedMessage, whatever the payload', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('I', 'L', 'R', ':', '1', '{}', '[]')), { maxLength: 30 }).map((parts) => parts.join('')), (payload) => {
+        try {
+          scan(payload);
+        } catch (error) {
+          expect(error).toBeInstanceOf(MalformedMessage);
+        }
+      }),
+    );
+  });
+});
+
+describe('recordFrame', () => {
+  it('answers the framed bytes of one record, for any records', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom('I', 'L', 'R'), fc.string({ unit: 'grapheme', maxLength: 60 })), { minLength: 1, maxLength: 12 }), fc.nat(), (records, pick) => {
+        const frames = records.map(([kind, body]) => frameRecord(kind as 'I', body));
+        const index = pick % frames.length;
+        expect(recordFrame(Buffer.from(frames.join(''), 'utf8'), index).toString('utf8')).toBe(frames[index]);
+      }),
+    );
   });
 });

@@ -5,10 +5,16 @@
  * to bytes directly; otherwise the bytes of non-ASCII records are walked.
  * Points are never decoded to strings; logs and summaries are parsed (one
  * per log line or per request, not per point).
+ *
+ * Two kinds of fault: a broken frame (unknown kind, bad length) leaves the
+ * rest of the payload unreadable, so the whole message is refused
+ * (MalformedMessage); a sound frame around a bad body refuses that record
+ * alone (RecordTarget.malformed), and its siblings are read on.
  */
 import { isAscii } from 'node:buffer';
 import { arrivalSeq, type EntitySummary, type LogRecord } from '../../shared/events/wire-format.js';
 import { MAX_RECORDS_PER_MESSAGE } from '../../shared/events/storage-layout.js';
+import { checkLogRecord, checkSummary } from './record-checks.js';
 
 export class MalformedMessage extends Error {
   override readonly name = 'MalformedMessage';
@@ -16,9 +22,11 @@ export class MalformedMessage extends Error {
 
 export interface RecordTarget {
   /** false: the point is malformed. */
-  point(src: Buffer, start: number, end: number, seq: number): boolean;
-  log(record: LogRecord, seq: number): void;
-  summary(summary: EntitySummary, seq: number): void;
+  point(src: Buffer, start: number, end: number, seq: number, index: number): boolean;
+  log(record: LogRecord, seq: number, index: number): void;
+  summary(summary: EntitySummary, seq: number, index: number): void;
+  /** The record's frame is sound but its body is not what its kind needs. */
+  malformed(index: number, detail: string): void;
 }
 
 const KIND_I = 0x49;
@@ -26,32 +34,59 @@ const KIND_L = 0x4c;
 const KIND_R = 0x52;
 const COLON = 0x3a;
 
+interface Frame {
+  kind: number;
+  /** where the frame (its kind byte) starts, where its body starts and ends */
+  at: number;
+  start: number;
+  end: number;
+}
+
+function readFrame(src: Buffer, at: number, allAscii: boolean): Frame {
+  const kind = src[at]!;
+  if (kind !== KIND_I && kind !== KIND_L && kind !== KIND_R) throw new MalformedMessage(`unknown record kind at byte ${at}`);
+  let p = at + 1;
+  let units = 0;
+  while (p < src.length && p - at <= 10 && src[p]! >= 0x30 && src[p]! <= 0x39) units = units * 10 + (src[p++]! - 0x30);
+  if (p === at + 1 || src[p] !== COLON) throw new MalformedMessage(`malformed record length at byte ${at}`);
+  const start = p + 1;
+  const end = allAscii ? start + units : utf8End(src, start, units);
+  if (end > src.length) throw new MalformedMessage(`record at byte ${at} runs past the payload`);
+  return { kind, at, start, end };
+}
+
 export function scanRecords(src: Buffer, streamSeq: number, target: RecordTarget): void {
   const allAscii = isAscii(src);
   let at = 0;
   let index = 0;
   while (at < src.length) {
-    const kind = src[at]!;
-    if (kind !== KIND_I && kind !== KIND_L && kind !== KIND_R) throw new MalformedMessage(`unknown record kind at byte ${at}`);
-    let p = at + 1;
-    let units = 0;
-    while (p < src.length && p - at <= 10 && src[p]! >= 0x30 && src[p]! <= 0x39) units = units * 10 + (src[p++]! - 0x30);
-    if (p === at + 1 || src[p] !== COLON) throw new MalformedMessage(`malformed record length at byte ${at}`);
-    const start = p + 1;
-    const end = allAscii ? start + units : utf8End(src, start, units);
-    if (end > src.length) throw new MalformedMessage(`record at byte ${at} runs past the payload`);
+    const { kind, start, end } = readFrame(src, at, allAscii);
     if (index >= MAX_RECORDS_PER_MESSAGE) throw new MalformedMessage(`more than ${MAX_RECORDS_PER_MESSAGE} records`);
     const seq = arrivalSeq(streamSeq, index);
     if (kind === KIND_I) {
-      if (!target.point(src, start, end, seq)) throw new MalformedMessage(`point record ${index} has no time`);
-    } else if (kind === KIND_L) {
-      target.log(parseLogRecord(src.toString('utf8', start, end), index), seq);
+      if (!target.point(src, start, end, seq, index)) target.malformed(index, 'point record has no time');
     } else {
-      target.summary(parseSummary(src.toString('utf8', start, end), index), seq);
+      const parsed = parseJson(src.toString('utf8', start, end));
+      const checked = parsed === undefined ? 'not JSON' : kind === KIND_L ? checkLogRecord(parsed) : checkSummary(parsed);
+      if (typeof checked === 'string') target.malformed(index, `${kind === KIND_L ? 'log' : 'summary'} record: ${checked}`);
+      else if (kind === KIND_L) target.log(checked as LogRecord, seq, index);
+      else target.summary(checked as EntitySummary, seq, index);
     }
     at = end;
     index++;
   }
+}
+
+/** The bytes of record `index` with its frame (`<kind><length>:<body>`): what a dead letter carries. */
+export function recordFrame(src: Buffer, index: number): Buffer {
+  const allAscii = isAscii(src);
+  let at = 0;
+  for (let i = 0; at < src.length; i++) {
+    const frame = readFrame(src, at, allAscii);
+    if (i === index) return src.subarray(frame.at, frame.end);
+    at = frame.end;
+  }
+  throw new RangeError(`no record ${index} in the payload`);
 }
 
 /** The byte offset after `units` UTF-16 code units of UTF-8 starting at `start`. */
@@ -83,34 +118,10 @@ function utf8End(src: Buffer, start: number, units: number): number {
   return at;
 }
 
-function parseJson(text: string, what: string, index: number): unknown {
+function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new MalformedMessage(`${what} record ${index} is not JSON`);
+    return undefined;
   }
-}
-
-function parseLogRecord(text: string, index: number): LogRecord {
-  const value = parseJson(text, 'log', index);
-  if (!Array.isArray(value) || typeof value[1] !== 'string' || typeof value[2] !== 'number' || typeof value[3] !== 'string') {
-    throw new MalformedMessage(`log record ${index} is not [company, task, timestamp, event JSON]`);
-  }
-  return value as LogRecord;
-}
-
-function parseSummary(text: string, index: number): EntitySummary {
-  const value = parseJson(text, 'summary', index) as EntitySummary;
-  if (
-    value === null ||
-    typeof value !== 'object' ||
-    (value.n !== 't' && value.n !== 'm') ||
-    typeof value.e !== 'string' ||
-    typeof value.at !== 'number' ||
-    !Array.isArray(value.scalars) ||
-    !Array.isArray(value.listing)
-  ) {
-    throw new MalformedMessage(`summary record ${index} is not an entity summary`);
-  }
-  return value;
 }

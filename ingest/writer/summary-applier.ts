@@ -10,7 +10,9 @@
  * doubles. Values the summary brings are passed as JS' shortest round-trip
  * text and stored as given; numbers the script keeps from the stored JSON
  * or computes are printed with the shortest of %.15g/%.16g/%.17g that reads
- * back to the same double.
+ * back to the same double. Means are combined so that no finite values
+ * overflow: (old mean × old count + sum) / count as long as that is
+ * finite, else the weighted mean of the two means, which lies between them.
  */
 import { LAST_SCALAR_AT_FIELD } from '../../shared/events/storage-layout.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
@@ -18,7 +20,7 @@ import type { EntitySummary, ScalarStats } from '../../shared/events/wire-format
 import type { RedisClient } from '../../shared/stores/redis-store.js';
 import { LuaScript } from '../../shared/stores/lua-script.js';
 
-const FIELDS_PER_SCALAR = 16;
+const FIELDS_PER_SCALAR = 17;
 /**
  * Scalars (and listing entries) per script call. A request touching
  * thousands of series would otherwise pass hundreds of thousands of
@@ -26,14 +28,23 @@ const FIELDS_PER_SCALAR = 16;
  */
 const CHUNK = 1000;
 
-// KEYS: entity hash, last_metrics hash, listing set.
+// KEYS: entity hash, last_metrics hash, listing set (each must be of that type or absent).
 // ARGV: seq, chunk index, at, user, last iteration or '', scalar count, listing count, then per
 // scalar FIELDS_PER_SCALAR values (see scalarArgs), then the listing members.
 // A chunk is skipped when it (or a later summary) was applied before: (seq, chunk) only grows.
 const APPLY = new LuaScript(`
 local seq, chunk = tonumber(ARGV[1]), tonumber(ARGV[2])
+-- Refuse before writing anything: a script stopped halfway keeps what it wrote, and a chunk
+-- dead-lettered with part of it applied would count that part twice when replayed.
+local expected = {{'hash', 'entity record'}, {'hash', 'last_metrics'}, {'set', 'metric listing'}}
+for i = 1, 3 do
+  local t = redis.call('TYPE', KEYS[i]).ok
+  if t ~= 'none' and t ~= expected[i][1] then
+    return redis.error_reply('WRONGTYPE the ' .. expected[i][2] .. ' key holds a ' .. t)
+  end
+end
 local state = redis.call('HMGET', KEYS[1], 'summary_seq', 'summary_chunk')
-local applied, appliedChunk = tonumber(state[1] or '-1'), tonumber(state[2] or '-1')
+local applied, appliedChunk = tonumber(state[1] or '') or -1, tonumber(state[2] or '') or -1
 if applied > seq or (applied == seq and appliedChunk >= chunk) then return 0 end
 table.remove(ARGV, 2)
 
@@ -45,18 +56,32 @@ local function num(v)
   end
   return string.format('%.17g', v)
 end
-local function opt(v) if v == nil or v == cjson.null then return nil end return v end
+-- A number read back from stored JSON, or nil when absent or not finite (cjson reads inf and nan).
+local function finite(v)
+  if type(v) == 'number' and v == v and v > -math.huge and v < math.huge then return v end
+  return nil
+end
+local function iterText(v) v = finite(v) if v then return num(v) end return '' end
+-- The mean of n1 values of mean m1 and n2 of mean m2, weighted: it lies between m1 and m2, so
+-- no finite means overflow (the sum of the values may).
+local function weighted(m1, n1, m2, n2)
+  local t = n1 + n2
+  local m = m1 * (n1 / t) + m2 * (n2 / t)
+  local lo, hi = math.min(m1, m2), math.max(m1, m2)
+  if not (m >= lo) then m = lo elseif not (m <= hi) then m = hi end
+  return m
+end
 
 local at = tonumber(ARGV[2])
 for _, pair in ipairs({{'last_update'}, {'last_change', 'last_changed_by'}}) do
-  local old = tonumber(redis.call('HGET', KEYS[1], pair[1]) or '-1')
+  local old = tonumber(redis.call('HGET', KEYS[1], pair[1]) or '') or -1
   if at >= old then
     redis.call('HSET', KEYS[1], pair[1], ARGV[2])
     if pair[2] then redis.call('HSET', KEYS[1], pair[2], ARGV[3]) end
   end
 end
 if ARGV[4] ~= '' then
-  local old = tonumber(redis.call('HGET', KEYS[1], 'last_iteration') or '0')
+  local old = tonumber(redis.call('HGET', KEYS[1], 'last_iteration') or '') or 0
   local new = math.max(old, tonumber(ARGV[4]), 0)
   if new ~= old or redis.call('HEXISTS', KEYS[1], 'last_iteration') == 0 then
     redis.call('HSET', KEYS[1], 'last_iteration', num(new))
@@ -65,7 +90,7 @@ end
 
 local scalars, listed = tonumber(ARGV[5]), tonumber(ARGV[6])
 if scalars > 0 then
-  local old = tonumber(redis.call('HGET', KEYS[1], '${LAST_SCALAR_AT_FIELD}') or '-1')
+  local old = tonumber(redis.call('HGET', KEYS[1], '${LAST_SCALAR_AT_FIELD}') or '') or -1
   if at > old then redis.call('HSET', KEYS[1], '${LAST_SCALAR_AT_FIELD}', ARGV[2]) end
 end
 local base = 7
@@ -73,34 +98,45 @@ for s = 0, scalars - 1 do
   local a = base + s * ${FIELDS_PER_SCALAR}
   local field = ARGV[a]
   local oldText = redis.call('HGET', KEYS[2], field)
+  -- Stored statistics that do not read back (written by an older version) are replaced, not fatal.
   local old = nil
-  if oldText then old = cjson.decode(oldText) end
-  -- each entry: JSON text, or nil for an absent member
+  if oldText then
+    local ok, decoded = pcall(cjson.decode, oldText)
+    if ok and type(decoded) == 'table' then old = decoded end
+  end
+  -- each entry: JSON text, or '' for an absent member
   local value, iter, ts = ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
   local minV, minI, maxV, maxI = ARGV[a + 6], ARGV[a + 7], ARGV[a + 8], ARGV[a + 9]
   local firstV, firstI = ARGV[a + 10], ARGV[a + 11]
-  local count, sum = tonumber(ARGV[a + 12]), tonumber(ARGV[a + 13])
+  -- sum: '' when it overflowed at ingest; mean: always there
+  local count, sum, mean = tonumber(ARGV[a + 12]), tonumber(ARGV[a + 13]), tonumber(ARGV[a + 16])
   local label = nil
   if ARGV[a + 14] == '1' then label = ARGV[a + 15] end
   if old then
-    if not (tonumber(minV) < old.min_value) then
-      minV = num(old.min_value)
-      minI = opt(old.min_value_iteration) and num(old.min_value_iteration) or ''
+    local oldMin, oldMax, oldFirst = finite(old.min_value), finite(old.max_value), finite(old.first_value)
+    if oldMin and not (tonumber(minV) < oldMin) then
+      minV = num(oldMin)
+      minI = iterText(old.min_value_iteration)
     end
-    if not (tonumber(maxV) > old.max_value) then
-      maxV = num(old.max_value)
-      maxI = opt(old.max_value_iteration) and num(old.max_value_iteration) or ''
+    if oldMax and not (tonumber(maxV) > oldMax) then
+      maxV = num(oldMax)
+      maxI = iterText(old.max_value_iteration)
     end
-    firstV = num(old.first_value)
-    firstI = opt(old.first_value_iteration) and num(old.first_value_iteration) or ''
-    local oldCount = old.count or 0
+    if oldFirst then
+      firstV = num(oldFirst)
+      firstI = iterText(old.first_value_iteration)
+    end
+    local oldCount = finite(old.count) or 0
+    local oldMean = finite(old.mean_value) or 0
     local total = oldCount + count
-    sum = (old.mean_value or 0) * oldCount + sum
+    local combined = nil
+    if sum then combined = finite((oldMean * oldCount + sum) / total) end
+    mean = combined or weighted(oldMean, oldCount, mean, count)
     count = total
-    if label == nil and opt(old.x_axis_label) then label = cjson.encode(old.x_axis_label) end
+    if label == nil and type(old.x_axis_label) == 'string' then label = cjson.encode(old.x_axis_label) end
   end
-  local mean = '0'
-  if count > 0 then mean = num(tonumber(string.format('%.2f', sum / count))) end
+  local meanText = '0'
+  if count > 0 then meanText = num(tonumber(string.format('%.2f', mean))) end
   local parts = {'{"metric":', ARGV[a + 1], ',"variant":', ARGV[a + 2], ',"value":', value}
   local function add(name, v) if v ~= '' then parts[#parts + 1] = ',"' .. name .. '":' .. v end end
   add('iter', iter)
@@ -112,7 +148,7 @@ for s = 0, scalars - 1 do
   add('first_value', firstV)
   add('first_value_iteration', firstI)
   add('count', num(count))
-  add('mean_value', mean)
+  add('mean_value', meanText)
   if label then add('x_axis_label', label) end
   parts[#parts + 1] = '}'
   redis.call('HSET', KEYS[2], field, table.concat(parts))
@@ -134,31 +170,66 @@ export class SummaryApplier {
 
   /** Answers true when applied, false when it had been applied before. */
   async apply(summary: EntitySummary, seq: number): Promise<boolean> {
-    const { n, e } = summary;
-    const chunks = Math.max(1, Math.ceil(summary.scalars.length / CHUNK), Math.ceil(summary.listing.length / CHUNK));
     let applied = false;
-    for (let chunk = 0; chunk < chunks; chunk++) {
-      const scalars = summary.scalars.slice(chunk * CHUNK, (chunk + 1) * CHUNK);
-      const listing = summary.listing.slice(chunk * CHUNK, (chunk + 1) * CHUNK);
-      const args: string[] = [
-        String(seq),
-        String(chunk),
-        String(summary.at),
-        summary.u ?? '',
-        summary.lastIter === undefined || summary.lastIter === null ? '' : String(summary.lastIter),
-        String(scalars.length),
-        String(listing.length),
-      ];
-      for (const stats of scalars) for (const arg of scalarArgs(stats)) args.push(arg);
-      for (const entry of listing) args.push(entry.join('\u001f'));
-      const reply = await APPLY.run(this.client, [this.keys.entity(n, e), this.keys.lastMetrics(n, e), this.keys.metricListing(n, e)], args);
-      applied ||= Number(reply) === 1;
-    }
+    for (let chunk = 0; chunk < chunkCount(summary); chunk++) applied = (await this.applyChunk(summary, seq, chunk)) || applied;
     return applied;
+  }
+
+  /** One script call: chunk `chunk` of the summary's scalars and listing (the first also sets the record fields). */
+  async applyChunk(summary: EntitySummary, seq: number, chunk: number): Promise<boolean> {
+    const { n, e } = summary;
+    const { scalars, listing } = chunkOf(summary, chunk);
+    const args: string[] = [
+      String(seq),
+      String(chunk),
+      String(summary.at),
+      summary.u ?? '',
+      summary.lastIter === undefined || summary.lastIter === null ? '' : String(summary.lastIter),
+      String(scalars.length),
+      String(listing.length),
+    ];
+    for (const stats of scalars) for (const arg of scalarArgs(stats)) args.push(arg);
+    for (const entry of listing) args.push(entry.join('\u001f'));
+    const reply = await APPLY.run(this.client, [this.keys.entity(n, e), this.keys.lastMetrics(n, e), this.keys.metricListing(n, e)], args);
+    return Number(reply) === 1;
   }
 }
 
+export function chunkCount(summary: EntitySummary): number {
+  return Math.max(1, Math.ceil(summary.scalars.length / CHUNK), Math.ceil(summary.listing.length / CHUNK));
+}
+
+function chunkOf(summary: EntitySummary, chunk: number): Pick<EntitySummary, 'scalars' | 'listing'> {
+  return { scalars: summary.scalars.slice(chunk * CHUNK, (chunk + 1) * CHUNK), listing: summary.listing.slice(chunk * CHUNK, (chunk + 1) * CHUNK) };
+}
+
+/** The summary restricted to the given chunks: what is dead-lettered when only those were refused. */
+export function summaryPart(summary: EntitySummary, chunks: readonly number[]): EntitySummary {
+  const parts = chunks.map((chunk) => chunkOf(summary, chunk));
+  return { ...summary, scalars: parts.flatMap((p) => p.scalars), listing: parts.flatMap((p) => p.listing) };
+}
+
 const text = (v: number | null | undefined): string => (v === null || v === undefined ? '' : String(v));
+
+/**
+ * Whether the request's sum overflowed a double at ingest: ingests send it
+ * clamped to ±Number.MAX_VALUE (JSON cannot carry Infinity; older ones sent
+ * null). The script then combines means instead of sums.
+ */
+function sumOverflowed(s: ScalarStats): boolean {
+  return typeof s.sum !== 'number' || !Number.isFinite(s.sum) || Math.abs(s.sum) === Number.MAX_VALUE;
+}
+
+/**
+ * The request's mean: the one ingest computed without overflow when it sent
+ * one, else sum / count; a summary of an old ingest whose sum overflowed gets
+ * the midpoint of min and max, the best bound it still has.
+ */
+export function requestMean(s: ScalarStats): number {
+  if (typeof s.mean === 'number' && Number.isFinite(s.mean)) return s.mean;
+  if (!sumOverflowed(s)) return s.sum / s.count;
+  return s.min / 2 + s.max / 2;
+}
 
 function scalarArgs(s: ScalarStats): string[] {
   const hasLabel = typeof s.x_axis_label === 'string';
@@ -176,8 +247,9 @@ function scalarArgs(s: ScalarStats): string[] {
     String(s.first),
     text(s.firstIter),
     String(s.count),
-    String(s.sum),
+    sumOverflowed(s) ? '' : String(s.sum),
     hasLabel ? '1' : '0',
     hasLabel ? JSON.stringify(s.x_axis_label) : '',
+    String(requestMean(s)),
   ];
 }

@@ -1,5 +1,6 @@
 /** Prometheus metrics of the writer, on the process registry. */
 import { Counter, Gauge, Histogram, type Registry } from '../../shared/observability/metrics.js';
+import { DEAD_LETTER_REASONS } from './store-errors.js';
 
 export interface WriterMetrics {
   stored: Counter<'kind'>;
@@ -14,7 +15,7 @@ export interface WriterMetrics {
 
 export function createWriterMetrics(registry: Registry): WriterMetrics {
   const registers = [registry];
-  return {
+  const metrics: WriterMetrics = {
     stored: new Counter({ name: 'clearml_writer_events_stored_total', help: 'Records stored, by kind (point, log, summary)', labelNames: ['kind'], registers }),
     batches: new Counter({ name: 'clearml_writer_batches_total', help: 'Batches stored and acknowledged', registers }),
     writeSeconds: new Histogram({
@@ -25,7 +26,12 @@ export function createWriterMetrics(registry: Registry): WriterMetrics {
       registers,
     }),
     retries: new Counter({ name: 'clearml_writer_store_retries_total', help: 'Failed store writes that were retried, by store', labelNames: ['store'], registers }),
-    deadLetters: new Counter({ name: 'clearml_writer_dead_letters_total', help: 'Messages moved to the dead-letter stream, by reason', labelNames: ['reason'], registers }),
+    deadLetters: new Counter({
+      name: 'clearml_writer_dead_letters_total',
+      help: 'Records (or undecodable messages) moved to the dead-letter stream, by reason',
+      labelNames: ['reason'],
+      registers,
+    }),
     controls: new Counter({ name: 'clearml_writer_control_requests_total', help: 'Deletion requests executed, by operation', labelNames: ['op'], registers }),
     partitionsOwned: new Gauge({ name: 'clearml_writer_partitions_owned', help: 'Stream partitions this writer consumes', registers }),
     consumerPending: new Gauge({
@@ -35,4 +41,7 @@ export function createWriterMetrics(registry: Registry): WriterMetrics {
       registers,
     }),
   };
+  // Every reason from the start at 0: an alert on increase() sees the first dead letter.
+  for (const reason of DEAD_LETTER_REASONS) metrics.deadLetters.inc({ reason }, 0);
+  return metrics;
 }

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEAD_LETTER_HEADERS } from '../../ingest/writer/dead-letters.js';
-import { deadLetterStreamName, frameRecord, streamName } from '../../shared/events/wire-format.js';
+import { consumerName, deadLetterStreamName, frameRecord, partitionOf, streamName } from '../../shared/events/wire-format.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 import { inject } from 'vitest';
 import { logRecord, PipelineClient, pointLine, pointRecord, waitFor } from './writer-fixtures.js';
@@ -78,31 +78,53 @@ describe('store failure', () => {
   });
 });
 
+describe('consumer deleted while a batch is held', () => {
+  it('the partition is taken again from a fresh consumer, and the replayed batch stores nothing twice', async () => {
+    const task = unique('t');
+    const partition = partitionOf('t', task, h.config.NATS_PARTITIONS);
+    proxy.failing = true;
+    const failedBefore = proxy.failed;
+    const records = [];
+    for (let i = 0; i < 20; i++) records.push(pointRecord({ entity: task, metric: 'm', variant: 'v', iter: i, value: i }));
+    for (let i = 0; i < 5; i++) records.push(logRecord(task, 1_000 + i, `line ${i}`));
+    await c.publish(task, records, { headers: { k: 'ev', v: '1' } });
+    await waitFor(() => proxy.failed > failedBefore, 15_000);
+    // The writer holds the message, retrying InfluxDB; its consumer goes away underneath it.
+    await c.jsm.consumers.delete(streamName(h.config.NATS_STREAM_PREFIX), consumerName(h.config.NATS_STREAM_PREFIX, partition));
+    proxy.failing = false;
+    await c.drained(40_000);
+    expect(await c.count('scalar', task)).toBe(20);
+    expect((await c.logEntries(task)).map((e) => e.event.msg)).toEqual(['line 0', 'line 1', 'line 2', 'line 3', 'line 4']);
+  });
+});
+
 describe('poison messages', () => {
-  it('go to the dead-letter stream with their reason, and the messages after them are stored', async () => {
+  it('go to the dead-letter stream with their reason, alone: their siblings and the messages after them are stored', async () => {
     const task = unique('t');
     const good1 = await c.publish(task, [pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 1, value: 1 }), logRecord(task, 1, 'good 1')]);
     const garbled = await c.publish(task, 'X12:not a record');
     const unparsable = await c.publish(task, [
       pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 2, value: 2 }),
       frameRecord('I', pointLine({ entity: task, metric: 'm', variant: 'v', iter: 3, value: 3 }).replace('y=3', 'y=')),
-      logRecord(task, 2, 'from a rejected message'),
+      logRecord(task, 2, 'sibling of a refused point'),
     ]);
     const conflicting = await c.publish(task, [pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 4, value: 0, fields: 'y="text"' })]);
     await c.publish(task, [pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 5, value: 5 }), logRecord(task, 5, 'good 2')]);
     await c.drained();
-    expect((await c.points('scalar', task)).map((r) => r.y)).toEqual(expect.arrayContaining([1, 5]));
-    expect((await c.logEntries(task)).map((e) => e.event.msg)).toEqual(['good 1', 'good 2']);
+    expect((await c.points('scalar', task)).map((r) => r.y)).toEqual([1, 2, 5]);
+    expect((await c.logEntries(task)).map((e) => e.event.msg)).toEqual(['good 1', 'sibling of a refused point', 'good 2']);
 
     const dead = deadLetterStreamName(h.config.NATS_STREAM_PREFIX);
     await waitFor(async () => (await c.jsm.streams.info(dead)).state.messages === 3);
     const letters = [];
     for (let seq = 1; seq <= 3; seq++) letters.push(await c.jsm.streams.getMessage(dead, { seq }));
     expect(letters.map((m) => Number(m.header.get(DEAD_LETTER_HEADERS.streamSeq)))).toEqual([garbled, unparsable, conflicting]);
-    expect(letters[0]!.header.get(DEAD_LETTER_HEADERS.reason)).toMatch(/^undecodable/);
-    expect(letters[1]!.header.get(DEAD_LETTER_HEADERS.reason)).toMatch(/rejected by InfluxDB.*unable to parse/);
-    expect(letters[2]!.header.get(DEAD_LETTER_HEADERS.reason)).toMatch(/rejected by InfluxDB.*conflict/);
+    expect(letters.map((m) => m.header.get(DEAD_LETTER_HEADERS.reason))).toEqual(['undecodable', 'influx_rejected', 'influx_rejected']);
+    expect(letters.map((m) => m.header.get(DEAD_LETTER_HEADERS.recordIndex))).toEqual(['', '1', '0']);
+    expect(letters[1]!.header.get(DEAD_LETTER_HEADERS.detail)).toMatch(/unable to parse/);
+    expect(letters[2]!.header.get(DEAD_LETTER_HEADERS.detail)).toMatch(/conflict/);
     expect(letters[0]!.string()).toBe('X12:not a record');
+    expect(letters[1]!.string()).toBe(frameRecord('I', pointLine({ entity: task, metric: 'm', variant: 'v', iter: 3, value: 3 }).replace('y=3', 'y=')));
     expect(Number(letters[0]!.header.get(DEAD_LETTER_HEADERS.partition))).toBeGreaterThanOrEqual(0);
     expect(good1).toBeLessThan(garbled);
     expect(await metricValue('clearml_writer_dead_letters_total')).toBe(3);

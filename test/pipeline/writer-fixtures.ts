@@ -11,7 +11,11 @@ import { encodeTagValue, escapeTagValue, iterTimeText, quoteFieldString } from '
 import { redisKeys } from '../../shared/stores/redis-keys.js';
 import {
   consumerName,
+  deadLetterStreamName,
   frameRecord,
+  HEADER_KIND,
+  HEADER_VERSION,
+  WIRE_VERSION,
   partitionOf,
   partitionSubject,
   streamName,
@@ -20,6 +24,10 @@ import {
 } from '../../shared/events/wire-format.js';
 import type { Config } from '../../shared/config/config.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
+import { EventEncoder } from '../../ingest/events/event-encoder.js';
+import { normalizedEvent as normalized, type EventSpec } from '../../ingest/writer/normalized-event-test-harness.js';
+import { RecordSink } from '../../ingest/events/record-sink.js';
+import { EntitySummaryBuilder } from '../../ingest/events/request-summary.js';
 
 export interface PointSpec {
   company?: string;
@@ -53,7 +61,33 @@ export function logRecord(task: string, timestamp: number, msg: string, extra: R
   return frameRecord('L', JSON.stringify([company, task, timestamp, JSON.stringify(event)]));
 }
 
+export type { EventSpec };
+
 export const summaryRecord = (summary: EntitySummary) => frameRecord('R', JSON.stringify(summary));
+
+/**
+ * The payload(s) ingest would publish for one entity's events of one
+ * request, made by the production encoder, summary builder and record sink
+ * (events in line order, then the entity summary). The door's per-event
+ * checks are bypassed on purpose: these are the events a writer must
+ * survive even when ingest let them through.
+ */
+export function encodeEntityRequest(company: string, events: EventSpec[], options: { user?: string; receivedAt?: number } = {}): Uint8Array[] {
+  const receivedAt = options.receivedAt ?? 1_700_000_000_000;
+  const first = normalized(events[0]!);
+  const encoder = new EventEncoder(company, receivedAt);
+  const summary = new EntitySummaryBuilder(company, first.namespace, first.entity);
+  const sink = new RecordSink(1 << 20, 8 << 20);
+  for (const spec of events) {
+    const event = normalized(spec);
+    summary.add(event);
+    if (event.type === 'log') sink.append(encoder.log(event));
+    else if (event.type === 'plot') sink.append(encoder.plotPoint(event, { stored: `p${event.plotStr ?? ''}`, length: (event.plotStr ?? '').length }));
+    else sink.append(encoder.point(event));
+  }
+  sink.append(frameRecord('R', JSON.stringify(summary.build(options.user ?? 'u1', receivedAt))));
+  return sink.payloads();
+}
 
 export class PipelineClient {
   private constructor(
@@ -87,6 +121,19 @@ export class PipelineClient {
     const payload = Array.isArray(records) ? records.join('') : records;
     const ack = await this.nc.jetstream().publish(this.subjectOf(entity, options.namespace), payload, { headers: h });
     return ack.seq;
+  }
+
+  /** Publishes one entity's request (production-encoded) to its partition, as ingest does; answers each message's stream seq. */
+  async publishRequest(company: string, events: EventSpec[], options: { user?: string; receivedAt?: number } = {}): Promise<number[]> {
+    const first = normalized(events[0]!);
+    const seqs: number[] = [];
+    for (const payload of encodeEntityRequest(company, events, options)) {
+      const h = natsHeaders();
+      h.set(HEADER_KIND, 'ev');
+      h.set(HEADER_VERSION, WIRE_VERSION);
+      seqs.push((await this.nc.jetstream().publish(this.subjectOf(first.entity, first.namespace), payload, { headers: h })).seq);
+    }
+    return seqs;
   }
 
   async publishControl(record: ControlRecord, reply?: string): Promise<number> {
@@ -130,6 +177,18 @@ export class PipelineClient {
       for (const entry of await this.redis.xRange(this.keys.logSegment(task, s), '-', '+')) {
         out.push({ segment: s, id: entry.id, event: JSON.parse(String(entry.message.d)) as Record<string, unknown> });
       }
+    }
+    return out;
+  }
+
+  /** Every message of the dead-letter stream, oldest first. */
+  async deadLetters(): Promise<Array<{ seq: number; header: (name: string) => string | undefined; data: string }>> {
+    const dead = deadLetterStreamName(this.config.NATS_STREAM_PREFIX);
+    const info = await this.jsm.streams.info(dead);
+    const out = [];
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
+      const m = await this.jsm.streams.getMessage(dead, { seq }).catch(() => undefined);
+      if (m) out.push({ seq, header: (name: string) => m.header.get(name) || undefined, data: m.string() });
     }
     return out;
   }

@@ -48,14 +48,16 @@ describe('logs', () => {
       logs.seqs.push(seq);
       logs.events.push(JSON.stringify({ msg: `${ts}/${seq}` }));
       logs.owners.push(0);
+      logs.indexes.push(logs.indexes.length);
     };
+    const all = () => logs.seqs.map((_, i) => i);
     add(10, 1);
     add(20, 2);
-    expect(await appender.append(task, logs, new Set(), false)).toBe(2);
+    expect(await appender.append(task, logs, all(), false)).toBe(2);
     add(5, 3); // below the top: a second segment
     add(30, 4);
-    expect(await appender.append(task, logs, new Set(), true)).toBe(2);
-    expect(await appender.append(task, logs, new Set(), true)).toBe(0);
+    expect(await appender.append(task, logs, all(), true)).toBe(2);
+    expect(await appender.append(task, logs, all(), true)).toBe(0);
     const entries = await pipeline.client.logEntries(task);
     expect(entries.map((e) => `${e.segment}:${e.id}`)).toEqual(['0:10-1', '0:20-2', '0:30-4', '1:5-3']);
   });

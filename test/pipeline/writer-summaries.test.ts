@@ -1,4 +1,5 @@
 // Entity summaries (events.md §1.11) applied in stream order, atomically and idempotently.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SummaryApplier } from '../../ingest/writer/summary-applier.js';
 import type { EntitySummary, ScalarStats } from '../../shared/events/wire-format.js';
@@ -96,5 +97,32 @@ describe('entity summaries', () => {
     const after = JSON.parse(Object.values(await pipeline.client.redis.hGetAll(pipeline.client.keys.lastMetrics('t', task)))[0]!);
     expect(after).toMatchObject({ value: 4, count: 2, mean_value: 2.15, min_value: 1 / 3, max_value: 123456.78901234567, first_value: -2.5e-300 });
     expect(await pipeline.client.redis.hGet(pipeline.client.keys.entity('t', task), 'last_iteration')).toBe('9');
+  });
+
+  it('any sequence of finite summaries leaves last_metrics finite, readable JSON, with the mean between min and max', async () => {
+    const applier = new SummaryApplier(pipeline.client.redis as never, pipeline.harness.config.REDIS_KEY_PREFIX);
+    const finite = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(1e308, -1e308, Number.MAX_VALUE, -Number.MAX_VALUE));
+    const request = fc.tuple(finite, finite, fc.integer({ min: 1, max: 1e6 })).map(([a, b, count]) => {
+      const [min, max] = a <= b ? [a, b] : [b, a];
+      const sum = min * count; // overflows for the extremes, as the ingest sum does
+      return stats({ value: max, min, max, first: min, count, sum, ...(Number.isFinite(sum) ? {} : { mean: min / 2 + max / 2 }) });
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(request, { minLength: 1, maxLength: 4 }), async (requests) => {
+        const task = unique('t');
+        for (let i = 0; i < requests.length; i++) expect(await applier.apply(summary(task, { scalars: [requests[i]!] }), 1000 + i)).toBe(true);
+        const stored = JSON.parse((await pipeline.client.redis.hGet(pipeline.client.keys.lastMetrics('t', task), JSON.stringify(['loss', 'train'])))!);
+        const min = Math.min(...requests.map((r) => r.min));
+        const max = Math.max(...requests.map((r) => r.max));
+        expect(stored.count).toBe(requests.reduce((n, r) => n + r.count, 0));
+        expect(stored.min_value).toBe(min);
+        expect(stored.max_value).toBe(max);
+        expect(Number.isFinite(stored.mean_value)).toBe(true);
+        // mean_value is rounded to 2 decimals
+        expect(stored.mean_value).toBeGreaterThanOrEqual(min - 0.005 - Math.abs(min) * 1e-15);
+        expect(stored.mean_value).toBeLessThanOrEqual(max + 0.005 + Math.abs(max) * 1e-15);
+      }),
+      { numRuns: 40 },
+    );
   });
 });
