@@ -4,6 +4,7 @@
  * Messages follow ClearML's `<Base>[ (<detail>)][: k1=v1, ...]` form
  * (protocol.md §6); `docs/errors.md` documents every entry (a test checks).
  */
+import { pyRepr } from '../protocol/python-repr.js';
 
 /** gRPC status codes (numeric, so this module imports no transport library). */
 export const GrpcStatus = {
@@ -122,11 +123,34 @@ export type ErrorId = keyof typeof errorCatalogue;
 
 type KeyValues = ReadonlyArray<readonly [string, unknown]> | Record<string, unknown>;
 
-/** Renders a value the way ClearML's messages do: lists as `(a, b)`. */
-function renderValue(value: unknown): string {
-  if (Array.isArray(value)) return `(${value.map(renderValue).join(', ')})`;
+/**
+ * Longest message an error carries. Messages echo client values (ids, names,
+ * field paths) and a client value can be megabytes: the answer, the log line
+ * and the client's own error report stay small (docs/protocol.md).
+ */
+export const MAX_MESSAGE_CHARS = 1024;
+
+/** Renders a value the way ClearML's messages do: lists as `(a, b)`; stops once past `budget` characters. */
+function renderValue(value: unknown, budget = MAX_MESSAGE_CHARS): string {
+  if (Array.isArray(value)) {
+    const items: string[] = [];
+    let length = 0;
+    for (const item of value) {
+      if (length > budget) break;
+      const text = renderValue(item, budget - length);
+      items.push(text);
+      length += text.length + 2;
+    }
+    return `(${items.join(', ')})`;
+  }
   if (value === null || value === undefined) return 'None';
+  // Objects from call data have no prototype (no toString); they are never meant to print as [object Object].
+  if (typeof value === 'object') return pyRepr(value, budget);
   return String(value);
+}
+
+function bounded(message: string): string {
+  return message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS)}...` : message;
 }
 
 export function formatMessage(base: string, detail?: string, kv?: KeyValues): string {
@@ -147,7 +171,7 @@ export class ApiError extends Error {
     message: string,
     options: { cause?: unknown; headers?: Record<string, string> } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(bounded(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ApiError';
     this.entry = errorCatalogue[id];
     this.headers = options.headers ?? {};

@@ -20,6 +20,8 @@ export interface RunningService {
   /** The HTTP port actually bound (API_PORT 0 picks one). */
   readonly httpPort: number;
   readonly services: ProcessServices;
+  /** The operations this process serves (tests send hostile input to each). */
+  readonly registry: OperationRegistry;
   stop(): Promise<void>;
 }
 
@@ -102,6 +104,7 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
       return httpPort;
     },
     services,
+    registry,
     stop: stopAll,
   };
 }

@@ -120,4 +120,9 @@ export class OperationRegistry {
   names(): string[] {
     return [...this.operations.keys()].sort();
   }
+
+  /** Every registered operation, by name. */
+  list(): Operation[] {
+    return this.names().map((name) => this.operations.get(name)!.operation);
+  }
 }
