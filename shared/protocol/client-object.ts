@@ -43,7 +43,7 @@ export function nullObject<T = unknown>(): Record<string, T> {
 
 /** `object[key]` when it is an own property; never an inherited member. */
 export function ownValue(object: object, key: string): unknown {
-  return Object.prototype.hasOwnProperty.call(object, key) ? (object as Record<string, unknown>)[key] : undefined;
+  return Object.hasOwn(object, key) ? (object as Record<string, unknown>)[key] : undefined;
 }
 
 const QUOTE = 0x22;
