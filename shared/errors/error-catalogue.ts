@@ -70,6 +70,8 @@ export const errorCatalogue = {
   malformed_regex: e(400, 21, INVALID_ARGUMENT, 'Malformed regular expression', 'Fix the regular expression'),
   batch_empty: e(400, 17, INVALID_ARGUMENT, 'Batch request contains no items', 'Send at least one event'),
   impersonation_not_allowed: e(400, 6, PERMISSION_DENIED, 'Impersonation error (impersonation not allowed)', 'Remove the impersonation headers'),
+  request_timeout: e(408, 0, INVALID_ARGUMENT, 'Request timeout', 'Send the whole request in time (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS)'),
+  headers_too_large: e(431, 0, INVALID_ARGUMENT, 'Request header fields too large', 'Send smaller headers (at most 16 KiB in all)'),
 
   // protocol.md §6: authentication and authorisation
   missing_credentials: e(401, 20, UNAUTHENTICATED, 'Unauthorized (missing credentials)', 'Send Authorization: Basic or Bearer'),
@@ -79,6 +81,13 @@ export const errorCatalogue = {
   invalid_token: e(401, 30, UNAUTHENTICATED, 'Invalid token', 'Log in again with auth.login'),
   forbidden_modification: e(403, 21, PERMISSION_DENIED, 'Forbidden (modification not allowed)', 'Public records are read-only'),
   forbidden_role: e(403, 20, PERMISSION_DENIED, 'Forbidden (not allowed for role)', 'Use an identity with a permitted role'),
+  cookie_call_without_client_header: e(
+    403,
+    0,
+    PERMISSION_DENIED,
+    'Forbidden (cookie-authenticated call without a client header)',
+    'Send X-Allegro-Client (the web UI does) or X-ClearML-Client, or authenticate with an Authorization header',
+  ),
 
   // events.md §11
   events_not_added: e(400, 131, INVALID_ARGUMENT, 'Events not added', 'Fix the events: the message counts each reason'),

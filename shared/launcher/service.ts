@@ -66,6 +66,13 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
     readiness: () => readinessReport(readiness),
     maxBodyBytes: config.MAX_BODY_BYTES,
     pathPrefix: config.API_PATH_PREFIX,
+    corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
+    timeouts: {
+      headersMs: config.HTTP_HEADERS_TIMEOUT_MS,
+      requestMs: config.HTTP_REQUEST_TIMEOUT_MS,
+      idleMs: config.HTTP_IDLE_TIMEOUT_MS,
+      keepAliveMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    },
   });
   let httpPort = config.API_PORT;
   components.push({
