@@ -194,6 +194,13 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
       request.log.warn({ err: error }, 'error after the answer was sent');
       return;
     }
+    if (request.raw.aborted || request.raw.socket.destroyed) {
+      // The client closed the connection, or a timeout closed it, before the request was read:
+      // nobody is left to answer, and it is no failure of ours (nginx's 499 in the metrics).
+      request.log.info({ err: error }, 'connection closed before the answer');
+      reply.code(CLIENT_CLOSED_REQUEST);
+      return;
+    }
     let apiErr: ApiError;
     if (isApiError(error)) {
       apiErr = error;
@@ -209,6 +216,9 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
 
   return app;
 }
+
+/** Status recorded (never sent) for a call whose connection closed before it could be answered. */
+const CLIENT_CLOSED_REQUEST = 499;
 
 function tooLarge(limit: number): ApiError {
   return apiError('body_too_large', `limit ${limit} bytes`);
