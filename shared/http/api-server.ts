@@ -194,7 +194,9 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
       request.log.warn({ err: error }, 'error after the answer was sent');
       return;
     }
-    if (request.raw.aborted || request.raw.socket.destroyed) {
+    // Asked of the response's socket: the request's is dropped, and `aborted` set, when the pipeline
+    // itself stops reading a body (413), while the connection can still carry the answer.
+    if (reply.raw.socket?.destroyed === true) {
       // The client closed the connection, or a timeout closed it, before the request was read:
       // nobody is left to answer, and it is no failure of ours (nginx's 499 in the metrics).
       request.log.info({ err: error }, 'connection closed before the answer');
