@@ -114,3 +114,17 @@ describe('HTTP timeouts', () => {
     expect(outcome.closedAfterMs).toBeLessThan(KEEP_ALIVE_MS + SLACK_MS);
   });
 });
+
+describe('requests that never become a call', () => {
+  it('headers over the 16 KiB limit: an enveloped 431, then the connection closes', async () => {
+    const outcome = await stall(`GET /reports.get_tags HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`);
+    expect(outcome.answer).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(outcome.answer.slice(outcome.answer.indexOf('\r\n\r\n') + 4)).meta).toMatchObject({ result_code: 431, result_subcode: 0 });
+  });
+
+  it('malformed HTTP: an enveloped 400/0', async () => {
+    const outcome = await stall('BREW /reports.get_tags HTCPCP/1.0\r\n\r\n');
+    expect(outcome.answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(outcome.answer.slice(outcome.answer.indexOf('\r\n\r\n') + 4)).meta).toMatchObject({ result_code: 400, result_subcode: 0 });
+  });
+});
