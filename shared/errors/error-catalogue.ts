@@ -137,7 +137,7 @@ type KeyValues = ReadonlyArray<readonly [string, unknown]> | Record<string, unkn
  * field paths) and a client value can be megabytes: the answer, the log line
  * and the client's own error report stay small (docs/protocol.md).
  */
-export const MAX_MESSAGE_CHARS = 1024;
+export const MAX_MESSAGE_CHARS = 16 * 1024;
 
 /** Renders a value the way ClearML's messages do: lists as `(a, b)`; stops once past `budget` characters. */
 function renderValue(value: unknown, budget = MAX_MESSAGE_CHARS): string {

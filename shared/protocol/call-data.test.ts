@@ -4,7 +4,7 @@
 // never touched.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isApiError } from '../errors/error-catalogue.js';
+import { isApiError, MAX_MESSAGE_CHARS } from '../errors/error-catalogue.js';
 import { buildCallData } from './call-data.js';
 import { adoptClientJson, jsonNestsDeeperThan, MAX_CALL_DATA_DEPTH } from './client-object.js';
 
@@ -68,7 +68,7 @@ function outcome(body: string, contentType: string | undefined, search: string):
     if (!isApiError(error)) throw error;
     expect(error.httpStatus).toBeGreaterThanOrEqual(400);
     expect(error.httpStatus).toBeLessThan(500);
-    expect(error.message.length).toBeLessThan(2048);
+    expect(error.message.length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS + 3);
     return error;
   }
 }

@@ -6,7 +6,7 @@
  * never walks deeper than MAX_ECHO_DEPTH levels: an error message is never
  * larger than the mistake it reports needs.
  */
-export const MAX_ECHO_CHARS = 256;
+export const MAX_ECHO_CHARS = 8 * 1024;
 const MAX_ECHO_DEPTH = 32;
 const ELLIPSIS = '...';
 
