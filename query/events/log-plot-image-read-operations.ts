@@ -2,7 +2,7 @@
  * The log, plot and debug-image operations of the query target
  * (events.md §6, §7, §8), for the composition root to register.
  */
-import type { Operation } from '../../shared/protocol/operation.js';
+import { readOnlyOperations, type Operation } from '../../shared/protocol/operation.js';
 import type { QueryDeps } from '../query-deps.js';
 import { getDebugImageSampleOperation, nextDebugImageSampleOperation } from './debug-images-sample.js';
 import { clearTaskLogOperation } from './logs-clear.js';
@@ -15,16 +15,18 @@ import { windowOperation } from './plots-window-operation.js';
 
 export function logPlotImageReadOperations(deps: QueryDeps): Operation[] {
   return [
-    getTaskLogOperation(deps),
-    downloadTaskLogOperation(deps),
+    ...readOnlyOperations(
+      getTaskLogOperation(deps),
+      downloadTaskLogOperation(deps),
+      getTaskPlotsOperation(deps),
+      getMultiTaskPlotsOperation(deps),
+      windowOperation(deps, 'plots'),
+      getPlotSampleOperation(deps),
+      nextPlotSampleOperation(deps),
+      windowOperation(deps, 'debug_images'),
+      getDebugImageSampleOperation(deps),
+      nextDebugImageSampleOperation(deps),
+    ),
     clearTaskLogOperation(deps),
-    getTaskPlotsOperation(deps),
-    getMultiTaskPlotsOperation(deps),
-    windowOperation(deps, 'plots'),
-    getPlotSampleOperation(deps),
-    nextPlotSampleOperation(deps),
-    windowOperation(deps, 'debug_images'),
-    getDebugImageSampleOperation(deps),
-    nextDebugImageSampleOperation(deps),
   ];
 }

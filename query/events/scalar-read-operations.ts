@@ -3,7 +3,7 @@
  * composition root: metric listings (events.md §3), scalars and vectors
  * (§4), get_task_events (§5), deletions and clear_scroll (§9).
  */
-import type { Operation } from '../../shared/protocol/operation.js';
+import { readOnlyOperations, type Operation } from '../../shared/protocol/operation.js';
 import type { QueryDeps } from '../query-deps.js';
 import { deleteOperations } from './delete-operations.js';
 import { latestScalarValuesOperation } from './latest-scalar-values-operation.js';
@@ -17,14 +17,16 @@ import { vectorHistogramOperation } from './vector-histogram-operation.js';
 
 export function scalarReadOperations(deps: QueryDeps): Operation[] {
   return [
-    ...metricsListingOperations(deps),
-    ...scalarHistogramOperations(deps),
-    scalarRawOperation(deps),
-    scalarMetricDataOperation(deps),
-    latestScalarValuesOperation(deps),
-    singleValuesOperation(deps),
-    vectorHistogramOperation(deps),
-    taskEventsOperation(deps),
+    ...readOnlyOperations(
+      ...metricsListingOperations(deps),
+      ...scalarHistogramOperations(deps),
+      scalarRawOperation(deps),
+      scalarMetricDataOperation(deps),
+      latestScalarValuesOperation(deps),
+      singleValuesOperation(deps),
+      vectorHistogramOperation(deps),
+      taskEventsOperation(deps),
+    ),
     ...deleteOperations(deps),
   ];
 }

@@ -56,11 +56,18 @@ function identityOf(c: Credential): Identity {
 }
 
 export function loadCredentials(file: string): CredentialStore {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`CREDENTIALS_FILE ${file}: cannot read it (${(error as Error).message})`);
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw new Error(`CREDENTIALS_FILE ${file}: cannot read a JSON array of credentials (${(error as Error).message})`);
+    parsed = JSON.parse(text);
+  } catch {
+    // JSON.parse's message quotes the text around the fault: a secret key, here.
+    throw new Error(`CREDENTIALS_FILE ${file}: cannot read a JSON array of credentials (it is not valid JSON)`);
   }
   const result = z.array(credentialSchema).min(1).safeParse(parsed);
   if (!result.success) {

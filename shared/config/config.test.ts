@@ -51,4 +51,46 @@ describe('loadConfig', () => {
     writeFileSync(file, '[1]');
     expect(problems({ CONFIG_FILE: file })[0]).toMatch(/^CONFIG_FILE: .* must hold a JSON object/);
   });
+
+  it('never echoes secrets: secret variables by length only, URL credentials and queries masked', () => {
+    const secret = 'hunter2-short';
+    const found = problems({
+      AUTH_SECRET: secret,
+      REDIS_URL: 'http://admin:p@ss/w0rd@redis:6379',
+      INFLUX_URL: 'ftp://reader:s3cret@influx:8086/?password=qwerty',
+      NATS_URL: 'nats//user:tok3n@nats:4222',
+    });
+    const text = found.join('\n');
+    for (const leaked of [secret, 'p@ss', 'w0rd', 's3cret', 'qwerty', 'tok3n']) expect(text).not.toContain(leaked);
+    expect(found).toContain(`AUTH_SECRET: expected at least 32 characters of secret, got a value of ${secret.length} characters (not shown: secret)`);
+    expect(found).toContain('REDIS_URL: expected a URL like redis://127.0.0.1:6379, got "http://***@redis:6379"');
+    expect(found).toContain('INFLUX_URL: expected a URL like http://127.0.0.1:8086, got "ftp://***@influx:8086/?***"');
+  });
+
+  it('never echoes a secret from CONFIG_FILE, neither a wrong value nor the text around a JSON syntax error', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'config-test-'));
+    const wrongType = path.join(dir, 'wrong.json');
+    writeFileSync(wrongType, JSON.stringify({ AUTH_SECRET: { nested: 'top-secret-value-in-an-object' }, INFLUX_PASSWORD: 12345678 }));
+    const found = problems({ CONFIG_FILE: wrongType }).join('\n');
+    expect(found).toMatch(/^AUTH_SECRET: /m);
+    expect(found).toMatch(/^INFLUX_PASSWORD: /m);
+    expect(found).not.toContain('top-secret');
+    expect(found).not.toContain('12345678');
+    const broken = path.join(dir, 'broken.json');
+    // Unquoted: JSON.parse's own message would quote the text around the fault.
+    writeFileSync(broken, '{"AUTH_SECRET": the-secret-itself-0123456789abcdefghij}');
+    const brokenProblems = problems({ CONFIG_FILE: broken }).join('\n');
+    expect(brokenProblems).toMatch(/not valid JSON/);
+    expect(brokenProblems).not.toContain('the-sec');
+  });
+
+  it('reads the HTTP timeouts and the CORS origins, and checks them', () => {
+    const config = loadConfig({ CORS_ALLOWED_ORIGINS: 'https://ui.example.com, http://localhost:8080', HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '1000' });
+    expect(config.CORS_ALLOWED_ORIGINS).toEqual(['https://ui.example.com', 'http://localhost:8080']);
+    expect(loadConfig({ CORS_ALLOWED_ORIGINS: '*' }).CORS_ALLOWED_ORIGINS).toBe('*');
+    expect(loadConfig({}).CORS_ALLOWED_ORIGINS).toEqual([]);
+    expect(config.HTTP_REQUEST_TIMEOUT_MS).toBe(5000);
+    expect(problems({ CORS_ALLOWED_ORIGINS: 'https://ui.example.com/path' })[0]).toMatch(/^CORS_ALLOWED_ORIGINS: expected \* or a comma-separated list of origins/);
+    expect(problems({ HTTP_HEADERS_TIMEOUT_MS: '9000', HTTP_REQUEST_TIMEOUT_MS: '5000' })[0]).toMatch(/^HTTP_HEADERS_TIMEOUT_MS: expected at most HTTP_REQUEST_TIMEOUT_MS/);
+  });
 });

@@ -36,6 +36,30 @@ const url = (schemes: string[], example: string) =>
 
 const optionalUrl = (schemes: string[], example: string) => z.preprocess((v) => (v === '' ? undefined : v), url(schemes, example).optional());
 
+/** A comma-separated list of exact browser origins (`https://ui.example.com`), or `*` for any. */
+const origins = z
+  .string()
+  .transform((text, ctx): '*' | string[] => {
+    const list = text.split(',').map((o) => o.trim()).filter((o) => o !== '');
+    if (list.length === 1 && list[0] === '*') return '*';
+    for (const origin of list) {
+      if (!isOrigin(origin)) {
+        ctx.addIssue({ code: 'custom', message: 'expected * or a comma-separated list of origins like https://ui.example.com (scheme, host and port only)' });
+        return z.NEVER;
+      }
+    }
+    return list;
+  });
+
+function isOrigin(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === text;
+  } catch {
+    return false;
+  }
+}
+
 const flag = z.preprocess(
   (v) => (typeof v === 'string' ? v.toLowerCase() : v),
   z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'expected true or false' })]),
@@ -88,6 +112,19 @@ export const configSchema = z.object({
   PLOT_COMPRESSION_THRESHOLD: z.coerce.number({ error: 'expected a non-negative integer' }).int().min(0).default(100_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'expected one of fatal, error, warn, info, debug, trace, silent' }).default('info'),
   SHUTDOWN_PHASE_TIMEOUT_MS: positiveInt('milliseconds').default(10_000),
+  /** Browser origins whose pages may call the API with the login cookie and read the answers (docs/protocol.md). */
+  CORS_ALLOWED_ORIGINS: origins.default([]),
+  /** Time a client has to send a request's headers. */
+  HTTP_HEADERS_TIMEOUT_MS: positiveInt('milliseconds').default(20_000),
+  /** Time a client has to send a whole request, body included (a stalled upload ends with 408). */
+  HTTP_REQUEST_TIMEOUT_MS: positiveInt('milliseconds').default(300_000),
+  /** A connection with no bytes in either direction for this long is closed (stalled bodies, clients that stop reading). */
+  HTTP_IDLE_TIMEOUT_MS: positiveInt('milliseconds').default(120_000),
+  /** How long an idle keep-alive connection is kept open between requests. */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt('milliseconds').default(72_000),
+}).refine((c) => c.HTTP_HEADERS_TIMEOUT_MS <= c.HTTP_REQUEST_TIMEOUT_MS, {
+  path: ['HTTP_HEADERS_TIMEOUT_MS'],
+  error: 'expected at most HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)',
 });
 
 export type RawConfig = z.infer<typeof configSchema>;
@@ -111,13 +148,45 @@ function readConfigFile(file: string): Record<string, unknown> {
   } catch (error) {
     throw new ConfigError([`CONFIG_FILE: cannot read ${file} (${(error as Error).message})`]);
   }
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(text);
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
-    return parsed as Record<string, unknown>;
-  } catch (error) {
-    throw new ConfigError([`CONFIG_FILE: ${file} must hold a JSON object of variable names to values (${(error as Error).message})`]);
+    parsed = JSON.parse(text);
+  } catch {
+    // JSON.parse's message quotes the text around the fault, which may be a secret.
+    throw new ConfigError([`CONFIG_FILE: ${file} must hold a JSON object of variable names to values (it is not valid JSON)`]);
   }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ConfigError([`CONFIG_FILE: ${file} must hold a JSON object of variable names to values (not a JSON object)`]);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** Variables whose values are never shown, not even in configuration errors. */
+const SECRET_NAME = /SECRET|PASSWORD|TOKEN/;
+const MAX_SHOWN_CHARS = 200;
+
+/**
+ * How a configuration error shows the value it refused: secrets by length
+ * only, anything else without the user-info part of a URL (`user:pass@`) or
+ * its query, cut to a readable length.
+ */
+export function describeGivenValue(name: string, value: unknown): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  if (SECRET_NAME.test(name)) return `a value of ${text.length} characters (not shown: secret)`;
+  const shown = withoutCredentials(text);
+  return JSON.stringify(shown.length > MAX_SHOWN_CHARS ? `${shown.slice(0, MAX_SHOWN_CHARS)}...` : shown);
+}
+
+function withoutCredentials(text: string): string {
+  let out = text;
+  const at = out.lastIndexOf('@');
+  if (at >= 0) {
+    // Whatever precedes the last @ may be a password, even one that made the URL invalid.
+    const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:(\/\/)?/.exec(out)?.[0] ?? '';
+    out = `${scheme}***${out.slice(at)}`;
+  }
+  const query = out.indexOf('?');
+  return query >= 0 ? `${out.slice(0, query)}?***` : out;
 }
 
 /** Parses configuration from an environment (process.env at the composition root, a literal in tests). */
@@ -134,7 +203,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       result.error.issues.map((issue) => {
         const key = String(issue.path[0] ?? '?');
         const given = input[key];
-        return `${key}: ${issue.message}${given === undefined ? '' : `, got ${JSON.stringify(given)}`}`;
+        return `${key}: ${issue.message}${given === undefined ? '' : `, got ${describeGivenValue(key, given)}`}`;
       }),
     );
   }

@@ -4,6 +4,7 @@
  * Messages follow ClearML's `<Base>[ (<detail>)][: k1=v1, ...]` form
  * (protocol.md §6); `docs/errors.md` documents every entry (a test checks).
  */
+import { pyRepr } from '../protocol/python-repr.js';
 
 /** gRPC status codes (numeric, so this module imports no transport library). */
 export const GrpcStatus = {
@@ -69,6 +70,8 @@ export const errorCatalogue = {
   malformed_regex: e(400, 21, INVALID_ARGUMENT, 'Malformed regular expression', 'Fix the regular expression'),
   batch_empty: e(400, 17, INVALID_ARGUMENT, 'Batch request contains no items', 'Send at least one event'),
   impersonation_not_allowed: e(400, 6, PERMISSION_DENIED, 'Impersonation error (impersonation not allowed)', 'Remove the impersonation headers'),
+  request_timeout: e(408, 0, INVALID_ARGUMENT, 'Request timeout', 'Send the whole request in time (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS)'),
+  headers_too_large: e(431, 0, INVALID_ARGUMENT, 'Request header fields too large', 'Send smaller headers (at most 16 KiB in all)'),
 
   // protocol.md §6: authentication and authorisation
   missing_credentials: e(401, 20, UNAUTHENTICATED, 'Unauthorized (missing credentials)', 'Send Authorization: Basic or Bearer'),
@@ -78,6 +81,13 @@ export const errorCatalogue = {
   invalid_token: e(401, 30, UNAUTHENTICATED, 'Invalid token', 'Log in again with auth.login'),
   forbidden_modification: e(403, 21, PERMISSION_DENIED, 'Forbidden (modification not allowed)', 'Public records are read-only'),
   forbidden_role: e(403, 20, PERMISSION_DENIED, 'Forbidden (not allowed for role)', 'Use an identity with a permitted role'),
+  cookie_call_without_client_header: e(
+    403,
+    0,
+    PERMISSION_DENIED,
+    'Forbidden (cookie-authenticated call without a client header)',
+    'Send X-Allegro-Client (the web UI does) or X-ClearML-Client, or authenticate with an Authorization header',
+  ),
 
   // events.md §11
   events_not_added: e(400, 131, INVALID_ARGUMENT, 'Events not added', 'Fix the events: the message counts each reason'),
@@ -132,11 +142,34 @@ export type ErrorId = keyof typeof errorCatalogue;
 
 type KeyValues = ReadonlyArray<readonly [string, unknown]> | Record<string, unknown>;
 
-/** Renders a value the way ClearML's messages do: lists as `(a, b)`. */
-function renderValue(value: unknown): string {
-  if (Array.isArray(value)) return `(${value.map(renderValue).join(', ')})`;
+/**
+ * Longest message an error carries. Messages echo client values (ids, names,
+ * field paths) and a client value can be megabytes: the answer, the log line
+ * and the client's own error report stay small (docs/protocol.md).
+ */
+export const MAX_MESSAGE_CHARS = 16 * 1024;
+
+/** Renders a value the way ClearML's messages do: lists as `(a, b)`; stops once past `budget` characters. */
+function renderValue(value: unknown, budget = MAX_MESSAGE_CHARS): string {
+  if (Array.isArray(value)) {
+    const items: string[] = [];
+    let length = 0;
+    for (const item of value) {
+      if (length > budget) break;
+      const text = renderValue(item, budget - length);
+      items.push(text);
+      length += text.length + 2;
+    }
+    return `(${items.join(', ')})`;
+  }
   if (value === null || value === undefined) return 'None';
+  // Objects from call data have no prototype (no toString); they are never meant to print as [object Object].
+  if (typeof value === 'object') return pyRepr(value, budget);
   return String(value);
+}
+
+function bounded(message: string): string {
+  return message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS)}...` : message;
 }
 
 export function formatMessage(base: string, detail?: string, kv?: KeyValues): string {
@@ -157,7 +190,7 @@ export class ApiError extends Error {
     message: string,
     options: { cause?: unknown; headers?: Record<string, string> } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(bounded(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ApiError';
     this.entry = errorCatalogue[id];
     this.headers = options.headers ?? {};

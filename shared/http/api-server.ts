@@ -4,8 +4,8 @@
  * authentication, impersonation, payload, validation, logic), plus /health,
  * /ready and /metrics. Operations come from the registry the target built.
  */
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
-import cors from '@fastify/cors';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Authenticator } from '../auth/authenticator.js';
@@ -14,12 +14,14 @@ import { apiError, ApiError, apiErrorWithMessage, isApiError } from '../errors/e
 import type { Logger } from '../observability/logger.js';
 import { createHttpMetrics } from '../observability/metrics.js';
 import { buildCallData } from '../protocol/call-data.js';
+import { ownValue } from '../protocol/client-object.js';
 import { parseEndpointPath } from '../protocol/endpoint-path.js';
 import { errorEnvelope, newCallId, streamedSuccessEnvelope, successEnvelope, type EnvelopeMeta } from '../protocol/envelope.js';
 import { isRawReply, JsonStream, JsonText, type CallContext, type OperationRegistry } from '../protocol/operation.js';
 import { parseRequest } from '../protocol/request-fields.js';
 import { storeUnavailableAnswer } from '../stores/store-errors.js';
 import { byteLimitedStream, readBodyLimited } from './body-reader.js';
+import { applyCors, assertCookieCallAllowed, type AllowedOrigins } from './cross-site.js';
 
 export interface ReadinessReport {
   ready: boolean;
@@ -34,6 +36,21 @@ export interface ApiServerOptions {
   readiness: () => Promise<ReadinessReport>;
   maxBodyBytes: number;
   pathPrefix?: string;
+  /** Origins whose pages get credentialed CORS answers. */
+  corsAllowedOrigins: AllowedOrigins;
+  timeouts: HttpTimeouts;
+}
+
+/** Server timeouts (docs/configuration.md, HTTP_*_TIMEOUT_MS). */
+export interface HttpTimeouts {
+  /** Receiving the request headers. */
+  headersMs: number;
+  /** Receiving the whole request, body included. */
+  requestMs: number;
+  /** No bytes either way on a connection. */
+  idleMs: number;
+  /** An idle keep-alive connection between requests. */
+  keepAliveMs: number;
 }
 
 const IMPERSONATION_HEADERS = ['x-clearml-impersonate-as', 'x-clearml-act-as', 'x-trains-impersonate-as', 'x-trains-act-as'];
@@ -41,6 +58,7 @@ const IMPERSONATION_HEADERS = ['x-clearml-impersonate-as', 'x-clearml-act-as', '
 export function buildApiServer(options: ApiServerOptions): FastifyInstance {
   const { logger, registry, authenticator, maxBodyBytes } = options;
   const prefix = options.pathPrefix ?? '';
+  const { corsAllowedOrigins, timeouts } = options;
   const httpMetrics = createHttpMetrics(options.metricsRegistry);
 
   const app = Fastify({
@@ -51,20 +69,27 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
     return503OnClosing: false,
     // Keep-alive clients must not hold shutdown: idle sockets close at once.
     forceCloseConnections: 'idle',
+    // A client that stalls (slowloris headers, a body that never ends) is cut off in bounded time.
+    requestTimeout: timeouts.requestMs,
+    connectionTimeout: timeouts.idleMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    http: {
+      headersTimeout: timeouts.headersMs,
+      // Node checks the two timeouts above on this period (30 s by default): keep it well under them.
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(timeouts.headersMs / 4))),
+    },
+    clientErrorHandler: (error, socket) => answerClientError(error, socket),
   });
 
   // Bodies are read by the pipeline itself, for every method (the SDK sends GET with a body).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
 
-  app.register(cors, {
-    origin: true,
-    credentials: true,
-    preflight: true,
-    strictPreflight: false,
-    optionsSuccessStatus: 200,
-    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+  app.addHook('onRequest', async (request, reply) => {
+    if (applyCors(request, reply, corsAllowedOrigins)) return reply;
   });
+  // The hook answers every pre-flight; the route only lets fastify accept the method on any path.
+  app.options('*', async (_request, reply) => reply);
 
   app.addHook('onSend', async (_request, reply) => {
     reply.header('server', 'clearml');
@@ -110,7 +135,9 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
       throw apiErrorWithMessage('endpoint_not_found', `Unable to find endpoint for name ${address.name} and version ${address.version.text}`);
     }
     meta.endpoint.actual = resolved.actualVersion;
-    const identity = authenticator.authenticate(headerValue(request, 'authorization'), headerValue(request, 'cookie'));
+    const authorization = headerValue(request, 'authorization');
+    const identity = authenticator.authenticate(authorization, headerValue(request, 'cookie'));
+    assertCookieCallAllowed(request.headers, authorization === undefined || authorization === '', resolved.operation.readOnly === true);
     checkImpersonation(request, identity);
 
     const encoding = headerValue(request, 'content-encoding');
@@ -168,6 +195,15 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
       request.log.warn({ err: error }, 'error after the answer was sent');
       return;
     }
+    // Asked of the response's socket: the request's is dropped, and `aborted` set, when the pipeline
+    // itself stops reading a body (413), while the connection can still carry the answer.
+    if (reply.raw.socket?.destroyed === true) {
+      // The client closed the connection, or a timeout closed it, before the request was read:
+      // nobody is left to answer, and it is no failure of ours (nginx's 499 in the metrics).
+      request.log.info({ err: error }, 'connection closed before the answer');
+      reply.code(CLIENT_CLOSED_REQUEST);
+      return;
+    }
     let apiErr: ApiError;
     if (isApiError(error)) {
       apiErr = error;
@@ -187,6 +223,9 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
   return app;
 }
 
+/** Status recorded (never sent) for a call whose connection closed before it could be answered. */
+const CLIENT_CLOSED_REQUEST = 499;
+
 function tooLarge(limit: number): ApiError {
   return apiError('body_too_large', `limit ${limit} bytes`);
 }
@@ -203,7 +242,7 @@ function stripPrefix(path: string, prefix: string): string {
 }
 
 function headerValue(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
+  const value = ownValue(request.headers, name) as string | string[] | undefined;
   return Array.isArray(value) ? value[0] : value;
 }
 
@@ -213,8 +252,32 @@ function trxOf(request: FastifyRequest): string {
 
 function checkImpersonation(request: FastifyRequest, identity: Identity): void {
   for (const header of IMPERSONATION_HEADERS) {
-    if (request.headers[header] !== undefined) {
+    if (ownValue(request.headers, header) !== undefined) {
       throw apiError('impersonation_not_allowed', undefined, [['role', identity.role]]);
     }
   }
+}
+
+/**
+ * A request that never became a call (stalled past a timeout, malformed
+ * HTTP, headers over Node's limit) still gets an envelope, then the socket
+ * closes. Nothing is written to a socket that has already begun an answer.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const apiErr =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? apiError('request_timeout')
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? apiError('headers_too_large')
+        : apiError('malformed_body');
+  const answered = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (socket.writable && !answered) {
+    const id = newCallId();
+    const body = errorEnvelope({ id, trx: id, endpoint: { name: '' } }, apiErr);
+    socket.write(
+      `HTTP/1.1 ${apiErr.httpStatus} ${apiErr.entry.base}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\nServer: clearml\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

@@ -21,6 +21,8 @@ export interface RunningService {
   /** The HTTP port actually bound (API_PORT 0 picks one). */
   readonly httpPort: number;
   readonly services: ProcessServices;
+  /** The operations this process serves (tests send hostile input to each). */
+  readonly registry: OperationRegistry;
   stop(): Promise<void>;
 }
 
@@ -65,6 +67,13 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
     readiness: () => readinessReport(readiness, config.READY_TIMEOUT_MS),
     maxBodyBytes: config.MAX_BODY_BYTES,
     pathPrefix: config.API_PATH_PREFIX,
+    corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
+    timeouts: {
+      headersMs: config.HTTP_HEADERS_TIMEOUT_MS,
+      requestMs: config.HTTP_REQUEST_TIMEOUT_MS,
+      idleMs: config.HTTP_IDLE_TIMEOUT_MS,
+      keepAliveMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    },
   });
   let httpPort = config.API_PORT;
   components.push({
@@ -103,6 +112,7 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
       return httpPort;
     },
     services,
+    registry,
     stop: stopAll,
   };
 }

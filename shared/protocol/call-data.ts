@@ -3,6 +3,7 @@
  * (protocol.md §3.1, §3.2).
  */
 import { apiError, apiErrorWithMessage } from '../errors/error-catalogue.js';
+import { adoptClientJson, assertOwnKeyName, jsonNestsDeeperThan, MAX_CALL_DATA_DEPTH, nullObject, ownValue, tooDeepError } from './client-object.js';
 import { pyTypeName } from './python-repr.js';
 
 export const MALFORMED_BODY = (): Error => apiError('malformed_body');
@@ -18,7 +19,12 @@ export function convertParameterValue(text: string): unknown {
   return text;
 }
 
-/** Merges `k=v` parameters over `target`: dotted names nest, repeated names or a `[]` suffix make lists. */
+/**
+ * Merges `k=v` parameters over `target`: dotted names nest, repeated names or
+ * a `[]` suffix make lists. Every path segment is checked before anything is
+ * written, and new levels are null-prototype objects, so no name reaches a
+ * prototype (docs/protocol.md, "Hostile call data").
+ */
 export function mergeParameters(target: Record<string, unknown>, params: URLSearchParams): Record<string, unknown> {
   const grouped = new Map<string, { values: string[]; forceList: boolean }>();
   for (const [rawName, value] of params) {
@@ -31,15 +37,18 @@ export function mergeParameters(target: Record<string, unknown>, params: URLSear
   }
   for (const [name, { values, forceList }] of grouped) {
     const converted = values.map(convertParameterValue);
-    const value = forceList || converted.length > 1 ? converted : converted[0];
+    const isList = forceList || converted.length > 1;
     const pathParts = name.split('.');
+    // The target is level 1; each further segment adds a level, and a list one more.
+    if (pathParts.length + (isList ? 1 : 0) > MAX_CALL_DATA_DEPTH) throw tooDeepError();
+    pathParts.forEach(assertOwnKeyName);
     let node = target;
     for (const part of pathParts.slice(0, -1)) {
-      const next = node[part];
-      if (next === null || typeof next !== 'object' || Array.isArray(next)) node[part] = {};
+      const next = ownValue(node, part);
+      if (next === null || typeof next !== 'object' || Array.isArray(next)) node[part] = nullObject();
       node = node[part] as Record<string, unknown>;
     }
-    node[pathParts[pathParts.length - 1] as string] = value;
+    node[pathParts[pathParts.length - 1] as string] = isList ? converted : converted[0];
   }
   return target;
 }
@@ -96,10 +105,16 @@ export function buildCallData(body: Buffer, contentType: string | undefined, sea
   if (contentType?.trim() === 'application/json-lines') return parseJsonLines(body.toString('utf8'));
   const query = new URLSearchParams(search);
   if (type === 'application/x-www-form-urlencoded') {
-    const data = mergeParameters({}, query);
+    const data = mergeParameters(nullObject(), query);
     return mergeParameters(data, new URLSearchParams(body.toString('utf8')));
   }
+  return mergeParameters(jsonBodyObject(body), query);
+}
+
+/** The JSON body as a safe call-data object: depth checked before parsing, prototypes removed after. */
+function jsonBodyObject(body: Buffer): Record<string, unknown> {
   const text = body.length === 0 ? '' : body.toString('utf8');
-  const data = text.trim() === '' ? {} : bodyToObject(parseJson(text));
-  return mergeParameters(data, query);
+  if (text.trim() === '') return nullObject();
+  if (jsonNestsDeeperThan(body, MAX_CALL_DATA_DEPTH)) throw tooDeepError();
+  return adoptClientJson(bodyToObject(parseJson(text)));
 }

@@ -66,6 +66,13 @@ interface OperationBase {
   readonly servedFrom?: string;
   /** Set for auth.login: the only operation that accepts Basic-authenticated refresh semantics (all accept Basic anyway). */
   readonly description?: string;
+  /**
+   * The operation changes nothing: a call authenticated by the login cookie
+   * may come without a ClearML client header (a browser link, such as the web
+   * UI's log download). Unset means it may change state, and such a call is
+   * refused (docs/protocol.md, "Cross-site requests").
+   */
+  readonly readOnly?: boolean;
 }
 
 /** An operation whose call data is parsed into an object and validated. */
@@ -89,6 +96,11 @@ export function defineOperation<Req>(operation: Omit<JsonOperation<Req>, 'kind'>
 
 export function defineStreamOperation(operation: Omit<StreamOperation, 'kind'>): StreamOperation {
   return { kind: 'stream', ...operation };
+}
+
+/** The same operations, declared read-only (see OperationBase.readOnly). */
+export function readOnlyOperations(...operations: Operation[]): Operation[] {
+  return operations.map((operation) => ({ ...operation, readOnly: true }));
 }
 
 export interface ResolvedOperation {
@@ -119,5 +131,10 @@ export class OperationRegistry {
 
   names(): string[] {
     return [...this.operations.keys()].sort();
+  }
+
+  /** Every registered operation, by name. */
+  list(): Operation[] {
+    return this.names().map((name) => this.operations.get(name)!.operation);
   }
 }

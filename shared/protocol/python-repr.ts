@@ -1,21 +1,77 @@
 /**
  * Renders JSON values the way Python's repr() does, because ClearML's
  * validation messages echo received values in that form (`['t1', 't2']`,
- * `{'a': 1}`, `True`, `None`).
+ * `{'a': 1}`, `True`, `None`). A client value can be any size or depth, so
+ * the rendering stops at MAX_ECHO_CHARS characters (ending in `...`) and
+ * never walks deeper than MAX_ECHO_DEPTH levels: an error message is never
+ * larger than the mistake it reports needs.
  */
-export function pyRepr(value: unknown): string {
-  if (value === null || value === undefined) return 'None';
-  if (value === true) return 'True';
-  if (value === false) return 'False';
-  if (typeof value === 'number') return Number.isInteger(value) && !Object.is(value, -0) ? String(value) : pyFloat(value);
-  if (typeof value === 'string') return pyString(value);
-  if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
-  if (typeof value === 'object') {
-    return `{${Object.entries(value as Record<string, unknown>)
-      .map(([k, v]) => `${pyString(k)}: ${pyRepr(v)}`)
-      .join(', ')}}`;
+export const MAX_ECHO_CHARS = 8 * 1024;
+const MAX_ECHO_DEPTH = 32;
+const ELLIPSIS = '...';
+
+/** Text written up to a limit; once full, further writes are dropped. */
+class BoundedText {
+  private readonly parts: string[] = [];
+  private length = 0;
+  full = false;
+
+  constructor(private readonly limit: number) {}
+
+  add(text: string): void {
+    if (this.full) return;
+    const room = this.limit - this.length;
+    if (text.length > room) {
+      this.parts.push(text.slice(0, room));
+      this.full = true;
+      return;
+    }
+    this.parts.push(text);
+    this.length += text.length;
   }
-  return String(value);
+
+  /** Ends the text here (what follows is not shown). */
+  cut(): void {
+    this.full = true;
+  }
+
+  toString(): string {
+    return this.parts.join('') + (this.full ? ELLIPSIS : '');
+  }
+}
+
+export function pyRepr(value: unknown, limit = MAX_ECHO_CHARS): string {
+  const out = new BoundedText(limit);
+  writeRepr(value, out, 0, limit);
+  return out.toString();
+}
+
+/** A client string echoed verbatim (not as repr), cut at MAX_ECHO_CHARS. */
+export function echoText(text: string, limit = MAX_ECHO_CHARS): string {
+  return text.length > limit ? text.slice(0, limit) + ELLIPSIS : text;
+}
+
+function writeRepr(value: unknown, out: BoundedText, depth: number, limit: number): void {
+  if (out.full) return;
+  if (value === null || value === undefined) return out.add('None');
+  if (value === true) return out.add('True');
+  if (value === false) return out.add('False');
+  if (typeof value === 'number') return out.add(Number.isInteger(value) && !Object.is(value, -0) ? String(value) : pyFloat(value));
+  // Only the part that can be shown is escaped: one more character than fits marks the cut.
+  if (typeof value === 'string') return out.add(pyString(value.length > limit ? value.slice(0, limit + 1) : value));
+  if (typeof value !== 'object') return out.add(String(value));
+  if (depth >= MAX_ECHO_DEPTH) return out.cut();
+  const isList = Array.isArray(value);
+  out.add(isList ? '[' : '{');
+  let first = true;
+  for (const key of isList ? value.keys() : Object.keys(value)) {
+    if (out.full) return;
+    if (!first) out.add(', ');
+    first = false;
+    if (!isList) out.add(`${pyString(key as string)}: `);
+    writeRepr((value as Record<string | number, unknown>)[key], out, depth + 1, limit);
+  }
+  out.add(isList ? ']' : '}');
 }
 
 function pyFloat(value: number): string {

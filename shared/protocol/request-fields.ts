@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { apiError, type ApiError } from '../errors/error-catalogue.js';
-import { pyRepr } from './python-repr.js';
+import { echoText, pyRepr } from './python-repr.js';
 
 /** A field builder: given the field's name, the zod schema that checks and converts it. */
 export type FieldBuilder<T> = (name: string) => z.ZodType<T>;
@@ -34,14 +34,22 @@ export function wrongType(expected: string, value: unknown): string {
 
 const INT_STRING = /^\s*[+-]?\d+\s*$/;
 
-/** Integer conversion of protocol.md §3.3: truncation, numeric strings; else an error detail. */
+/**
+ * Integer conversion of protocol.md §3.3: truncation, numeric strings; else
+ * an error detail. Python's int() has no bound, but no integer field here
+ * means anything beyond what a double holds exactly, so values outside the
+ * safe-integer range are refused as above or below it (docs/protocol.md).
+ */
 export function toInteger(value: unknown): { ok: true; value: number } | { ok: false; detail: string } {
-  if (typeof value === 'number' && Number.isFinite(value)) return { ok: true, value: Math.trunc(value) || 0 };
-  if (typeof value === 'string') {
-    if (INT_STRING.test(value)) return { ok: true, value: Number.parseInt(value.trim(), 10) };
-    return { ok: false, detail: `invalid literal for int() with base 10: '${value}'` };
-  }
-  return { ok: false, detail: wrongType('int', value) };
+  let converted: number;
+  if (typeof value === 'number' && Number.isFinite(value)) converted = Math.trunc(value) || 0;
+  else if (typeof value === 'string') {
+    if (!INT_STRING.test(value)) return { ok: false, detail: `invalid literal for int() with base 10: '${echoText(value)}'` };
+    converted = Number.parseInt(value.trim(), 10);
+  } else return { ok: false, detail: wrongType('int', value) };
+  if (converted > Number.MAX_SAFE_INTEGER) return { ok: false, detail: `'${echoText(String(value))}' is bigger than maximum ('${Number.MAX_SAFE_INTEGER}').` };
+  if (converted < Number.MIN_SAFE_INTEGER) return { ok: false, detail: `'${echoText(String(value))}' is lower than minimum ('${Number.MIN_SAFE_INTEGER}').` };
+  return { ok: true, value: converted };
 }
 
 /** Python truthiness, which ClearML applies to every boolean field (`"false"` is true). */

@@ -9,7 +9,11 @@ let h: Harness;
 let token: string;
 
 beforeAll(async () => {
-  h = await startHarness({ target: 'query', modules: { query: combineModules(queryTarget, echoTarget) } });
+  h = await startHarness({
+    target: 'query',
+    env: { CORS_ALLOWED_ORIGINS: 'https://app.example.com,https://ui.example.com' },
+    modules: { query: combineModules(queryTarget, echoTarget) },
+  });
   token = await h.login(h.credentials.a);
 });
 afterAll(() => h?.stop());
@@ -90,7 +94,7 @@ describe('methods (§2.2)', () => {
     expect(r.json.data).toEqual({ received: { x: 1 } });
   });
 
-  it('OPTIONS answers 200 with an empty body, no authentication, and credentialed CORS', async () => {
+  it('OPTIONS answers 200 with an empty body, no authentication, and credentialed CORS for a configured origin', async () => {
     const r = await raw('/v2.23/test.echo', { method: 'OPTIONS', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' } });
     expect(r.status).toBe(200);
     expect(r.text).toBe('');
@@ -98,7 +102,7 @@ describe('methods (§2.2)', () => {
     expect(r.headers.get('access-control-allow-credentials')).toBe('true');
   });
 
-  it('echoes the Origin on ordinary calls too', async () => {
+  it('echoes a configured Origin on ordinary calls too', async () => {
     const r = await raw('/test.echo', { headers: { ...auth(), origin: 'https://ui.example.com' } });
     expect(r.headers.get('access-control-allow-origin')).toBe('https://ui.example.com');
     expect(r.headers.get('access-control-allow-credentials')).toBe('true');

@@ -75,9 +75,9 @@ describe('presenting credentials (§7.2)', () => {
     expect(r.json.data.company).toBe(h.credentials.a.company);
   });
 
-  it('accepts the clearml_token_basic cookie when there is no Authorization header', async () => {
+  it('accepts the clearml_token_basic cookie when there is no Authorization header (with the web UI client header)', async () => {
     const token = await h.login(h.credentials.a);
-    const r = await call('/test.identity', { cookie: `other=1; clearml_token_basic=${token}` });
+    const r = await call('/test.identity', { cookie: `other=1; clearml_token_basic=${token}`, 'x-allegro-client': 'Webapp-2.0.0' });
     expect(r.status).toBe(200);
     expect(r.json.data.company).toBe(h.credentials.a.company);
   });

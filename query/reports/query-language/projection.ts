@@ -4,6 +4,7 @@
  * (`project.name`, `project.*`, `user.name`, `company.name`) filled from the
  * caller's resolver (§1.2).
  */
+import { ownValue } from '../../../shared/protocol/client-object.js';
 import { strList, validationErrorFrom } from '../../../shared/protocol/request-fields.js';
 import { renderDateTime, referenceObject, renderRecord } from './record-output.js';
 import type { FieldCatalogue } from './field-catalogue.js';
@@ -117,13 +118,13 @@ function pick(value: unknown, path: readonly string[], from: number): unknown {
   if (from === path.length) return value;
   if (Array.isArray(value)) return value.filter(isObject).map((e) => pick(e, path, from) ?? {});
   if (!isObject(value)) return undefined;
-  const inner = pick(value[path[from]!], path, from + 1);
+  const inner = pick(ownValue(value, path[from]!), path, from + 1);
   return inner === undefined ? undefined : { [path[from]!]: inner };
 }
 
 function mergeInto(target: Record<string, unknown>, part: unknown): void {
   if (!isObject(part)) return;
-  for (const [k, v] of Object.entries(part)) target[k] = merge(target[k], v);
+  for (const [k, v] of Object.entries(part)) target[k] = merge(ownValue(target, k), v);
 }
 
 function merge(existing: unknown, incoming: unknown): unknown {
@@ -141,7 +142,7 @@ function merge(existing: unknown, incoming: unknown): unknown {
 /** A copy of `value` without `path`; untouched branches are shared. */
 function without(value: unknown, path: readonly string[], from: number): unknown {
   if (Array.isArray(value)) return value.map((e) => without(e, path, from));
-  if (!isObject(value) || !(path[from]! in value)) return value;
+  if (!isObject(value) || !Object.hasOwn(value, path[from]!)) return value;
   const copy = { ...value };
   if (from === path.length - 1) delete copy[path[from]!];
   else copy[path[from]!] = without(value[path[from]!], path, from + 1);

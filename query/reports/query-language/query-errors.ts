@@ -4,11 +4,11 @@
  */
 import { apiError, type ApiError } from '../../../shared/errors/error-catalogue.js';
 import { wrongType } from '../../../shared/protocol/request-fields.js';
-import { pyRepr } from '../../../shared/protocol/python-repr.js';
+import { echoText, pyRepr } from '../../../shared/protocol/python-repr.js';
 
 /** How ClearML's `k=v` pairs print a value: Python's str(), so strings bare and the rest as repr. */
 export function pyStr(value: unknown): string {
-  return typeof value === 'string' ? value : pyRepr(value);
+  return typeof value === 'string' ? echoText(value) : pyRepr(value);
 }
 
 /** 400/16 for a list-condition item that is neither a string nor null. */
@@ -21,13 +21,13 @@ export function invalidValueType(field: string, item: unknown): ApiError {
 
 /** 400/14 for an unknown field in order_by or a multi-field condition. */
 export function cannotResolveField(name: string): ApiError {
-  return apiError('lookup_error', undefined, [['err', `Cannot resolve field "${name}"`]]);
+  return apiError('lookup_error', undefined, [['err', `Cannot resolve field "${echoText(name)}"`]]);
 }
 
 /** 400/14 for an unknown only_fields path. */
 export function fieldsNotDefined(path: string, objectName: string): ApiError {
   return apiError('fields_not_defined', undefined, [
-    ['fields', [path]],
+    ['fields', [echoText(path)]],
     ['object', objectName],
   ]);
 }

@@ -1,8 +1,16 @@
-/** Reading values out of stored records by dotted path, the way MongoDB resolves paths. */
+/**
+ * Reading values out of stored records by dotted path, the way MongoDB
+ * resolves paths. Paths come from clients (only_fields, order_by, `fields`
+ * of multi-field conditions): only own properties are read, and a segment
+ * naming a prototype is refused (400/12) rather than looked up.
+ */
+import { assertOwnKeyName, ownValue } from '../../../shared/protocol/client-object.js';
 import type { StoredRecord } from './types.js';
 
 export function splitPath(path: string): string[] {
-  return path.split('.');
+  const segments = path.split('.');
+  segments.forEach(assertOwnKeyName);
+  return segments;
 }
 
 /**
@@ -21,13 +29,13 @@ export function valueAtPath(value: unknown, segments: readonly string[], from = 
     return found.length > 0 ? found : undefined;
   }
   if (value !== null && typeof value === 'object') {
-    return valueAtPath((value as Record<string, unknown>)[segments[from]!], segments, from + 1);
+    return valueAtPath(ownValue(value, segments[from]!), segments, from + 1);
   }
   return undefined;
 }
 
 export function recordValue(record: StoredRecord, segments: readonly string[]): unknown {
-  return segments.length === 1 ? record[segments[0]!] : valueAtPath(record, segments);
+  return segments.length === 1 ? ownValue(record, segments[0]!) : valueAtPath(record, segments);
 }
 
 /** "Missing, null or empty array": what `null` in a list condition admits. */
