@@ -4,7 +4,7 @@
  * to NATS JetStream.
  */
 import { EntityRegistry } from '../shared/entities/entity-registry.js';
-import { EventStreamKeeper } from '../shared/events/event-streams.js';
+import { eventStreamSettings, EventStreamKeeper } from '../shared/events/event-streams.js';
 import type { Component } from '../shared/launcher/component.js';
 import type { TargetModule } from '../shared/launcher/target.js';
 import { EventIngestService } from './events/ingest-session.js';
@@ -30,7 +30,7 @@ export const ingestTarget: TargetModule = (services) => {
   };
   // Ingest is not ready while the events stream is missing or full; a missing one is created again.
   const eventStreams = new EventStreamKeeper({
-    prefix: config.NATS_STREAM_PREFIX,
+    settings: eventStreamSettings(config),
     jsm: () => stores.nats.jetstreamManager(),
     logger,
     publishRoomBytes: () => settings.maxMessageBytes,
@@ -45,7 +45,7 @@ export const ingestTarget: TargetModule = (services) => {
     get publisher() {
       return (publisher ??= new EventPublisher(
         () => ({ connected: stores.nats.connected, jetstream: () => stores.nats.connection.jetstream() }),
-        { prefix: config.NATS_STREAM_PREFIX, timeoutMs: config.INGEST_PUBLISH_TIMEOUT_MS, onFailure: () => eventStreams.suspect() },
+        { prefix: config.NATS_STREAM_PREFIX, timeoutMs: config.INGEST_PUBLISH_TIMEOUT_MS, onFailure: () => eventStreams.suspect(), room: eventStreams },
       ));
     },
     budget: new InflightBudget(config.INGEST_MAX_INFLIGHT_BYTES),

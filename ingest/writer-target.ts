@@ -2,7 +2,7 @@
  * Composition root of the writer target: JetStream consumers that store
  * events into InfluxDB and Redis (ingest/writer/).
  */
-import { EventStreamKeeper } from '../shared/events/event-streams.js';
+import { eventStreamSettings, EventStreamKeeper } from '../shared/events/event-streams.js';
 import type { TargetModule } from '../shared/launcher/target.js';
 import { createEventsWriter } from './writer/events-writer.js';
 
@@ -11,6 +11,6 @@ export const writerTarget: TargetModule = (services) => {
   stores.need('nats', 'influx', 'redis');
   const writer = createEventsWriter(services);
   // Not ready while the events or dead-letter stream is missing; a missing one is created again.
-  const eventStreams = new EventStreamKeeper({ prefix: config.NATS_STREAM_PREFIX, jsm: () => stores.nats.jetstreamManager(), logger, deadLetters: true });
+  const eventStreams = new EventStreamKeeper({ settings: eventStreamSettings(config), jsm: () => stores.nats.jetstreamManager(), logger, deadLetters: true });
   return { components: [writer.component], readiness: [writer.readiness, { name: 'writer-streams', check: () => eventStreams.check() }] };
 };

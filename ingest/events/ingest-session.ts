@@ -242,7 +242,7 @@ class EventIngestSession implements IngestSession {
       }
       const messages = this.buildMessages();
       this.context.signal?.throwIfAborted();
-      await this.deps.publisher.publishAll(newCallId(), messages);
+      await this.deps.publisher.publishAll(messages);
       return result;
     } finally {
       this.release();
@@ -312,14 +312,27 @@ class EventIngestSession implements IngestSession {
     return { added, errors, errors_info: Object.fromEntries(ordered.map(([reason, t]) => [reason, t.count])) };
   }
 
-  /** Each usable entity's records in line order, then its summary; one message per packed buffer. */
+  /**
+   * Each usable entity's records in line order, then its summary; one
+   * message per packed buffer. Message ids name the request (its
+   * fingerprint: a re-send of it gets the same ids, and JetStream drops the
+   * messages it already has), the entity's place in the request and the
+   * message's place among the entity's. A request known by its bytes adds
+   * the message's record count: a re-send packed differently (another
+   * ingest's settings) gets other ids, so it can be stored twice but never
+   * lose an event. A request the client named by a key is that request
+   * however it is encoded: the key decides.
+   */
   private buildMessages(): OutgoingMessage[] {
     const usable = [...this.entities.values()].filter((state) => state.valid > 0 && this.entityUsable(state));
+    const { fingerprint } = this.context;
+    const request = fingerprint?.idFor(this.context.identity.company) ?? newCallId();
+    const packing = (records: number) => (fingerprint?.clientKeyed ? '' : `.${records}`);
     const messages: OutgoingMessage[] = [];
-    for (const state of usable) {
+    usable.forEach((state, entity) => {
       this.appendSummary(state.records, state.summary.build(this.context.identity.user, this.receivedAt));
-      for (const payload of state.records.payloads()) messages.push({ partition: state.partition, payload });
-    }
+      state.records.messages().forEach(({ payload, records }, n) => messages.push({ partition: state.partition, payload, id: `${request}.${entity}.${n}${packing(records)}` }));
+    });
     return messages;
   }
 

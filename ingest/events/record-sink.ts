@@ -73,6 +73,11 @@ export class RecordSink {
 
   /** The payloads, in append order. */
   payloads(): Uint8Array[] {
-    return this.chunks.filter((c) => c.records > 0).map((c) => c.buffer.subarray(0, c.length));
+    return this.messages().map((m) => m.payload);
+  }
+
+  /** The payloads with the number of records each holds, in append order. */
+  messages(): Array<{ payload: Uint8Array; records: number }> {
+    return this.chunks.filter((c) => c.records > 0).map((c) => ({ payload: c.buffer.subarray(0, c.length), records: c.records }));
   }
 }

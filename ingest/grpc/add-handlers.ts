@@ -7,7 +7,8 @@ import type { handleClientStreamingCall, handleUnaryCall, sendUnaryData } from '
 import type { IngestResult } from '../../shared/events/ingest-port.js';
 import { decodeRequest } from './events-ingest-definition.js';
 import { AddResultSchema, EventBatchSchema, EventSchema, type AddResult } from './gen/clearml/events/v1/events_ingest_pb.js';
-import { ingestContextFor, watchCancellation, type CallCancellation, type GrpcIngestDeps } from './grpc-call-context.js';
+import { IDEMPOTENCY_KEY_HEADER, RequestFingerprint } from '../events/request-fingerprint.js';
+import { firstMetadataValue, ingestContextFor, watchCancellation, type CallCancellation, type GrpcIngestDeps } from './grpc-call-context.js';
 import { answerableError, grpcStatusOf } from './grpc-error-status.js';
 import { addProtoEvents, ingestProtoEvents } from './proto-event-session.js';
 
@@ -40,8 +41,10 @@ export function addHandler(deps: GrpcIngestDeps): handleUnaryCall<Buffer, AddRes
   return (call, callback) => {
     const cancellation = watchCancellation(call);
     const work = (async () => {
-      const context = ingestContextFor(deps, call.metadata, cancellation.signal);
+      const fingerprint = RequestFingerprint.of('grpc.add', firstMetadataValue(call.metadata, IDEMPOTENCY_KEY_HEADER));
+      const context = { ...ingestContextFor(deps, call.metadata, cancellation.signal), fingerprint };
       const event = decodeRequest(EventSchema, call.request);
+      fingerprint.update(call.request);
       return ingestProtoEvents(deps.ingest, context, [event]);
     })();
     answer(deps, 'Add', cancellation, callback, work);
@@ -62,13 +65,18 @@ export function addBatchHandler(deps: GrpcIngestDeps): handleClientStreamingCall
   return (call, callback) => {
     const cancellation = watchCancellation(call);
     const work = (async () => {
-      const context = ingestContextFor(deps, call.metadata, cancellation.signal);
+      const fingerprint = RequestFingerprint.of('grpc.add_batch', firstMetadataValue(call.metadata, IDEMPOTENCY_KEY_HEADER));
+      const context = { ...ingestContextFor(deps, call.metadata, cancellation.signal), fingerprint };
       const session = deps.ingest.begin(context);
       try {
         // Events are checked as batches arrive, so only their compact form
         // waits for the end of the call, never the whole request. grpc-js
         // destroys the stream on cancel, which ends this loop with an error.
-        for await (const bytes of call) addProtoEvents(session, decodeRequest(EventBatchSchema, bytes as Buffer).events);
+        // (Concatenated batches are the events in order, however the client split them: so is their fingerprint.)
+        for await (const bytes of call) {
+          addProtoEvents(session, decodeRequest(EventBatchSchema, bytes as Buffer).events);
+          fingerprint.update(bytes as Buffer);
+        }
       } catch (err) {
         session.discard();
         throw err;

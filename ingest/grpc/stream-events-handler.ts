@@ -9,7 +9,8 @@ import type { handleBidiStreamingCall, ServerDuplexStream } from '@grpc/grpc-js'
 import type { IngestRequestContext, IngestSession } from '../../shared/events/ingest-port.js';
 import { decodeRequest } from './events-ingest-definition.js';
 import { ChunkAckSchema, EventChunkSchema, type ChunkAck, type EventChunk } from './gen/clearml/events/v1/events_ingest_pb.js';
-import { ingestContextFor, watchCancellation, type CallCancellation, type GrpcIngestDeps } from './grpc-call-context.js';
+import { IDEMPOTENCY_KEY_HEADER, RequestFingerprint } from '../events/request-fingerprint.js';
+import { firstMetadataValue, ingestContextFor, watchCancellation, type CallCancellation, type GrpcIngestDeps } from './grpc-call-context.js';
 import { answerableError, endsStream, grpcStatusOf } from './grpc-error-status.js';
 import { addProtoEvents } from './proto-event-session.js';
 
@@ -20,9 +21,20 @@ const METHOD = 'StreamEvents';
 /** A chunk checked and encoded (or refused while being so), waiting for its turn to commit. */
 type PreparedChunk = { chunkId: bigint; session: IngestSession } | { chunkId: bigint; error: unknown };
 
+/**
+ * A chunk's fingerprint: with the stream's `idempotency-key` metadata, the
+ * key and the chunk id (a client re-sending unacknowledged chunks on a new
+ * stream keeps both); without, the chunk's bytes.
+ */
+function chunkFingerprint(streamKey: string | undefined, chunk: EventChunk, bytes: Buffer): RequestFingerprint {
+  const fingerprint = RequestFingerprint.of('grpc.chunk', streamKey, String(chunk.chunkId));
+  fingerprint.update(bytes);
+  return fingerprint;
+}
+
 /** Decodes and checks a chunk's events: CPU work that may run while the previous chunk commits. */
-function prepare(deps: GrpcIngestDeps, context: IngestRequestContext, chunk: EventChunk): PreparedChunk {
-  const session = deps.ingest.begin(context);
+function prepare(deps: GrpcIngestDeps, context: IngestRequestContext, chunk: EventChunk, fingerprint: RequestFingerprint): PreparedChunk {
+  const session = deps.ingest.begin({ ...context, fingerprint });
   try {
     addProtoEvents(session, chunk.events);
     return { chunkId: chunk.chunkId, session };
@@ -66,6 +78,9 @@ const NEVER = new Promise<never>(() => undefined);
 async function serve(deps: GrpcIngestDeps, call: ChunkStream, cancellation: CallCancellation): Promise<void> {
   const { signal } = cancellation;
   const context = ingestContextFor(deps, call.metadata, signal);
+  const streamKey = firstMetadataValue(call.metadata, IDEMPOTENCY_KEY_HEADER);
+  // A malformed key ends the call before any chunk (400/12).
+  RequestFingerprint.of('grpc.chunk', streamKey);
   // Pulling one message at a time gives backpressure: while a chunk commits,
   // grpc-js reads ahead at most a Readable buffer's worth (16 messages) and
   // HTTP/2 flow control holds the rest at the client. The readable side must
@@ -81,7 +96,9 @@ async function serve(deps: GrpcIngestDeps, call: ChunkStream, cancellation: Call
       // A stream-ending failure of a commit ends the call at once, not at the client's next message.
       const next = await Promise.race([messages.next(), chain.then(() => NEVER)]);
       if (next.done) break;
-      const prepared = prepare(deps, context, decodeRequest(EventChunkSchema, next.value as Buffer));
+      const bytes = next.value as Buffer;
+      const chunk = decodeRequest(EventChunkSchema, bytes);
+      const prepared = prepare(deps, context, chunk, chunkFingerprint(streamKey, chunk, bytes));
       try {
         await chain;
       } catch (err) {

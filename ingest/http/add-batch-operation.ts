@@ -6,14 +6,15 @@
  * the whole request. Other bodies are one JSON value: an object or an array
  * of objects.
  */
-import { Writable, type Readable } from 'node:stream';
+import { Transform, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { IngestService, IngestSession } from '../../shared/events/ingest-port.js';
 import { jsonLinesNotObject, mediaType, MALFORMED_BODY } from '../../shared/protocol/call-data.js';
 import { defineStreamOperation, type CallContext } from '../../shared/protocol/operation.js';
 import { readBodyLimited } from '../../shared/http/body-reader.js';
+import { IDEMPOTENCY_KEY_HEADER, RequestFingerprint } from '../events/request-fingerprint.js';
 import { NdjsonLines } from './ndjson-lines.js';
-import { workerHeaderOf } from './worker-header.js';
+import { headerOf, workerHeaderOf } from './worker-header.js';
 
 const NDJSON_TYPES = new Set(['application/json-lines', 'application/x-ndjson', 'application/ndjson']);
 
@@ -22,10 +23,11 @@ export function addBatchOperation(deps: { ingest: IngestService; maxLineBytes: n
     name: 'events.add_batch',
     minVersion: '1.0',
     async handle(body, meta, context) {
-      const session = deps.ingest.begin({ identity: context.identity, workerHeader: workerHeaderOf(context.headers), signal: context.signal });
+      const fingerprint = RequestFingerprint.of('http.add_batch', headerOf(context.headers, IDEMPOTENCY_KEY_HEADER));
+      const session = deps.ingest.begin({ identity: context.identity, workerHeader: workerHeaderOf(context.headers), signal: context.signal, fingerprint });
       try {
-        if (NDJSON_TYPES.has(mediaType(meta.contentType))) await readNdjson(body, session, deps.maxLineBytes);
-        else await readJsonValue(body, session, context);
+        if (NDJSON_TYPES.has(mediaType(meta.contentType))) await readNdjson(body, session, deps.maxLineBytes, fingerprint);
+        else await readJsonValue(body, session, context, fingerprint);
       } catch (error) {
         session.discard();
         body.resume();
@@ -47,7 +49,17 @@ function parseLine(line: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-async function readNdjson(body: Readable, session: IngestSession, maxLineBytes: number): Promise<void> {
+/** Passes the body on unchanged, feeding every chunk to the request's fingerprint. */
+function fingerprinted(fingerprint: RequestFingerprint): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      fingerprint.update(chunk);
+      callback(null, chunk);
+    },
+  });
+}
+
+async function readNdjson(body: Readable, session: IngestSession, maxLineBytes: number, fingerprint: RequestFingerprint): Promise<void> {
   const lines = new NdjsonLines(maxLineBytes);
   const sink = new Writable({
     objectMode: true,
@@ -60,11 +72,13 @@ async function readNdjson(body: Readable, session: IngestSession, maxLineBytes: 
       }
     },
   });
-  await pipeline(body, lines, sink);
+  await pipeline(body, fingerprinted(fingerprint), lines, sink);
 }
 
-async function readJsonValue(body: Readable, session: IngestSession, context: CallContext): Promise<void> {
-  const text = (await readBodyLimited(body, Number.MAX_SAFE_INTEGER, () => new Error('unreachable'))).toString('utf8');
+async function readJsonValue(body: Readable, session: IngestSession, context: CallContext, fingerprint: RequestFingerprint): Promise<void> {
+  const bytes = await readBodyLimited(body, Number.MAX_SAFE_INTEGER, () => new Error('unreachable'));
+  fingerprint.update(bytes);
+  const text = bytes.toString('utf8');
   if (text.trim() === '') return;
   let value: unknown;
   try {

@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import type { IngestService } from '../../shared/events/ingest-port.js';
 import { defineOperation } from '../../shared/protocol/operation.js';
-import { workerHeaderOf } from './worker-header.js';
+import { IDEMPOTENCY_KEY_HEADER, RequestFingerprint } from '../events/request-fingerprint.js';
+import { headerOf, workerHeaderOf } from './worker-header.js';
 
 export function addOperation(deps: { ingest: IngestService }) {
   return defineOperation({
@@ -14,7 +15,10 @@ export function addOperation(deps: { ingest: IngestService }) {
     minVersion: '1.0',
     request: z.record(z.string(), z.unknown()),
     async handle(event, context) {
-      const session = deps.ingest.begin({ identity: context.identity, workerHeader: workerHeaderOf(context.headers), signal: context.signal });
+      // The call data (body and query string merged) is what a re-send repeats.
+      const fingerprint = RequestFingerprint.of('http.add', headerOf(context.headers, IDEMPOTENCY_KEY_HEADER));
+      fingerprint.update(JSON.stringify(event));
+      const session = deps.ingest.begin({ identity: context.identity, workerHeader: workerHeaderOf(context.headers), signal: context.signal, fingerprint });
       try {
         session.add(event);
       } catch (error) {

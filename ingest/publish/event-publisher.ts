@@ -20,6 +20,8 @@ import { isTransientStoreError, StoreUnavailableError } from '../../shared/store
 export interface OutgoingMessage {
   partition: number;
   payload: Uint8Array;
+  /** The JetStream message id: JetStream drops a message whose id it stored within its de-duplication window. */
+  id: string;
 }
 
 export interface EventPublisherOptions {
@@ -27,7 +29,16 @@ export interface EventPublisherOptions {
   timeoutMs: number;
   /** Told of every failed publish (the events stream may be gone: event-streams.ts checks and creates it again). */
   onFailure?: (error: unknown) => void;
+  /** Room in the events stream's size limit, taken before anything is published (event-streams.ts). */
+  room?: { reserve(bytes: number): (published: boolean) => void };
 }
+
+/** JetStream's refusals of a full stream or server (10077 and 10023 measured on nats-server 2.9; the others by their text). */
+const FULL_ERR_CODES = new Set([10077, 10023]);
+const FULL_DESCRIPTION = /^(maximum (bytes|messages) exceeded|insufficient (storage )?resources)/;
+const FULL_RETRY_AFTER_S = '5';
+/** What JetStream stores per message besides its payload (subject, headers, record overhead), counted generously. */
+const STORED_OVERHEAD_BYTES = 512;
 
 /** The JetStream side of a NATS connection, and whether the connection is up now. */
 export interface PublishConnection {
@@ -47,18 +58,29 @@ export class EventPublisher {
     return encoder.encode(payload);
   }
 
-  /** Publishes every message (msg ids `<requestId>.<n>` let JetStream drop duplicates of a re-sent message). */
-  async publishAll(requestId: string, messages: OutgoingMessage[]): Promise<void> {
+  /** Publishes every message; resolves once JetStream has each (a message it already had counts: a re-send). */
+  async publishAll(messages: OutgoingMessage[]): Promise<void> {
     const nats = this.nats();
     if (!nats.connected) throw this.failed(new StoreUnavailableError('nats', 'NATS is disconnected'));
+    const release = this.options.room?.reserve(messages.reduce((sum, m) => sum + m.payload.length + STORED_OVERHEAD_BYTES, 0));
+    try {
+      await this.publishReserved(nats, messages);
+      release?.(true);
+    } catch (error) {
+      release?.(false);
+      throw error;
+    }
+  }
+
+  private async publishReserved(nats: PublishConnection, messages: OutgoingMessage[]): Promise<void> {
     const js = nats.jetstream();
     const h = natsHeaders();
     h.set(HEADER_KIND, 'ev');
     h.set(HEADER_VERSION, WIRE_VERSION);
     h.set(HEADER_PUBLISH_DEADLINE, String(Date.now() + this.options.timeoutMs));
-    const acks = messages.map((message, n) =>
+    const acks = messages.map((message) =>
       js.publish(partitionSubject(this.options.prefix, message.partition), message.payload, {
-        msgID: `${requestId}.${n}`,
+        msgID: message.id,
         timeout: this.options.timeoutMs,
         headers: h,
       }),
@@ -68,9 +90,13 @@ export class EventPublisher {
     if (failed) throw this.failed(failed.reason);
   }
 
-  /** 503 for what a retry can fix; anything else is a fault of ours, answered 500 by the front. */
+  /** 503 for what a retry can fix (with Retry-After when the stream is full); anything else is a fault of ours, answered 500 by the front. */
   private failed(error: unknown): unknown {
     this.options.onFailure?.(error);
+    const refusal = (error as { api_error?: { err_code?: number; description?: string } }).api_error;
+    if (refusal && (FULL_ERR_CODES.has(refusal.err_code ?? 0) || FULL_DESCRIPTION.test(refusal.description ?? ''))) {
+      return apiError('event_log_full', refusal.description, undefined, { cause: error, headers: { 'retry-after': FULL_RETRY_AFTER_S } });
+    }
     return isTransientStoreError(error) ? apiError('events_not_persisted', undefined, undefined, { cause: error }) : error;
   }
 }

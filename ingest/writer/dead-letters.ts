@@ -10,8 +10,8 @@
  * and why it was refused.
  */
 import { headers as natsHeaders, type JetStreamClient, type JetStreamManager } from 'nats';
-import { ensureEventStreams } from '../../shared/events/event-streams.js';
-import { deadLetterSubject } from '../../shared/events/wire-format.js';
+import { ensureEventStreams, type EventStreamSettings } from '../../shared/events/event-streams.js';
+import { deadLetterSubject, streamName } from '../../shared/events/wire-format.js';
 import { payloadOrigin } from './dead-letter-record.js';
 import type { Delivery } from './jetstream-delivery.js';
 import { recordFrame } from './record-scanner.js';
@@ -50,8 +50,7 @@ export class DeadLetters {
   constructor(
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
-    private readonly streamPrefix: string,
-    private readonly streamName: string,
+    private readonly streams: EventStreamSettings,
   ) {}
 
   /** Publishes the letter; answers the company it names, if any. */
@@ -71,13 +70,13 @@ export class DeadLetters {
     h.set(DEAD_LETTER_HEADERS.deadAt, String(Date.now()));
     try {
       // The message id makes a redelivered poison record land once (within the stream's duplicate window).
-      await this.js.publish(deadLetterSubject(this.streamPrefix, letter.partition), payload, {
+      await this.js.publish(deadLetterSubject(this.streams.prefix, letter.partition), payload, {
         headers: h,
-        msgID: index === undefined ? `${this.streamName}-${delivery.streamSeq}` : `${this.streamName}-${delivery.streamSeq}-${index}`,
+        msgID: index === undefined ? `${streamName(this.streams.prefix)}-${delivery.streamSeq}` : `${streamName(this.streams.prefix)}-${delivery.streamSeq}-${index}`,
       });
     } catch (error) {
       // No stream listens on the subject (the dead-letter stream was deleted): create it for the retry.
-      if ((error as { code?: string }).code === '503') await ensureEventStreams(this.jsm, this.streamPrefix).catch(() => undefined);
+      if ((error as { code?: string }).code === '503') await ensureEventStreams(this.jsm, this.streams).catch(() => undefined);
       throw error;
     }
     return company;

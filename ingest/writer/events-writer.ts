@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ensureEventStreams } from '../../shared/events/event-streams.js';
-import { streamName } from '../../shared/events/wire-format.js';
 import type { Component, ReadinessCheck } from '../../shared/launcher/component.js';
 import type { ProcessServices } from '../../shared/launcher/target.js';
 import type { BatchStores } from './batch-storer.js';
@@ -44,14 +43,14 @@ export function createEventsWriter(services: ProcessServices): EventsWriter {
     const nc = services.stores.nats.connection;
     const redis = services.stores.redis.client;
     const jsm = await nc.jetstreamManager();
-    await ensureEventStreams(jsm, settings.streamPrefix);
+    await ensureEventStreams(jsm, settings.streams, services.logger);
     const keys = writerKeys(settings.redisPrefix, settings.streamPrefix);
     const { config } = services;
     influxWriter = new InfluxPointWriter(
       { url: config.INFLUX_URL, database: config.INFLUX_DB, username: config.INFLUX_USERNAME, password: config.INFLUX_PASSWORD },
       settings.influxConcurrency,
     );
-    const deadLetters = new DeadLetters(nc.jetstream(), jsm, settings.streamPrefix, streamName(settings.streamPrefix));
+    const deadLetters = new DeadLetters(nc.jetstream(), jsm, settings.streams);
     const stores: BatchStores = {
       influx: influxWriter,
       logs: new LogSegmentAppender(redis, settings.redisPrefix),

@@ -4,9 +4,12 @@
  * writer's own behaviour depends on it.
  */
 import type { Config } from '../../shared/config/config.js';
+import { eventStreamSettings, type EventStreamSettings } from '../../shared/events/event-streams.js';
 
 export interface WriterSettings {
   readonly streamPrefix: string;
+  /** The event streams' configuration (created or corrected at start). */
+  readonly streams: EventStreamSettings;
   readonly partitions: number;
   readonly redisPrefix: string;
   /** I and L records per store write. */
@@ -38,6 +41,7 @@ export interface WriterSettings {
 export function writerSettings(config: Readonly<Config>): WriterSettings {
   return {
     streamPrefix: config.NATS_STREAM_PREFIX,
+    streams: eventStreamSettings(config),
     partitions: config.NATS_PARTITIONS,
     redisPrefix: config.REDIS_KEY_PREFIX,
     batchEvents: config.WRITER_BATCH_EVENTS,

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { createInbox, headers as natsHeaders, type NatsConnection } from 'nats';
 import { apiError } from '../../shared/errors/error-catalogue.js';
-import { ensureEventStreams } from '../../shared/events/event-streams.js';
+import { ensureEventStreams, eventStreamSettings } from '../../shared/events/event-streams.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
 import { HEADER_KIND, HEADER_REPLY, HEADER_VERSION, partitionOf, partitionSubject, WIRE_VERSION, type ControlRecord } from '../../shared/events/wire-format.js';
 import type { QueryDeps } from '../query-deps.js';
@@ -45,7 +45,7 @@ export async function sendControl(deps: QueryDeps, record: ControlRecord, option
   let poll: NodeJS.Timeout | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
-    if (!streamsReady.has(nc)) streamsReady.set(nc, ensureEventStreams(await nc.jetstreamManager({ timeout: deps.config.NATS_REQUEST_TIMEOUT_MS }), prefix).catch((error: unknown) => {
+    if (!streamsReady.has(nc)) streamsReady.set(nc, ensureEventStreams(await nc.jetstreamManager({ timeout: deps.config.NATS_REQUEST_TIMEOUT_MS }), eventStreamSettings(deps.config)).catch((error: unknown) => {
       streamsReady.delete(nc);
       throw error;
     }));

@@ -104,6 +104,14 @@ export const configSchema = z.object({
   NATS_REQUEST_TIMEOUT_MS: positiveInt('milliseconds').default(5_000),
   /** Longest wait of each /ready check. */
   READY_TIMEOUT_MS: positiveInt('milliseconds').default(2_000),
+  /** Replicas of the event streams (3 on a NATS cluster of three or more nodes). */
+  NATS_STREAM_REPLICAS: positiveInt('replicas').default(1),
+  /** How long JetStream remembers message ids: a request re-sent within it stores nothing twice. */
+  NATS_DUPLICATE_WINDOW_MS: positiveInt('milliseconds').default(600_000),
+  /** Size limit of the events stream (0: none but the server's storage); beyond it ingest answers 503 with Retry-After. */
+  NATS_STREAM_MAX_BYTES: z.coerce.number({ error: 'expected a non-negative integer (bytes)' }).int().min(0).default(0),
+  /** Age limit of the events stream (0: none). Events the writers have not stored by then are dropped. */
+  NATS_STREAM_MAX_AGE_MS: z.coerce.number({ error: 'expected a non-negative integer (milliseconds)' }).int().min(0).default(0),
   /** Distinct task/model ids one add/add_batch request (or gRPC chunk) may name before 413. */
   INGEST_MAX_ENTITIES_PER_REQUEST: positiveInt('entities per request').default(10_000),
   WRITER_BATCH_EVENTS: positiveInt('events per store write').default(10_000),

@@ -95,6 +95,13 @@ export const errorCatalogue = {
   invalid_model_id: e(400, 201, NOT_FOUND, 'Invalid model id', 'Name a model of your company'),
   invalid_scroll_id: e(400, 1104, INVALID_ARGUMENT, 'Invalid scroll id', 'Start again without scroll_id'),
   events_not_persisted: e(503, 0, UNAVAILABLE, 'Events could not be persisted, retry later', 'Retry: the event log is unavailable'),
+  event_log_full: e(
+    503,
+    0,
+    UNAVAILABLE,
+    'Events could not be persisted, retry later (event log full)',
+    'Retry after the Retry-After delay: the writers are behind (NATS_STREAM_MAX_BYTES sets the bound)',
+  ),
   too_many_entities: e(
     413,
     0,

@@ -14,6 +14,15 @@ export interface IngestRequestContext {
   readonly allowLockedDefault?: boolean;
   /** Aborted when the client goes away: the session stops its work. */
   readonly signal?: AbortSignal;
+  /** What makes a re-send of this request recognisable (ingest/events/request-fingerprint.ts); absent: never de-duplicated. */
+  readonly fingerprint?: RequestIdentity;
+}
+
+/** The id a request's messages are named after: equal for a re-send of the same request by the same company. */
+export interface RequestIdentity {
+  idFor(company: string): string;
+  /** The client named the request (a key), rather than its bytes: a re-send may be encoded differently. */
+  readonly clientKeyed: boolean;
 }
 
 /** events.add / add_batch response (events.md §2.2). */

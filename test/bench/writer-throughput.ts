@@ -106,7 +106,7 @@ async function main(): Promise<void> {
     // Pre-publish every message, then time one writer process draining the stream.
     const nc = await connect({ servers: env.stack.natsUrl });
     const jsm = await nc.jetstreamManager();
-    await ensureEventStreams(jsm, PREFIX);
+    await ensureEventStreams(jsm, { prefix: PREFIX, replicas: 1, duplicateWindowMs: 120_000, maxBytes: 0, maxAgeMs: 0 });
     const js = nc.jetstream();
     progress(`publishing ${messages.length} messages of ${PER_MESSAGE} points`);
     for (let m = 0; m < messages.length; m += 32) {

@@ -48,9 +48,17 @@ describe('the events stream deleted while the service runs', () => {
 
     await until(() => ready(h), (r) => r.status === 200, 30_000, '/ready green again');
     expect((await jsm.streams.info(streamName(h.config.NATS_STREAM_PREFIX))).config.name).toBe(streamName(h.config.NATS_STREAM_PREFIX));
-    // The stream takes events again (JetStream acknowledged them).
+    // The stream takes events again (JetStream acknowledged them), and the writer stores them: its
+    // consumers went with the stream and are created again.
     expect((await addLog(h, token, task, 'after')).status).toBe(200);
-  }, 60_000);
+    const stored = await until(
+      () => h.call('events.get_task_log', { task }, { token }),
+      (r) => r.status === 200 && (r.body.data.events as Array<{ msg: string }>).some((e) => e.msg === 'after'),
+      45_000,
+      'the event sent after the stream came back is stored',
+    );
+    expect((stored.body.data.events as Array<{ msg: string }>).map((e) => e.msg)).toContain('after');
+  }, 90_000);
 });
 
 describe('an events stream at its limits', () => {
@@ -58,7 +66,7 @@ describe('an events stream at its limits', () => {
   let token: string;
   const prefix = unique('full');
   beforeAll(async () => {
-    // Created before the service with a limit of one message: the service keeps an existing stream as it is.
+    // Created before the service with a limit of one message (not a limit the configuration sets, so the service keeps it).
     const jsm = await nc.jetstreamManager();
     await jsm.streams.add({
       name: streamName(prefix),
@@ -84,6 +92,7 @@ describe('an events stream at its limits', () => {
     expect(full.checks['ingest-stream']).toMatch(/full \(max_msgs 1 reached\)/);
     const refused = await addLog(h, token, unique('t-'), 'refused');
     expect(refused.status).toBe(503);
-    expect(refused.body.meta.result_msg).toBe('Events could not be persisted, retry later');
+    expect(refused.headers['retry-after']).toBe('5');
+    expect(refused.body.meta.result_msg).toBe('Events could not be persisted, retry later (event log full) (maximum messages exceeded)');
   });
 });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsIngestDefinition } from '../../ingest/grpc/events-ingest-definition.js';
 import { EventBatchSchema, EventSchema } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
+import { redisKeys } from '../../shared/stores/redis-keys.js';
 
 let h: Harness;
 let token: string;
@@ -68,7 +69,7 @@ describe('per-event limits over HTTP: the rejected event is counted, its sibling
     const r = await addBatch(JSON.stringify({ type: 'log', task, msg: 'x', timestamp: 1e20 }));
     expect(r.status).toBe(400);
     expect(r.body.meta).toMatchObject({ result_subcode: 131, result_msg: "Events not added: Field 'timestamp' out of range (0 to 253402300799999 ms)=1" });
-    expect(await h.service.services.stores.redis.client.exists(`${h.env.REDIS_KEY_PREFIX}:task:${task}`)).toBe(0);
+    expect(await h.service.services.stores.redis.client.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).task(task))).toBe(0);
   });
 
   it('a 10 MB id is echoed bounded, and an id with a key separator is refused', async () => {

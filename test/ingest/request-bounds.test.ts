@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsIngestDefinition } from '../../ingest/grpc/events-ingest-definition.js';
 import { EventBatchSchema, EventChunkSchema, EventSchema, type ChunkAck, type Event } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
+import { redisKeys } from '../../shared/stores/redis-keys.js';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -65,7 +66,7 @@ describe('distinct entities per request', () => {
       result_msg: `Too many entities in one request (limit ${h.config.INGEST_MAX_ENTITIES_PER_REQUEST} distinct task or model ids)`,
     });
     const redis = h.service.services.stores.redis.client;
-    expect(await redis.exists(`${h.env.REDIS_KEY_PREFIX}:task:${prefix}-0`)).toBe(0);
+    expect(await redis.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).task(`${prefix}-0`))).toBe(0);
     // Generous bounds, far below the ~1.4 GB this request used to leave behind; the 200,000 parsed
     // lines alone are transient garbage of some tens of MiB.
     expect(figures.peakHeldGrowthMiB).toBeLessThan(150);
@@ -114,7 +115,7 @@ describe('distinct entities per gRPC call and chunk', () => {
     } finally {
       grpc.close();
     }
-    expect(await h.service.services.stores.redis.client.exists(`${h.env.REDIS_KEY_PREFIX}:task:${prefix}-0`)).toBe(0);
+    expect(await h.service.services.stores.redis.client.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).task(`${prefix}-0`))).toBe(0);
   });
 
   it('StreamEvents: a chunk beyond the cap is refused in its ack, the next chunk is accepted', async () => {

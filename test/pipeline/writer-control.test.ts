@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ControlRecord } from '../../shared/events/wire-format.js';
 import { unique } from '../harness/service-harness.js';
 import { logRecord, pointRecord, summaryRecord, writerPipeline } from './writer-fixtures.js';
+import { redisKeys } from '../../shared/stores/redis-keys.js';
 
 const pipeline = writerPipeline();
 
@@ -42,7 +43,7 @@ describe('control messages', () => {
     expect(await pipeline.client.redis.exists(pipeline.client.keys.metricListing('t', task))).toBe(0);
     // Statistics stay (deleting events does not reset them).
     expect(await pipeline.client.redis.hGet(pipeline.client.keys.entity('t', task), 'last_iteration')).toBe('2');
-    expect(JSON.parse((await pipeline.client.redis.get(`${pipeline.harness.config.REDIS_KEY_PREFIX}:ctl:${id}`))!)).toEqual({ deleted: 6 });
+    expect(JSON.parse((await pipeline.client.redis.get(redisKeys(pipeline.harness.config.REDIS_KEY_PREFIX).controlResult(id)))!)).toEqual({ deleted: 6 });
     await pipeline.client.drained(); // the other task may be in another partition, consumed independently
     expect(await pipeline.client.count('scalar', other)).toBe(2);
     expect(await pipeline.client.logEntries(other)).toHaveLength(2);

@@ -351,7 +351,8 @@ export type ChunkAck = Message<"clearml.events.v1.ChunkAck"> & {
   /**
    * Set when the chunk was refused as a whole: nothing of it is
    * acknowledged. A chunk refused because the store failed (503) may have
-   * been persisted in part; resending it is safe as in events.md §2.2.
+   * been persisted in part; resending it completes it without storing
+   * anything twice (see `StreamEvents`).
    *
    * @generated from field: clearml.events.v1.ChunkError error = 5;
    */
@@ -430,6 +431,9 @@ export const EventsIngest: GenService<{
    * a cancel that follows the half-close (Node grpc-js clients send a cancel
    * so) may come too late to stop the commit, which leaves the outcome
    * unknown: resend, as for an `events.add_batch` whose answer was lost.
+   * A resent request (the same events, or the same `idempotency-key`
+   * metadata) within the server's de-duplication window stores nothing
+   * the first one stored.
    *
    * @generated from rpc clearml.events.v1.EventsIngest.AddBatch
    */
@@ -447,8 +451,11 @@ export const EventsIngest: GenService<{
    * unavailable, overload) is answered with an ack carrying `error` and the
    * stream goes on: resend it or drop it. Chunks that were sent but never
    * acknowledged when the stream breaks may or may not be persisted:
-   * resend them (events with an identity are replaced by identical copies;
-   * only log events can then appear twice, events.md §2.2). Authentication
+   * resend them, unchanged (same `chunk_id` and events), within the
+   * server's de-duplication window: a chunk the server already persisted
+   * is not stored twice. With `idempotency-key` metadata on the stream, a
+   * chunk is named by that key and its `chunk_id`, so resending it on a new
+   * stream with the same key is safe even if it is encoded anew. Authentication
    * failures and malformed messages end the stream with an error status.
    *
    * @generated from rpc clearml.events.v1.EventsIngest.StreamEvents
