@@ -25,12 +25,15 @@ export async function spawnServer(options: {
   args: string[];
   cwd: string;
   logFile: string;
+  /** Default: this process's environment. */
+  env?: NodeJS.ProcessEnv;
 }): Promise<ServerProcess> {
   const logFd = openSync(options.logFile, 'a');
   let child;
   try {
     child = spawn(options.binary, options.args, {
       cwd: options.cwd,
+      env: options.env,
       stdio: ['ignore', logFd, logFd],
       // Own process group: a Ctrl-C in the terminal must not reach the
       // servers directly, so the caller can stop the app before its stores.

@@ -1,0 +1,73 @@
+/**
+ * What the clients of one scenario saw: which events a 200 acknowledged
+ * (per task), and how many answers of each kind they got on the way.
+ */
+export interface ClientCounters {
+  requests: number;
+  serverErrors: number;
+  tooMany: number;
+  /** No answer: connection refused or reset, or no answer within the client's timeout. */
+  noAnswer: number;
+  /** 4xx or partial acceptance of well-formed events: a bench error or a service fault, never expected. */
+  rejected: number;
+  /** Requests given up at the scenario's deadline without a 200. */
+  abandoned: number;
+}
+
+/** What happened to one request, step by step, to explain a lost or duplicated event. */
+export class RequestHistory {
+  private readonly steps: Array<[at: number, step: string]> = [];
+
+  add(step: string): void {
+    this.steps.push([Date.now(), step]);
+  }
+
+  /** The steps with their times in seconds relative to `origin` (the fault's start: negative before it). */
+  describe(origin: number): string {
+    return this.steps.map(([at, step]) => `${at < origin ? '' : '+'}${((at - origin) / 1000).toFixed(2)}s ${step}`).join(', ');
+  }
+}
+
+export class AckLedger {
+  /** task → company (every task of the scenario, acknowledged or not). */
+  readonly companyOf = new Map<string, number>();
+  /** task → acknowledged keys. */
+  readonly acked = new Map<string, Set<string>>();
+  readonly counters: ClientCounters = { requests: 0, serverErrors: 0, tooMany: 0, noAnswer: 0, rejected: 0, abandoned: 0 };
+  /** When the scenario's fault began (epoch ms): request histories are told relative to it. */
+  faultAt = 0;
+  /** A few answers that explain the counters (first of each kind). */
+  readonly examples: string[] = [];
+  /** `<task> <key>` → the history of the request that carried the event. */
+  private readonly histories = new Map<string, RequestHistory>();
+
+  addTask(task: string, company: number): void {
+    this.companyOf.set(task, company);
+    this.acked.set(task, new Set());
+  }
+
+  ack(task: string, keys: readonly string[]): void {
+    const set = this.acked.get(task)!;
+    for (const key of keys) set.add(key);
+  }
+
+  recordRequest(task: string, keys: readonly string[], history: RequestHistory): void {
+    for (const key of keys) this.histories.set(`${task} ${key}`, history);
+  }
+
+  /** What happened to the request that carried an event, told relative to the fault. */
+  historyOf(task: string, key: string): string {
+    return this.histories.get(`${task} ${key}`)?.describe(this.faultAt) ?? 'probe, not re-sent';
+  }
+
+  get ackedCount(): number {
+    let n = 0;
+    for (const set of this.acked.values()) n += set.size;
+    return n;
+  }
+
+  note(kind: keyof ClientCounters, example?: string): void {
+    this.counters[kind]++;
+    if (example !== undefined && this.examples.length < 12 && !this.examples.some((e) => e.startsWith(`${kind}:`))) this.examples.push(`${kind}: ${example}`);
+  }
+}
