@@ -53,7 +53,7 @@ export function createEventsWriter(services: ProcessServices): EventsWriter {
     const deadLetters = new DeadLetters(nc.jetstream(), jsm, settings.streams);
     const stores: BatchStores = {
       influx: influxWriter,
-      logs: new LogSegmentAppender(redis, settings.redisPrefix),
+      logs: new LogSegmentAppender(redis, settings.redisPrefix, settings.logRetention),
       summaries: new SummaryApplier(redis, settings.redisPrefix),
       deadLetters,
       nc,

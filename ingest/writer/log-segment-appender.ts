@@ -13,6 +13,13 @@
  * lines have no identity of their own, so this is what keeps redelivery from
  * duplicating them. Fresh messages skip the look-up: their ids are new by
  * construction.
+ *
+ * Retention (LOG_RETENTION_MAX_LINES, LOG_RETENTION_MAX_AGE_MS; default keep
+ * everything) is applied by the same call, to the task it appends to: lines
+ * whose timestamp is older than the age limit go, then the oldest lines
+ * beyond the count limit, across segments (the k oldest of the merged order
+ * are exactly those below the (k+1)-th smallest id, so one XTRIM MINID per
+ * segment removes them).
  */
 import { redisKeys } from '../../shared/stores/redis-keys.js';
 import type { RedisClient } from '../../shared/stores/redis-store.js';
@@ -20,8 +27,9 @@ import { LuaScript } from '../../shared/stores/lua-script.js';
 import type { TaskLogs } from './write-batch.js';
 
 // KEYS[1] segment count, then segment 0, 1, ... as far as the caller knows them plus one (room for a
-// new segment). ARGV[1] '1' to skip existing ids, then id, event JSON pairs sorted by id.
-// Replies {'added', n, segments}, or {'segments', n} when the task has more segments than keys were passed.
+// new segment). ARGV[1] '1' to skip existing ids, ARGV[2] most lines kept (0: all), ARGV[3] oldest
+// timestamp kept (0: all), then id, event JSON pairs sorted by id.
+// Replies {'added', n, segments, trimmed}, or {'segments', n} when the task has more segments than keys were passed.
 const APPEND = new LuaScript(`
 local count = tonumber(redis.call('GET', KEYS[1]) or '1')
 if count + 1 > #KEYS - 1 then return {'segments', count} end
@@ -42,8 +50,9 @@ for i = 0, count - 1 do
   end
 end
 local check = ARGV[1] == '1'
+local maxLines, minMs = tonumber(ARGV[2]), tonumber(ARGV[3])
 local added = 0
-for j = 2, #ARGV, 2 do
+for j = 4, #ARGV, 2 do
   local id = ARGV[j]
   local ms, seq = parse(id)
   local exists = false
@@ -69,7 +78,30 @@ for j = 2, #ARGV, 2 do
   end
 end
 if count ~= initial then redis.call('SET', KEYS[1], count) end
-return {'added', added, count}`);
+
+local trimmed = 0
+if minMs > 0 then
+  for i = 0, count - 1 do trimmed = trimmed + redis.call('XTRIM', segment(i), 'MINID', '=', minMs) end
+end
+if maxLines > 0 then
+  local total = 0
+  for i = 0, count - 1 do total = total + redis.call('XLEN', segment(i)) end
+  local excess = total - maxLines
+  if excess > 0 then
+    -- The (excess + 1)-th smallest id over all segments: every id below it goes.
+    local heads = {}
+    for i = 0, count - 1 do
+      for _, entry in ipairs(redis.call('XRANGE', segment(i), '-', '+', 'COUNT', excess + 1)) do
+        local ms, seq = parse(entry[1])
+        heads[#heads + 1] = {ms, seq, entry[1]}
+      end
+    end
+    table.sort(heads, function(a, b) return a[1] < b[1] or (a[1] == b[1] and a[2] < b[2]) end)
+    local threshold = heads[excess + 1][3]
+    for i = 0, count - 1 do trimmed = trimmed + redis.call('XTRIM', segment(i), 'MINID', '=', threshold) end
+  end
+end
+return {'added', added, count, trimmed}`);
 
 /** Tasks whose segment count is remembered (a partition's writer is the only one appending to its tasks). */
 const MAX_REMEMBERED = 10_000;
@@ -85,6 +117,12 @@ export function logEntryMs(timestamp: number): number | undefined {
   return ms <= Number.MAX_SAFE_INTEGER ? ms : undefined;
 }
 
+/** How long and how many log lines a task keeps (0: no limit). */
+export interface LogRetention {
+  maxLines: number;
+  maxAgeMs: number;
+}
+
 export class LogSegmentAppender {
   private readonly keys;
   private readonly segmentCounts = new Map<string, number>();
@@ -92,6 +130,8 @@ export class LogSegmentAppender {
   constructor(
     private readonly client: RedisClient,
     redisPrefix: string,
+    private readonly retention: LogRetention = { maxLines: 0, maxAgeMs: 0 },
+    private readonly now: () => number = Date.now,
   ) {
     this.keys = redisKeys(redisPrefix);
   }
@@ -108,12 +148,15 @@ export class LogSegmentAppender {
     }
     // Stable: lines of one millisecond stay in arrival order.
     const order = [...lines].sort((a, b) => ts[a]! - ts[b]!);
-    const args = new Array<string>(1 + order.length * 2);
+    const { maxLines, maxAgeMs } = this.retention;
+    const args = new Array<string>(3 + order.length * 2);
     args[0] = mayExist ? '1' : '0';
+    args[1] = String(maxLines);
+    args[2] = String(maxAgeMs > 0 ? Math.max(1, this.now() - maxAgeMs) : 0);
     for (let k = 0; k < order.length; k++) {
       const i = order[k]!;
-      args[1 + 2 * k] = `${ts[i]}-${logs.seqs[i]}`;
-      args[2 + 2 * k] = logs.events[i]!;
+      args[3 + 2 * k] = `${ts[i]}-${logs.seqs[i]}`;
+      args[4 + 2 * k] = logs.events[i]!;
     }
     let known = this.segmentCounts.get(task) ?? 1;
     for (;;) {

@@ -5,11 +5,14 @@
  */
 import type { Config } from '../../shared/config/config.js';
 import { eventStreamSettings, type EventStreamSettings } from '../../shared/events/event-streams.js';
+import type { LogRetention } from './log-segment-appender.js';
 
 export interface WriterSettings {
   readonly streamPrefix: string;
   /** The event streams' configuration (created or corrected at start). */
   readonly streams: EventStreamSettings;
+  /** Log lines a task keeps (LOG_RETENTION_*; 0: no limit). */
+  readonly logRetention: LogRetention;
   readonly partitions: number;
   readonly redisPrefix: string;
   /** I and L records per store write. */
@@ -42,6 +45,7 @@ export function writerSettings(config: Readonly<Config>): WriterSettings {
   return {
     streamPrefix: config.NATS_STREAM_PREFIX,
     streams: eventStreamSettings(config),
+    logRetention: { maxLines: config.LOG_RETENTION_MAX_LINES, maxAgeMs: config.LOG_RETENTION_MAX_AGE_MS },
     partitions: config.NATS_PARTITIONS,
     redisPrefix: config.REDIS_KEY_PREFIX,
     batchEvents: config.WRITER_BATCH_EVENTS,

@@ -112,6 +112,10 @@ export const configSchema = z.object({
   NATS_STREAM_MAX_BYTES: z.coerce.number({ error: 'expected a non-negative integer (bytes)' }).int().min(0).default(0),
   /** Age limit of the events stream (0: none). Events the writers have not stored by then are dropped. */
   NATS_STREAM_MAX_AGE_MS: z.coerce.number({ error: 'expected a non-negative integer (milliseconds)' }).int().min(0).default(0),
+  /** Log lines a task keeps (0: all); the writer drops the oldest beyond it as lines arrive. */
+  LOG_RETENTION_MAX_LINES: z.coerce.number({ error: 'expected a non-negative integer (lines)' }).int().min(0).default(0),
+  /** Age of the log lines a task keeps, by their timestamp (0: all); applied when the task receives lines. */
+  LOG_RETENTION_MAX_AGE_MS: z.coerce.number({ error: 'expected a non-negative integer (milliseconds)' }).int().min(0).default(0),
   /** Distinct task/model ids one add/add_batch request (or gRPC chunk) may name before 413. */
   INGEST_MAX_ENTITIES_PER_REQUEST: positiveInt('entities per request').default(10_000),
   WRITER_BATCH_EVENTS: positiveInt('events per store write').default(10_000),

@@ -61,4 +61,48 @@ describe('logs', () => {
     const entries = await pipeline.client.logEntries(task);
     expect(entries.map((e) => `${e.segment}:${e.id}`)).toEqual(['0:10-1', '0:20-2', '0:30-4', '1:5-3']);
   });
+
+  describe('retention (LOG_RETENTION_MAX_LINES, LOG_RETENTION_MAX_AGE_MS)', () => {
+    const appenderWith = (maxLines: number, maxAgeMs: number, now = () => 10_000) =>
+      new LogSegmentAppender(pipeline.client.redis as never, pipeline.harness.config.REDIS_KEY_PREFIX, { maxLines, maxAgeMs }, now);
+    const batch = (lines: Array<[number, number]>) => {
+      const logs = new TaskLogs();
+      for (const [ts, seq] of lines) {
+        logs.timestamps.push(ts);
+        logs.seqs.push(seq);
+        logs.events.push(JSON.stringify({ msg: `${ts}/${seq}` }));
+        logs.owners.push(0);
+        logs.indexes.push(logs.indexes.length);
+      }
+      return { logs, all: logs.seqs.map((_, i) => i) };
+    };
+    const ids = async (task: string) => (await pipeline.client.logEntries(task)).map((e) => e.id).sort((a, b) => Number(a.split('-')[0]) - Number(b.split('-')[0]) || Number(a.split('-')[1]) - Number(b.split('-')[1]));
+
+    it('keeps the newest lines up to the count, across segments, oldest first out', async () => {
+      const task = unique('t');
+      const appender = appenderWith(4, 0);
+      const first = batch([[100, 1], [200, 2], [300, 3]]);
+      await appender.append(task, first.logs, first.all, false);
+      // Older lines than the top open a second segment; the five oldest of the merged order go.
+      const second = batch([[50, 4], [150, 5], [400, 6], [500, 7], [250, 8]]);
+      await appender.append(task, second.logs, second.all, false);
+      expect(await ids(task)).toEqual(['250-8', '300-3', '400-6', '500-7']);
+    });
+
+    it('drops lines older than the age limit, by their timestamp, when the task receives lines', async () => {
+      const task = unique('t');
+      const appender = appenderWith(0, 5_000, () => 10_000);
+      const lines = batch([[1_000, 1], [4_999, 2], [5_000, 3], [9_000, 4]]);
+      await appender.append(task, lines.logs, lines.all, false);
+      expect(await ids(task)).toEqual(['5000-3', '9000-4']);
+    });
+
+    it('keeps everything by default', async () => {
+      const task = unique('t');
+      const appender = new LogSegmentAppender(pipeline.client.redis as never, pipeline.harness.config.REDIS_KEY_PREFIX);
+      const lines = batch(Array.from({ length: 50 }, (_, i): [number, number] => [i, i + 1]));
+      await appender.append(task, lines.logs, lines.all, false);
+      expect(await ids(task)).toHaveLength(50);
+    });
+  });
 });
