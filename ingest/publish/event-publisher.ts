@@ -13,7 +13,6 @@
 import type { JetStreamClient } from 'nats';
 import { headers as natsHeaders } from 'nats';
 import { apiError } from '../../shared/errors/error-catalogue.js';
-import { HEADER_PUBLISH_DEADLINE } from '../../shared/events/publish-deadline.js';
 import { HEADER_KIND, HEADER_VERSION, partitionSubject, WIRE_VERSION } from '../../shared/events/wire-format.js';
 import { isTransientStoreError, StoreUnavailableError } from '../../shared/stores/store-errors.js';
 
@@ -77,7 +76,6 @@ export class EventPublisher {
     const h = natsHeaders();
     h.set(HEADER_KIND, 'ev');
     h.set(HEADER_VERSION, WIRE_VERSION);
-    h.set(HEADER_PUBLISH_DEADLINE, String(Date.now() + this.options.timeoutMs));
     const acks = messages.map((message) =>
       js.publish(partitionSubject(this.options.prefix, message.partition), message.payload, {
         msgID: message.id,

@@ -26,8 +26,6 @@ export class Delivery {
     /** The consumer's delivery sequence: +1 per delivery, so a gap means a delivery never arrived. */
     readonly consumerSeq: number,
     readonly deliveryCount: number,
-    /** When JetStream stored the message (its stream timestamp), epoch ms; NaN when the ack subject lacks it. */
-    readonly storedAtMs = Number.NaN,
   ) {
     this.possiblyRedelivered = deliveryCount > 1;
   }
@@ -59,7 +57,7 @@ export function toDelivery(msg: Msg): Delivery | undefined {
   const streamSeq = Number(tokens[at + 1]);
   const consumerSeq = Number(tokens[at + 2]);
   if (!Number.isSafeInteger(streamSeq) || !Number.isSafeInteger(consumerSeq) || !Number.isSafeInteger(deliveryCount)) return undefined;
-  return new Delivery(msg, streamSeq, consumerSeq, deliveryCount, Number(tokens[at + 3]) / 1e6);
+  return new Delivery(msg, streamSeq, consumerSeq, deliveryCount);
 }
 
 /**

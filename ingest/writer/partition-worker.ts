@@ -10,7 +10,6 @@
  * back with an immediate nak what it could not store.
  */
 import type { JetStreamManager, NatsConnection } from 'nats';
-import { HEADER_PUBLISH_DEADLINE, storedAfterDeadline } from '../../shared/events/publish-deadline.js';
 import { HEADER_KIND, HEADER_VERSION, WIRE_VERSION } from '../../shared/events/wire-format.js';
 import type { Logger } from '../../shared/observability/logger.js';
 import { storeBatch, type BatchStores } from './batch-storer.js';
@@ -148,11 +147,8 @@ export class PartitionWorker {
       }
       // Reading a message never throws (WriteBatch refuses what it cannot read): a message that
       // failed the partition here would fail every next owner too, forever.
-      const deadline = delivery.header(HEADER_PUBLISH_DEADLINE);
-      if (!readable) batch.refuseMessage(delivery, 'undecodable', `unknown wire version ${version}`);
-      // Stored after ingest gave up on it and answered 503 (shared/events/publish-deadline.ts): the client re-sends it.
-      else if (storedAfterDeadline(deadline, delivery.storedAtMs, settings.publishDeadlineSlackMs)) batch.refuseMessage(delivery, 'late', `stored after its publish deadline ${deadline}, answered 503`);
-      else batch.add(delivery);
+      if (readable) batch.add(delivery);
+      else batch.refuseMessage(delivery, 'undecodable', `unknown wire version ${version}`);
       if (batch.events >= settings.batchEvents || batch.points.length >= settings.maxBatchBytes) await this.flush();
     }
     if (this.giveUp.signal.aborted) return; // dropped: the next owner replays what we hold

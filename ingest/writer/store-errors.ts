@@ -30,8 +30,6 @@ export const DEAD_LETTER_REASONS = [
   'invalid_log_id',
   /** the writer itself failed on this input (a bug: replay once fixed) */
   'writer_error',
-  /** JetStream stored the message after its publish deadline: ingest had answered 503 and the client re-sends it */
-  'late',
 ] as const;
 
 export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];

@@ -37,8 +37,6 @@ export interface WriterSettings {
   readonly lagSampleMs: number;
   /** Time a stopping writer gives its held batches before it hands them back unstored. */
   readonly stopDeadlineMs: number;
-  /** Clock difference allowed between ingest hosts and NATS before a message counts as stored after its publish deadline. */
-  readonly publishDeadlineSlackMs: number;
 }
 
 export function writerSettings(config: Readonly<Config>): WriterSettings {
@@ -61,6 +59,5 @@ export function writerSettings(config: Readonly<Config>): WriterSettings {
     maxRetryDelayMs: 5_000,
     lagSampleMs: 5_000,
     stopDeadlineMs: Math.max(1_000, config.SHUTDOWN_PHASE_TIMEOUT_MS - 3_000),
-    publishDeadlineSlackMs: config.PUBLISH_DEADLINE_SLACK_MS,
   };
 }

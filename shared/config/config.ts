@@ -94,8 +94,6 @@ export const configSchema = z.object({
   MAX_LINE_BYTES: positiveInt('bytes').optional(),
   INGEST_MAX_INFLIGHT_BYTES: positiveInt('bytes').default(512 * MiB),
   INGEST_PUBLISH_TIMEOUT_MS: positiveInt('milliseconds').default(10_000),
-  /** A message JetStream stored later than its publish deadline plus this is skipped by the writer (its request was answered 503). */
-  PUBLISH_DEADLINE_SLACK_MS: z.coerce.number({ error: 'expected a non-negative integer (milliseconds)' }).int().min(0).default(1_000),
   /** Longest wait for one Redis command (or MULTI) outside a request's own limits. */
   REDIS_COMMAND_TIMEOUT_MS: positiveInt('milliseconds').default(5_000),
   /** Longest wait for one InfluxDB HTTP call (query, ping, database creation), body included. */
