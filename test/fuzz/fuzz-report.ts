@@ -34,6 +34,8 @@ export interface FuzzReport {
   /** Requests lost while the service was down (attributed to the crash, not counted as hangs). */
   lostToCrash: number;
   findings: Finding[];
+  /** Well-formed requests not (wholly) acknowledged, with their answers. */
+  wellFormedRefused: string[];
   /** Answers that came later than the slow threshold (informative). */
   slow: string[];
   /** Requests the fuzzer could not build (its own bugs; none expected). */
@@ -73,7 +75,8 @@ function shape(answer: string): string {
 
 /** The class of a finding: its cause when the service logged one, else its kind, status and message shape. */
 function classKey(f: Finding): string {
-  if (f.what === '5xx' && f.cause) return `5xx ${f.outcome.status} ${f.cause.error}${f.cause.where ? ` at ${f.cause.where}` : ''}`;
+  // The file, not the line: a stack overflow surfaces at any line of the recursion.
+  if (f.what === '5xx' && f.cause) return `5xx ${f.outcome.status} ${f.cause.error}${f.cause.where ? ` in ${f.cause.where.replace(/:\d+$/, '')}` : ''}`;
   if (f.what === 'hang' || f.what === 'dropped') return `${f.what} ${f.op} ${f.what === 'dropped' ? shape(f.outcome.answer) : ''}`;
   return `${f.what} ${f.outcome.status} ${shape(f.outcome.answer)}`;
 }
@@ -107,6 +110,7 @@ export function printReport(r: FuzzReport, print: (line: string) => void, maxGro
   print(`--- fuzz report (${Math.round(r.elapsedMs / 1000)} s) ---`);
   if (r.stoppedEarly) print(`stopped early: ${r.stoppedEarly}`);
   print(`well-formed: ${r.wellFormed.requests} requests, ${r.wellFormed.events} events, ${r.wellFormed.acked} acknowledged`);
+  if (r.wellFormedRefused.length > 0) print(`well-formed requests not acknowledged: ${r.wellFormedRefused.length}, e.g.\n    ${r.wellFormedRefused.slice(0, 3).join('\n    ')}`);
   print(`coverage: ${Object.entries(r.coverage).map(([op, n]) => `${op}=${n}`).join(' ')}`);
   if (r.unhinted.length > 0) print(`operations or fields without a hint (fuzzed with values of every kind): ${r.unhinted.join(', ')}`);
   for (const p of r.setupProblems) print(`setup: ${p}`);
@@ -117,7 +121,7 @@ export function printReport(r: FuzzReport, print: (line: string) => void, maxGro
     print(`  [${g.count}x] ${g.key}`);
     print(`      operations: ${g.ops.join(', ')}; generators: ${g.classes.join(', ')}`);
     print(`      e.g. #${g.example.index} ${g.example.outcome.request}`);
-    print(`      -> ${g.example.outcome.answer} (${g.example.outcome.ms} ms)`);
+    print(`      -> ${g.example.outcome.answer} (${g.example.outcome.ms} ms)${g.example.cause?.where ? ` [${g.example.cause.where}]` : ''}`);
   }
   if (groups.length > maxGroups) print(`  … ${groups.length - maxGroups} more classes`);
   for (const c of r.crashRecords) {

@@ -75,7 +75,7 @@ export async function runFuzz(service: FuzzService, stack: StackUrls, options: F
 
   const report: FuzzReport = {
     requests: 0, status5xx: 0, hangs: 0, crashes: 0, ackedUnreadable: 0, partitionsStalled: 0, isolationViolations: [], notEnvelope: 0, oversizeResets: 0, lostToCrash: 0,
-    findings: [], fuzzerErrors: [], slow: [], crashRecords: [], stalled: [], stalledWitnesses: [], retriesGrowing: false, unreadable: [], readErrors: [], setupProblems,
+    findings: [], fuzzerErrors: [], slow: [], wellFormedRefused: [], crashRecords: [], stalled: [], stalledWitnesses: [], retriesGrowing: false, unreadable: [], readErrors: [], setupProblems,
     wellFormed: { requests: 0, events: 0, acked: 0 }, coverage: Object.fromEntries([...ops.map((op) => op.name), 'grpc.Add', 'grpc.AddBatch', 'grpc.StreamEvents'].map((name) => [name, 0])), unhinted, elapsedMs: 0,
   };
 
@@ -188,7 +188,10 @@ export async function runFuzz(service: FuzzService, stack: StackUrls, options: F
         report.wellFormed.requests++;
         await dispatch(
           () => sendWellFormed(k, ctx()),
-          (outcome) => record(`wf${k}`, 'well-formed', outcome.op ?? 'well-formed', outcome, before),
+          async (outcome) => {
+            if (outcome.siblings.some((e) => !e.acked)) report.wellFormedRefused.push(`wf${k} ${outcome.request.slice(0, 200)} -> ${outcome.kind} ${outcome.status} ${outcome.answer.slice(0, 300)}`);
+            await record(`wf${k}`, 'well-formed', outcome.op ?? 'well-formed', outcome, before);
+          },
           `wf${k}`,
         );
       }

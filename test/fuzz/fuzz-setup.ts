@@ -30,6 +30,8 @@ function targetEvents(world: World, key: CompanyKey): string {
     lines.push({ type: 'training_stats_scalar', task, iter: -2147483648, metric: 'Summary', variant: 'acc', value: 0.9 });
   }
   for (const model of c.models) lines.push({ type: 'training_stats_scalar', task: model, model_event: true, iter: 1, metric: 'loss', variant: 'train', value: 1 });
+  // Registered now, before any hostile request: otherwise the other company could name a witness id first and own it.
+  for (const task of c.witnesses) lines.push({ type: 'log', task, level: 'info', msg: 'registration', timestamp: Date.UTC(2023, 0, 1) });
   return lines.map((line) => JSON.stringify(line)).join('\n');
 }
 
