@@ -27,6 +27,8 @@ export interface CaseOutcome {
   request: string;
   answer: string;
   siblings: WitnessEvent[];
+  /** Size of the HTTP body sent. */
+  bodyBytes?: number;
 }
 
 export interface SendContext {
@@ -70,7 +72,7 @@ async function sendHttp(c: HttpCase, ctx: SendContext): Promise<CaseOutcome> {
   });
   const outcome = await sendRaw(ctx.port, encodeRequest(request, `127.0.0.1:${ctx.port}`), ctx.deadlineMs);
   const rendered = renderHttp(request);
-  if (outcome.kind !== 'answer') return { kind: outcome.kind, status: '-', is5xx: false, notEnvelope: false, ms: outcome.ms, request: rendered, answer: outcome.kind === 'dropped' ? outcome.error : 'no answer', siblings };
+  if (outcome.kind !== 'answer') return { kind: outcome.kind, status: '-', is5xx: false, notEnvelope: false, ms: outcome.ms, request: rendered, answer: outcome.kind === 'dropped' ? outcome.error : 'no answer', siblings, bodyBytes: request.body.length };
   const text = outcome.body.toString('utf8');
   if (outcome.status === 200 && siblings.length > 0) {
     try {

@@ -86,7 +86,8 @@ export async function runFuzz(service: FuzzService, stack: StackUrls, options: F
       report.lostToCrash++;
       return;
     }
-    if (outcome.kind === 'hang' || (outcome.kind === 'dropped' && cls !== 'oversize')) {
+    const oversize = (outcome.bodyBytes ?? 0) > limits.maxBodyBytes;
+    if (outcome.kind === 'hang' || (outcome.kind === 'dropped' && !oversize)) {
       report.hangs++;
       report.findings.push({ index, cls, op, what: outcome.kind, outcome });
     } else if (outcome.kind === 'dropped') {
