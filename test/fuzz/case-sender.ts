@@ -29,6 +29,8 @@ export interface CaseOutcome {
   siblings: WitnessEvent[];
   /** Size of the HTTP body sent. */
   bodyBytes?: number;
+  /** Size of the HTTP request line and headers sent. */
+  headBytes?: number;
 }
 
 export interface SendContext {
@@ -70,9 +72,11 @@ async function sendHttp(c: HttpCase, ctx: SendContext): Promise<CaseOutcome> {
     siblings.push(event);
     return ctx.ledger.json(event) as never;
   });
-  const outcome = await sendRaw(ctx.port, encodeRequest(request, `127.0.0.1:${ctx.port}`), ctx.deadlineMs);
+  const encoded = encodeRequest(request, `127.0.0.1:${ctx.port}`);
+  const outcome = await sendRaw(ctx.port, encoded, ctx.deadlineMs);
   const rendered = renderHttp(request);
-  if (outcome.kind !== 'answer') return { kind: outcome.kind, status: '-', is5xx: false, notEnvelope: false, ms: outcome.ms, request: rendered, answer: outcome.kind === 'dropped' ? outcome.error : 'no answer', siblings, bodyBytes: request.body.length };
+  const sizes = { bodyBytes: request.body.length, headBytes: encoded.length - request.body.length };
+  if (outcome.kind !== 'answer') return { kind: outcome.kind, status: '-', is5xx: false, notEnvelope: false, ms: outcome.ms, request: rendered, answer: outcome.kind === 'dropped' ? outcome.error : 'no answer', siblings, ...sizes };
   const text = outcome.body.toString('utf8');
   if (outcome.status === 200 && siblings.length > 0) {
     try {
@@ -116,7 +120,7 @@ async function sendGrpc(c: GrpcCase, ctx: SendContext): Promise<CaseOutcome> {
   const all = perMessage.flat();
   const eventsIn = (index: number) => {
     const message = c.messages[index];
-    return message?.kind === 'events' ? message.events.length : 1;
+    return message?.kind === 'events' && c.op !== 'grpc.Add' ? message.events.length : 1;
   };
   // Each chunk ack of a stream stands on its own, even when the stream ends in an error afterwards.
   for (const ack of answer.acks) {

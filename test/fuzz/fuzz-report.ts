@@ -130,7 +130,7 @@ export function printReport(r: FuzzReport, print: (line: string) => void, maxGro
   }
   if (r.slow.length > 0) print(`slow answers (after the slow threshold, before the deadline): ${r.slow.length}, e.g. ${r.slow.slice(0, 5).join('; ')}`);
   if (r.lostToCrash > 0) print(`requests lost while the service was down: ${r.lostToCrash}`);
-  if (r.oversizeResets > 0) print(`oversize bodies answered by a connection reset (no 413 seen): ${r.oversizeResets}`);
+  if (r.oversizeResets > 0) print(`oversize requests answered by a connection reset (no 413 or 431 seen): ${r.oversizeResets}`);
   if (r.notEnvelope > 0) print(`error answers that are not a ClearML envelope: ${r.notEnvelope} (see the not-envelope classes above)`);
   for (const p of r.stalled) print(`partition ${p.partition} not drained: num_pending=${p.pending} num_ack_pending=${p.ackPending}${p.error ? ` (${p.error})` : ''}`);
   if (r.stalledWitnesses.length > 0) print(`witness tasks on stalled partitions: ${r.stalledWitnesses.join(', ')}`);
@@ -139,7 +139,13 @@ export function printReport(r: FuzzReport, print: (line: string) => void, maxGro
   const byVia = new Map<string, number>();
   for (const u of r.unreadable) byVia.set(`${u.event.via}/${u.event.type}/seen=${u.seen}`, (byVia.get(`${u.event.via}/${u.event.type}/seen=${u.seen}`) ?? 0) + 1);
   if (r.unreadable.length > 0) print(`acknowledged but not readable exactly once: ${[...byVia].map(([k, n]) => `${k}:${n}`).join(' ')}`);
-  for (const u of r.unreadable.slice(0, 5)) print(`    e.g. ${u.event.company} ${u.event.task} ${u.event.type}#${u.event.n} via ${u.event.via} seen ${u.seen}x`);
+  const shown = new Map<string, number>();
+  for (const u of r.unreadable) {
+    const group = `${u.event.via}/${u.event.type}/seen=${u.seen}`;
+    if ((shown.get(group) ?? 0) >= 3) continue;
+    shown.set(group, (shown.get(group) ?? 0) + 1);
+    print(`    e.g. ${u.event.company} ${u.event.task} ${u.event.type}#${u.event.n} via ${u.event.via} seen ${u.seen}x${u.event.request === undefined ? '' : ` (request #${u.event.request})`}`);
+  }
   for (const e of r.readErrors.slice(0, 5)) print(`read-back error: ${e}`);
   for (const v of r.isolationViolations.slice(0, 10)) print(`isolation: ${v}`);
   print(`isolation_violations=${r.isolationViolations.length} not_envelope=${r.notEnvelope}`);

@@ -20,6 +20,9 @@ import { readBack } from './witness-readback.js';
 import { callIdOf, causesByCall } from './service-log.js';
 import { WitnessLedger } from './witness-ledger.js';
 
+/** Node's default limit of an HTTP request's line and headers (the service keeps it). */
+const MAX_HEAD_BYTES = 16 * 1024;
+
 export interface FuzzOptions {
   requests: number;
   seed: number;
@@ -86,7 +89,9 @@ export async function runFuzz(service: FuzzService, stack: StackUrls, options: F
       report.lostToCrash++;
       return;
     }
-    const oversize = (outcome.bodyBytes ?? 0) > limits.maxBodyBytes;
+    // The server answers an oversize request (413, or 431 for a head over Node's 16 KiB) and closes while the client
+    // still writes: the client may see the reset before the answer.
+    const oversize = (outcome.bodyBytes ?? 0) > limits.maxBodyBytes || (outcome.headBytes ?? 0) > MAX_HEAD_BYTES;
     if (outcome.kind === 'hang' || (outcome.kind === 'dropped' && !oversize)) {
       report.hangs++;
       report.findings.push({ index, cls, op, what: outcome.kind, outcome });
@@ -178,6 +183,7 @@ export async function runFuzz(service: FuzzService, stack: StackUrls, options: F
       await dispatch(
         () => sendCase(c, ctx()),
         async (outcome) => {
+          for (const sibling of outcome.siblings) sibling.request = i;
           await record(String(i), c.cls, c.op, outcome, crashesBefore);
           if (options.replay !== undefined) options.log(`#${i} [${c.cls}] ${outcome.request}\n   -> ${outcome.kind} ${outcome.status} ${outcome.answer} (${outcome.ms} ms)`);
         },

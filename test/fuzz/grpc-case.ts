@@ -167,7 +167,9 @@ export function messageBytes(c: GrpcCase, message: GrpcMessage, index: number, w
   };
   switch (message.kind) {
     case 'events': {
-      const events = message.events.map((e) => (e instanceof SiblingSlot ? sibling(e) : resolveEvent(e, world, c.caller)));
+      // Add carries one event: only the events actually sent may become siblings (the ledger would count the others as acknowledged).
+      const sent = c.op === 'grpc.Add' ? message.events.slice(0, 1) : message.events;
+      const events = sent.map((e) => (e instanceof SiblingSlot ? sibling(e) : resolveEvent(e, world, c.caller)));
       if (c.op === 'grpc.Add') return toBinary(EventSchema, create(EventSchema, events[0] as never));
       if (c.op === 'grpc.AddBatch') return toBinary(EventBatchSchema, create(EventBatchSchema, { events: events as never }));
       return toBinary(EventChunkSchema, create(EventChunkSchema, { chunkId: BigInt(index), events: events as never }));

@@ -18,6 +18,8 @@ export interface WitnessEvent {
   type: WitnessType;
   /** How it was sent (http-lines, http-add, grpc-add, grpc-batch, grpc-stream, sibling-http, sibling-grpc). */
   via: string;
+  /** The index of the request that carried it (`--replay` sends it again). */
+  request?: number;
   acked: boolean;
 }
 

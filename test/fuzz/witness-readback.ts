@@ -57,8 +57,11 @@ async function logs(reader: Reader, task: string, counts: Counts): Promise<void>
     const data = await reader.call('events.get_task_log', { task, batch_size: 10_000, navigate_earlier: true, ...(from !== undefined ? { from_timestamp: from } : {}) });
     if (data === undefined || !data.events?.length) return;
     for (const e of data.events) bump(counts, `log|${e.msg}`);
+    // A short page was the last one (a full page may continue within its oldest millisecond's neighbours);
+    // and from_timestamp 0 means "absent" (events.md §6.1): a log at timestamp 0 ends the walk too.
+    if (data.events.length < 10_000) return;
     const oldest = Math.min(...data.events.map((e: { timestamp: number }) => e.timestamp));
-    if (from !== undefined && oldest >= from) return;
+    if (oldest <= 0 || (from !== undefined && oldest >= from)) return;
     from = oldest;
   }
 }
