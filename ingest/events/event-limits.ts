@@ -10,6 +10,7 @@
  * 4,096 each plus the id and company stay under ~51 KB.
  */
 import { NO_ITER_THRESHOLD } from '../../shared/events/storage-layout.js';
+import { headOf } from '../../shared/protocol/python-repr.js';
 
 export const MAX_ENTITY_ID_LENGTH = 128;
 /** metric, variant and the debug image key: InfluxDB tags (series key ≤ 65,535 bytes). */
@@ -81,7 +82,7 @@ export function eventTooLarge(limitBytes: number): string {
 export function echo(value: unknown): string {
   switch (typeof value) {
     case 'string':
-      return value.length > MAX_ECHO_LENGTH ? `${value.slice(0, MAX_ECHO_LENGTH)}…` : value;
+      return value.length > MAX_ECHO_LENGTH ? `${headOf(value, MAX_ECHO_LENGTH)}…` : value;
     case 'number':
       return String(value);
     case 'boolean':

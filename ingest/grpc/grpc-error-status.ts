@@ -45,7 +45,16 @@ export function grpcStatusOf(error: ApiError): StatusObject {
     const key = name.toLowerCase();
     if (METADATA_KEY.test(key)) metadata.set(key, value);
   }
-  return { code: error.entry.grpc, details: error.message, metadata };
+  return { code: error.entry.grpc, details: wellFormed(error.message), metadata };
+}
+
+/**
+ * grpc-js percent-encodes the status message with encodeURI, which throws on
+ * a lone surrogate (outside any handler: the process would exit). Messages
+ * echo client text, so whatever a message holds, it leaves as valid text.
+ */
+function wellFormed(text: string): string {
+  return text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 }
 
 /** Chunk failures that end a StreamEvents call instead of being acknowledged. */

@@ -4,7 +4,7 @@
  * Messages follow ClearML's `<Base>[ (<detail>)][: k1=v1, ...]` form
  * (protocol.md §6); `docs/errors.md` documents every entry (a test checks).
  */
-import { pyRepr } from '../protocol/python-repr.js';
+import { headOf, pyRepr } from '../protocol/python-repr.js';
 
 /** gRPC status codes (numeric, so this module imports no transport library). */
 export const GrpcStatus = {
@@ -176,7 +176,7 @@ function renderValue(value: unknown, budget = MAX_MESSAGE_CHARS): string {
 }
 
 function bounded(message: string): string {
-  return message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS)}...` : message;
+  return message.length > MAX_MESSAGE_CHARS ? `${headOf(message, MAX_MESSAGE_CHARS)}...` : message;
 }
 
 export function formatMessage(base: string, detail?: string, kv?: KeyValues): string {

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { echoText, MAX_ECHO_CHARS, pyRepr } from './python-repr.js';
+import { echoText, headOf, MAX_ECHO_CHARS, pyRepr } from './python-repr.js';
 
 describe('pyRepr', () => {
   it('renders JSON values as Python does', () => {
@@ -32,3 +33,28 @@ describe('pyRepr', () => {
     expect(text.length).toBeLessThanOrEqual(MAX_ECHO_CHARS + 3);
   });
 });
+
+describe('headOf', () => {
+  const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+  it('never cuts a surrogate pair: the cut of well-formed text is well-formed', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.nat({ max: 60 }), (text, limit) => {
+        const head = headOf(text, limit);
+        expect(text.startsWith(head)).toBe(true);
+        expect(head.length === Math.min(text.length, limit) || head.length === limit - 1).toBe(true);
+        expect(loneSurrogate.test(head)).toBe(false);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(headOf('ab😀', 3)).toBe('ab');
+    expect(headOf('ab😀', 4)).toBe('ab😀');
+  });
+
+  it('echoes of text cut at an emoji stay well-formed', () => {
+    const text = `${'a'.repeat(MAX_ECHO_CHARS - 1)}😀`;
+    expect(loneSurrogate.test(echoText(text))).toBe(false);
+    expect(loneSurrogate.test(pyRepr(text))).toBe(false);
+  });
+});
+

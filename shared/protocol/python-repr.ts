@@ -10,6 +10,17 @@ export const MAX_ECHO_CHARS = 8 * 1024;
 const MAX_ECHO_DEPTH = 32;
 const ELLIPSIS = '...';
 
+/**
+ * The first `limit` UTF-16 code units of `text`, one fewer when the cut would
+ * split a surrogate pair: a lone surrogate is not text (grpc-js throws on it
+ * in a status message, and it is not valid UTF-8 anywhere else either).
+ */
+export function headOf(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const last = text.charCodeAt(limit - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? limit - 1 : limit);
+}
+
 /** Text written up to a limit; once full, further writes are dropped. */
 class BoundedText {
   private readonly parts: string[] = [];
@@ -22,7 +33,7 @@ class BoundedText {
     if (this.full) return;
     const room = this.limit - this.length;
     if (text.length > room) {
-      this.parts.push(text.slice(0, room));
+      this.parts.push(headOf(text, room));
       this.full = true;
       return;
     }
@@ -48,7 +59,7 @@ export function pyRepr(value: unknown, limit = MAX_ECHO_CHARS): string {
 
 /** A client string echoed verbatim (not as repr), cut at MAX_ECHO_CHARS. */
 export function echoText(text: string, limit = MAX_ECHO_CHARS): string {
-  return text.length > limit ? text.slice(0, limit) + ELLIPSIS : text;
+  return text.length > limit ? headOf(text, limit) + ELLIPSIS : text;
 }
 
 function writeRepr(value: unknown, out: BoundedText, depth: number, limit: number): void {
@@ -58,7 +69,7 @@ function writeRepr(value: unknown, out: BoundedText, depth: number, limit: numbe
   if (value === false) return out.add('False');
   if (typeof value === 'number') return out.add(Number.isInteger(value) && !Object.is(value, -0) ? String(value) : pyFloat(value));
   // Only the part that can be shown is escaped: one more character than fits marks the cut.
-  if (typeof value === 'string') return out.add(pyString(value.length > limit ? value.slice(0, limit + 1) : value));
+  if (typeof value === 'string') return out.add(pyString(headOf(value, limit + 1)));
   if (typeof value !== 'object') return out.add(String(value));
   if (depth >= MAX_ECHO_DEPTH) return out.cut();
   const isList = Array.isArray(value);

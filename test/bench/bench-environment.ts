@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findFreePort, startLocalStack, type LocalStack } from '../../deploy/local-stack/local-stack.js';
+import type { ServerOptions } from '../../deploy/local-stack/server-configs.js';
 import { loadConfig, type Config } from '../../shared/config/config.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -42,10 +43,10 @@ export function progress(line: string): void {
   process.stdout.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 }
 
-export async function openBenchEnvironment(): Promise<BenchEnvironment> {
+export async function openBenchEnvironment(options: { settings?: Partial<ServerOptions> } = {}): Promise<BenchEnvironment> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'clearml-bench-'));
   progress(`starting a throwaway stack in ${dataDir}`);
-  const stack = await startLocalStack({ dataDir: path.join(dataDir, 'stack'), log: (line) => progress(`[stack] ${line}`) });
+  const stack = await startLocalStack({ dataDir: path.join(dataDir, 'stack'), log: (line) => progress(`[stack] ${line}`), settings: options.settings });
   const services: BenchService[] = [];
   return {
     stack,

@@ -135,4 +135,26 @@ describe('per-event limits over gRPC', () => {
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatchObject({ metric: 'loss', value: 0.5 });
   });
+
+  it('a reason cut inside a surrogate pair is still a valid status message (the process survives)', async () => {
+    const task = unique('lim-grpc-');
+    const Client = makeClientConstructor(eventsIngestDefinition, 'clearml.events.v1.EventsIngest');
+    const client = new Client(`127.0.0.1:${h.service.services.boundPorts.get('grpc')}`, credentials.createInsecure());
+    const metadata = new Metadata();
+    metadata.set('authorization', `Bearer ${token}`);
+    // 255 characters and an emoji: the echo of the type is cut after 256 UTF-16 units, in the middle of the pair.
+    const type = `${'a'.repeat(255)}😀`;
+    try {
+      const error = await new Promise<ServiceError>((resolve, reject) =>
+        (client as unknown as { Add(e: unknown, md: Metadata, cb: (e: ServiceError | null) => void): void }).Add(create(EventSchema, { type, task }), metadata, (e) =>
+          e ? resolve(e) : reject(new Error('expected a refusal')),
+        ),
+      );
+      expect(error.metadata.get('clearml-result-code')).toEqual(['400']);
+      expect(error.details).toBe(`Events not added: Invalid event type ${'a'.repeat(255)}…=1`);
+    } finally {
+      client.close();
+    }
+    expect((await addBatch(JSON.stringify({ type: 'log', task, msg: 'still here' }))).status).toBe(200);
+  });
 });
