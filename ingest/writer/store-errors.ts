@@ -16,6 +16,7 @@
  */
 import { ErrorReply } from 'redis';
 import { InfluxError } from '../../shared/stores/influx-store.js';
+import { isRedisStateReply, redisErrorCode } from '../../shared/stores/store-errors.js';
 
 export const DEAD_LETTER_REASONS = [
   /** the message or record is not in the wire format (or of an unknown wire version) */
@@ -43,26 +44,11 @@ const refused = (reason: DeadLetterReason): StoreErrorClass => ({ transient: fal
 const INFLUX_REFUSALS = new Set([400, 413, 422]);
 
 /**
- * Redis error codes of a server state, not of the command: retried. OOM is one
- * of them: maxmemory is checked before a write whatever its size, so memory
- * freed (eviction, expiry, a larger limit) lets the same write through.
+ * Redis replies the writer waits out besides the server states that every
+ * caller retries (shared/stores/store-errors.ts): a script the server lost,
+ * and wrong credentials or permissions, which an operator fixes.
  */
-const REDIS_TRANSIENT_CODES = new Set([
-  'BUSY',
-  'LOADING',
-  'OOM',
-  'MASTERDOWN',
-  'READONLY',
-  'MISCONF',
-  'TRYAGAIN',
-  'CLUSTERDOWN',
-  'NOSCRIPT',
-  'NOREPLICAS',
-  'NOAUTH',
-  'WRONGPASS',
-  'NOPERM',
-  'UNBLOCKED',
-]);
+const REDIS_RETRIED_CODES = new Set(['NOSCRIPT', 'NOAUTH', 'WRONGPASS', 'NOPERM']);
 /** ERR replies that describe the server's state rather than the command. */
 const REDIS_TRANSIENT_ERR = /max number of clients|script killed|timed? ?out/i;
 
@@ -75,9 +61,9 @@ export function classifyStoreError(error: unknown): StoreErrorClass {
 
 /** A Redis error reply, by its code (the first word; scripts pass on the code of the command that failed). */
 export function classifyRedisReply(message: string): StoreErrorClass {
-  const code = /^[A-Z]+/.exec(message)?.[0] ?? '';
+  const code = redisErrorCode(message);
   if (code === 'WRONGTYPE') return refused('redis_wrongtype');
-  if (REDIS_TRANSIENT_CODES.has(code)) return TRANSIENT;
+  if (isRedisStateReply(message) || REDIS_RETRIED_CODES.has(code)) return TRANSIENT;
   if (code === 'ERR') return REDIS_TRANSIENT_ERR.test(message) ? TRANSIENT : refused('redis_rejected');
   return TRANSIENT;
 }

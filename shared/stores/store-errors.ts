@@ -44,8 +44,23 @@ const REDIS_CONNECTION_ERRORS = [
   TimeoutError,
 ];
 
-/** Redis replies that mean "not now" rather than "never". */
-const REDIS_BUSY_REPLY = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|OOM)\b/;
+/**
+ * Redis error codes that describe the server's state, not the command: "not
+ * now" rather than "never". OOM is one of them: maxmemory is checked before
+ * a write whatever its size, so memory freed lets the same write through;
+ * READONLY is a replica answering during a failover.
+ */
+const REDIS_STATE_CODES = new Set(['LOADING', 'BUSY', 'MASTERDOWN', 'TRYAGAIN', 'CLUSTERDOWN', 'NOREPLICAS', 'OOM', 'READONLY', 'MISCONF', 'UNBLOCKED']);
+
+/** The code of a Redis error reply (its first word; scripts pass on the code of the command that failed). */
+export function redisErrorCode(message: string): string {
+  return /^[A-Z]+/.exec(message)?.[0] ?? '';
+}
+
+/** Whether a Redis error reply is about the server's state (retry later) rather than the command. */
+export function isRedisStateReply(message: string): boolean {
+  return REDIS_STATE_CODES.has(redisErrorCode(message));
+}
 
 /** Socket, DNS and undici (fetch) failures to reach a server. */
 const CONNECTION_CODES = new Set([
@@ -86,7 +101,7 @@ export function isTransientStoreError(error: unknown, depth = 0): boolean {
     return typeof e.code === 'string' && NATS_TRANSIENT_CODES.has(e.code);
   }
   if (e.name === 'InfluxError' && typeof e.status === 'number') return e.status >= 500 || e.status === 429;
-  if (error instanceof ErrorReply) return REDIS_BUSY_REPLY.test(error.message);
+  if (error instanceof ErrorReply) return isRedisStateReply(error.message);
   return isTransientStoreError(e.cause, depth + 1);
 }
 
