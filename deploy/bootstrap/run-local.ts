@@ -27,6 +27,9 @@ const stackSettings = z.object({
   NATS_MAX_FILE_STORE_BYTES: z.coerce.number({ error: 'expected a number of bytes' }).int({ error: 'expected a number of bytes' }).positive({ error: 'expected a number of bytes' }).default(10 * 1024 ** 3),
 });
 
+/** How often the runner checks that the process that started it (npm) is still there. */
+const PARENT_CHECK_MS = 500;
+
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
   process.exit(2);
@@ -89,6 +92,14 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
+  // npm exits on SIGTERM without passing it on: a parent that went away is a stop too.
+  const parent = process.ppid;
+  const orphanCheck = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(orphanCheck);
+    if (!stopping) void stop(0);
+  }, PARENT_CHECK_MS);
+  orphanCheck.unref();
 
   try {
     stack = await startLocalStack({

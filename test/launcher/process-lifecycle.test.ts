@@ -145,4 +145,23 @@ describe('npm start runner', () => {
     expect(await exited(child)).toBe(0);
     for (const pid of stackPids) expect(alive(pid), `stack process ${pid} still running`).toBe(false);
   }, 120_000);
+
+  it('stops, stores included, when the process that started it goes away (SIGTERM to `npm start` does not reach it)', async () => {
+    const [apiPort, natsPort, influxPort, redisPort] = await Promise.all([findFreePort(), findFreePort(), findFreePort(), findFreePort()]);
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'clearml-start-'));
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, API_PORT: String(apiPort), GRPC_PORT: '0', NATS_PORT: String(natsPort), INFLUX_PORT: String(influxPort), REDIS_PORT: String(redisPort), LOG_LEVEL: 'warn' };
+    // A parent in between, as npm is: it exits on SIGTERM without passing the signal on.
+    const parent = spawn('sh', ['-c', `"${process.execPath}" "${runLocal}"; true`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(parent);
+    let output = '';
+    parent.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    await waitFor(async () => output.includes('Stop with Ctrl-C.'), 60_000, 'the start banner');
+    const [runner] = spawnSync('ps', ['-o', 'pid=', '--ppid', String(parent.pid)], { encoding: 'utf8' }).stdout.split('\n').map((p) => Number(p.trim())).filter((p) => p > 0);
+    expect(runner).toBeDefined();
+    const stackPids = spawnSync('ps', ['-o', 'pid=', '--ppid', String(runner)], { encoding: 'utf8' }).stdout.split('\n').map((p) => Number(p.trim())).filter((p) => p > 0);
+    expect(stackPids.length).toBeGreaterThanOrEqual(3);
+    parent.kill('SIGKILL');
+    await waitFor(async () => !alive(runner!) && stackPids.every((pid) => !alive(pid)), 30_000, 'the orphaned runner and its stack to stop');
+  }, 120_000);
 });
+
