@@ -37,7 +37,7 @@ export class ControlExecutor {
 
   /** Runs the deletion; answers the number of events deleted. */
   async execute(record: ControlRecord): Promise<number> {
-    if (record.op === 'delete_entity') return this.deleteEntity(record.n, record.e);
+    if (record.op === 'delete_entity') return this.deleteEntity(record.c, record.n, record.e);
     return this.clearTaskLog(record.e, record.before, record.include, record.exclude);
   }
 
@@ -50,8 +50,9 @@ export class ControlExecutor {
     if (replySubject) this.nc.publish(replySubject, result);
   }
 
-  private async deleteEntity(namespace: 't' | 'm', entity: string): Promise<number> {
-    const where = `"n"=${influxQlString(encodeTagValue(namespace))} AND "e"=${influxQlString(encodeTagValue(entity))}`;
+  private async deleteEntity(company: string, namespace: 't' | 'm', entity: string): Promise<number> {
+    // The company too: an id a deleted report freed may belong to another company by now.
+    const where = `"c"=${influxQlString(encodeTagValue(company))} AND "n"=${influxQlString(encodeTagValue(namespace))} AND "e"=${influxQlString(encodeTagValue(entity))}`;
     const counts = await this.influx.query(MEASUREMENTS.map((m) => `SELECT COUNT(${influxQlIdentifier(FIELD.timestamp)}) FROM ${influxQlIdentifier(m)} WHERE ${where}`).join('; '));
     let deleted = 0;
     for (const result of counts) for (const series of result.series ?? []) deleted += Number(series.values[0]?.[1] ?? 0);
@@ -62,8 +63,8 @@ export class ControlExecutor {
       for (const key of segments) deleted += await this.redis.xLen(key);
       await this.redis.del([...segments, this.keys.logSegmentCount(entity)]);
     }
-    await this.redis.del(this.keys.metricListing(namespace, entity));
-    await this.redis.hDel(this.keys.entity(namespace, entity), LAST_SCALAR_AT_FIELD);
+    await this.redis.del(this.keys.metricListing(company, namespace, entity));
+    await this.redis.hDel(this.keys.entity(company, namespace, entity), LAST_SCALAR_AT_FIELD);
     return deleted;
   }
 

@@ -177,7 +177,7 @@ export class SummaryApplier {
 
   /** One script call: chunk `chunk` of the summary's scalars and listing (the first also sets the record fields). */
   async applyChunk(summary: EntitySummary, seq: number, chunk: number): Promise<boolean> {
-    const { n, e } = summary;
+    const { c, n, e } = summary;
     const { scalars, listing } = chunkOf(summary, chunk);
     const args: string[] = [
       String(seq),
@@ -190,7 +190,7 @@ export class SummaryApplier {
     ];
     for (const stats of scalars) for (const arg of scalarArgs(stats)) args.push(arg);
     for (const entry of listing) args.push(entry.join('\u001f'));
-    const reply = await APPLY.run(this.client, [this.keys.entity(n, e), this.keys.lastMetrics(n, e), this.keys.metricListing(n, e)], args);
+    const reply = await APPLY.run(this.client, [this.keys.entity(c, n, e), this.keys.lastMetrics(c, n, e), this.keys.metricListing(c, n, e)], args);
     return Number(reply) === 1;
   }
 }

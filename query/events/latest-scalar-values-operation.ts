@@ -34,7 +34,7 @@ export function latestScalarValuesOperation(deps: QueryDeps) {
             ...(record.lastScalarAt === undefined ? [`SELECT MAX("at") FROM "scalar" WHERE ${where}`] : []),
           ].join('; '),
         ),
-        new LogSegments(deps.redis, deps.keyPrefix).maxIteration(request.task),
+        new LogSegments(deps.redis, deps.keyPrefix).maxIteration(company, request.task),
       ]);
       const points: ScalarMetricPoint[] = [];
       for (const s of seriesOf(results, 0)) {

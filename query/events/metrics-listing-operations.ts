@@ -28,7 +28,7 @@ export function metricsListingOperations(deps: QueryDeps) {
   const readableListings = async (company: string, namespace: Namespace, requested: readonly string[], ids: readonly string[]) => {
     const [, perEntity] = await Promise.all([
       deps.entities.requireReadable(company, namespace, requested),
-      new MetricListings(deps.redis, deps.keyPrefix).of(namespace, ids),
+      new MetricListings(deps.redis, deps.keyPrefix).of(company, namespace, ids),
     ]);
     return perEntity;
   };

@@ -54,7 +54,7 @@ export class ScalarHistograms {
 
   /** Every series of one entity's histogram. */
   async ofEntity(ref: EntityRef, options: HistogramOptions): Promise<EntitySeries[]> {
-    const listing = await new MetricListings(this.deps.redis, this.deps.keyPrefix).one(ref.namespace, ref.id);
+    const listing = await new MetricListings(this.deps.redis, this.deps.keyPrefix).one(ref.company, ref.namespace, ref.id);
     // Only series with an iteration above -2^31 take part, for every key (§4.1).
     const series = listing.filter((e) => e.type === 'training_stats_scalar' && e.regular && options.filter.matches(e.metric, e.variant));
     if (series.length === 0) return [];
@@ -62,7 +62,7 @@ export class ScalarHistograms {
       options.key === 'iter'
         ? await iterHistogram(this.deps.influx, ref, series, metricFilterWhere(options.filter), options.samples, options.minMax)
         : await timestampHistogram(this.csv, ref, series, options.samples, options.minMax);
-    const labels = await xAxisLabels(this.deps.redis, this.deps.keyPrefix, ref.namespace, ref.id, points);
+    const labels = await xAxisLabels(this.deps.redis, this.deps.keyPrefix, ref.company, ref.namespace, ref.id, points);
     return points.map((p) => ({ metric: p.metric, variant: p.variant, body: seriesBody(p, options.key, labels.get(seriesKey(p))) }));
   }
 

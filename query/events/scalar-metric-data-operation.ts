@@ -85,7 +85,7 @@ export function scalarMetricDataOperation(deps: QueryDeps) {
       await deps.entities.requireOne(company, namespace, request.task);
       const ref: EntityRef = { company, namespace, id: request.task };
       const where = allOf(entityWhere(ref), tagEquals(TAG.metric, metric));
-      const variants = (await new MetricListings(deps.redis, deps.keyPrefix).one(namespace, request.task)).filter(
+      const variants = (await new MetricListings(deps.redis, deps.keyPrefix).one(company, namespace, request.task)).filter(
         (e) => e.type === 'training_stats_scalar' && e.metric === metric,
       ).length;
       const [events, total] = await Promise.all([

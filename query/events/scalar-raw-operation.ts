@@ -78,7 +78,7 @@ export function scalarRawOperation(deps: QueryDeps) {
       await deps.entities.requireOne(company, cursor.n, cursor.e);
       const batch = Math.min(request.batch_size || cursor.bs, RAW_MAX_BATCH);
 
-      const listed = (await new MetricListings(deps.redis, deps.keyPrefix).one(cursor.n, cursor.e))
+      const listed = (await new MetricListings(deps.redis, deps.keyPrefix).one(company, cursor.n, cursor.e))
         .filter((e) => e.type === 'training_stats_scalar' && e.metric === cursor.m && (cursor.vs === null || cursor.vs.includes(e.variant)))
         .map((e) => e.variant);
       const selection: RawSelection = { ref: { company, namespace: cursor.n, id: cursor.e }, metric: cursor.m, variants: listed, filterVariants: cursor.vs !== null };

@@ -98,7 +98,7 @@ export function taskEventsOperation(deps: QueryDeps) {
       await deps.entities.requireOne(company, cursor.n, cursor.e);
       const batch = Math.min(request.batch_size, TASK_EVENTS_MAX_BATCH);
       const selection = selectionOf(company, cursor);
-      const listing = await new MetricListings(deps.redis, deps.keyPrefix).one(cursor.n, cursor.e);
+      const listing = await new MetricListings(deps.redis, deps.keyPrefix).one(company, cursor.n, cursor.e);
       const reader = new TaskEventsReader(deps.influx, new LogSegments(deps.redis, deps.keyPrefix), (task, direction) =>
         MergedLogReader.open(deps.redis, deps.keyPrefix, task, { direction, chunk: LOG_READ_CHUNK, readAhead: true }),
       );

@@ -35,16 +35,21 @@ export class TaskRecords {
 
   /** The records of `kind` owned by one of `companies` that the request can match. */
   async load(kind: EntityKind, companies: readonly string[], request: Record<string, unknown>, withMetrics: boolean): Promise<StoredRecord[]> {
-    let ids = plainIds(request);
-    if (ids === undefined) {
-      const indexKey = kind === 'task' ? this.keys.companyTasks : this.keys.companyModels;
-      const sets = await Promise.all(companies.map((c) => this.redis.sMembers(indexKey(c))));
-      ids = [...new Set(sets.flat())];
+    const namespace = kind === 'task' ? 't' : 'm';
+    const ids = plainIds(request);
+    // (company, id) pairs to read: a record lives in its company's hash slot.
+    const pairs: Array<[string, string]> = [];
+    if (ids !== undefined) {
+      for (const c of companies) for (const id of ids) pairs.push([c, id]);
+    } else {
+      const sets = await Promise.all(companies.map((c) => this.redis.sMembers((namespace === 't' ? this.keys.companyTasks : this.keys.companyModels)(c))));
+      companies.forEach((c, i) => {
+        for (const id of new Set(sets[i])) pairs.push([c, id]);
+      });
     }
-    if (ids.length === 0) return [];
-    const multi = this.redis.multi();
-    for (const id of ids) multi.hGetAll(this.keys.entity(kind === 'task' ? 't' : 'm', id));
-    const hashes = (await multi.exec()) as unknown as Array<Record<string, string>>;
+    if (pairs.length === 0) return [];
+    // Commands issued in one tick go out as one pipeline (per node on a cluster).
+    const hashes = await Promise.all(pairs.map(([c, id]) => this.redis.hGetAll(this.keys.entity(c, namespace, id))));
     const records = hashes
       .map((hash) => decodeEntityHash(hash))
       .filter((r): r is StoredRecord => r !== undefined && companies.includes(r.company as string));
@@ -55,9 +60,7 @@ export class TaskRecords {
   async withLastMetrics(kind: EntityKind, records: readonly StoredRecord[]): Promise<StoredRecord[]> {
     if (records.length === 0) return [];
     const namespace = kind === 'task' ? 't' : 'm';
-    const multi = this.redis.multi();
-    for (const r of records) multi.hGetAll(this.keys.lastMetrics(namespace, r.id as string));
-    const rows = (await multi.exec()) as unknown as Array<Record<string, string>>;
+    const rows = await Promise.all(records.map((r) => this.redis.hGetAll(this.keys.lastMetrics(r.company as string, namespace, r.id as string))));
     return records.map((r, i) => {
       const lm = rows[i] ?? {};
       if (Object.keys(lm).length === 0) return r;

@@ -10,9 +10,13 @@
  *   their own, so a key splits back into its parts in exactly one way, and
  *   no id (`<other task>:lm`, `x}:y`, ...) can name another entity's key.
  * - Redis Cluster ready: the part that decides the hash slot is wrapped in
- *   `{...}`: one slot per entity (its record, last metrics, listing and log
- *   segments), per company (its indexes) and per project, so that a script
- *   touching one entity's keys stays on one node.
+ *   `{...}`. A company's records live in its slot (`{c:<company>}`): task,
+ *   model and project records, their last metrics and listings, and the
+ *   company's indexes, so that a script changing a report, its project and
+ *   the name index stays on one node and atomic. What grows with events
+ *   rather than with entities lives in the entity's own slot (`{t:<id>}`):
+ *   its log segments, and the key that says which company owns the id
+ *   (ids are global, events.md §1.10).
  */
 
 const SAFE = /^[A-Za-z0-9_.-]*$/;
@@ -35,21 +39,25 @@ export type Namespace = 't' | 'm';
 const tagged = (prefix: string, kind: string, part: string) => `${prefix}:{${kind}:${keyPart(part)}}`;
 
 export function redisKeys(prefix: string) {
-  const entity = (namespace: Namespace, id: string) => tagged(prefix, namespace, id);
   const company = (id: string) => tagged(prefix, 'c', id);
+  /** Hash: the record of a task (reports are tasks of type report) or model, in its company's slot. */
+  const entity = (companyId: string, namespace: Namespace, id: string) => `${company(companyId)}:${namespace}:${keyPart(id)}`;
+  const project = (companyId: string, id: string) => `${company(companyId)}:p:${keyPart(id)}`;
+  const log = (task: string) => tagged(prefix, 't', task);
   return {
-    /** Hash: the record of a task (reports are tasks of type report) or model. */
     entity,
-    task: (id: string) => entity('t', id),
-    model: (id: string) => entity('m', id),
+    task: (companyId: string, id: string) => entity(companyId, 't', id),
+    model: (companyId: string, id: string) => entity(companyId, 'm', id),
+    /** String: the company that owns a task or model id (ids are global; set once, by the first writer). */
+    owner: (namespace: Namespace, id: string) => `${tagged(prefix, namespace, id)}:owner`,
     /** Hash: last_metrics of an entity, field = JSON [metric, variant]. */
-    lastMetrics: (namespace: Namespace, id: string) => `${entity(namespace, id)}:lm`,
+    lastMetrics: (companyId: string, namespace: Namespace, id: string) => `${entity(companyId, namespace, id)}:lm`,
     /** Set: metric listing of an entity, members `type\u001fmetric\u001fvariant\u001f<0|1 has a regular iteration>`. */
-    metricListing: (namespace: Namespace, id: string) => `${entity(namespace, id)}:mv`,
+    metricListing: (companyId: string, namespace: Namespace, id: string) => `${entity(companyId, namespace, id)}:mv`,
     /** Log stream segment `n` of a task (0 is the main one; see docs/storage.md). */
-    logSegment: (task: string, n: number) => (n === 0 ? `${entity('t', task)}:log` : `${entity('t', task)}:log:${n}`),
+    logSegment: (task: string, n: number) => (n === 0 ? `${log(task)}:log` : `${log(task)}:log:${n}`),
     /** String: number of log segments of a task. */
-    logSegmentCount: (task: string) => `${entity('t', task)}:logn`,
+    logSegmentCount: (task: string) => `${log(task)}:logn`,
     /** Set: a company's task (t) or model (m) ids. */
     companyEntities: (id: string, namespace: Namespace) => `${company(id)}:${namespace === 't' ? 'tasks' : 'models'}`,
     /** String: a navigation state of the company (events.plots, debug_images, sample viewers), with an expiry. */
@@ -57,14 +65,14 @@ export function redisKeys(prefix: string) {
     /** The company's own keys of other kinds (report indexes and the like): `<company key>:<name>`. */
     company,
     /** Hash: the record of a project. */
-    project: (id: string) => tagged(prefix, 'p', id),
+    project,
     /** Set: ids of the task records that reference the project. */
-    projectTasks: (id: string) => `${tagged(prefix, 'p', id)}:tasks`,
+    projectTasks: (companyId: string, id: string) => `${project(companyId, id)}:tasks`,
     /** String: `{"deleted": n}` of a control request, kept 1 h for a requester that missed the reply. */
     controlResult: (id: string) => `${prefix}:ctl:${keyPart(id)}`,
-    /** Hashes: display names remembered from identities (protocol.md §7.1). */
-    userNames: `${prefix}:names:users`,
-    companyNames: `${prefix}:names:companies`,
+    /** Hashes: display names remembered from identities (protocol.md §7.1); one slot, written in one MULTI. */
+    userNames: `${prefix}:{names}:users`,
+    companyNames: `${prefix}:{names}:companies`,
     /** String: a reports.get_all_ex / get_task_data scroll state of the company. */
     reportScroll: (companyId: string, id: string) => `${company(companyId)}:rscroll:${keyPart(id)}`,
     /** Coordination of the writers of one JetStream stream (leases, live writers). */

@@ -27,15 +27,17 @@ type Descriptor = readonly [string, ...(string | number)[]];
 function keyOf(d: Descriptor): string {
   const shared = redisKeys(PREFIX);
   const reports = reportKeys(PREFIX);
-  const [kind, a = '', b = ''] = d as [string, string, string | number];
+  const [kind, a = '', b = '', c = ''] = d as [string, string, string | number, string];
   const ns = (x: unknown) => (x === 'm' ? 'm' : 't');
   switch (kind) {
     case 'entity':
-      return shared.entity(ns(b), a);
+      return shared.entity(a, ns(b), c);
     case 'lastMetrics':
-      return shared.lastMetrics(ns(b), a);
+      return shared.lastMetrics(a, ns(b), c);
     case 'metricListing':
-      return shared.metricListing(ns(b), a);
+      return shared.metricListing(a, ns(b), c);
+    case 'owner':
+      return shared.owner(ns(b), a);
     case 'logSegment':
       return shared.logSegment(a, Number(b));
     case 'logSegmentCount':
@@ -45,9 +47,9 @@ function keyOf(d: Descriptor): string {
     case 'navigation':
       return shared.navigation(a, String(b));
     case 'project':
-      return shared.project(a);
+      return shared.project(a, String(b));
     case 'projectTasks':
-      return shared.projectTasks(a);
+      return shared.projectTasks(a, String(b));
     case 'controlResult':
       return shared.controlResult(a);
     case 'reportScroll':
@@ -77,10 +79,11 @@ function keyOf(d: Descriptor): string {
 const namespace = fc.constantFrom('t', 'm');
 const segment = fc.nat({ max: 12 });
 const descriptor: fc.Arbitrary<Descriptor> = fc.oneof(
-  fc.tuple(fc.constantFrom('entity', 'lastMetrics', 'metricListing', 'companyEntities'), hostile, namespace),
+  fc.tuple(fc.constantFrom('entity', 'lastMetrics', 'metricListing'), hostile, namespace, hostile),
+  fc.tuple(fc.constantFrom('companyEntities', 'owner'), hostile, namespace),
   fc.tuple(fc.constant('logSegment'), hostile, segment),
-  fc.tuple(fc.constantFrom('logSegmentCount', 'project', 'projectTasks', 'controlResult', 'writerLive'), hostile),
-  fc.tuple(fc.constantFrom('navigation', 'reportScroll'), hostile, hostile),
+  fc.tuple(fc.constantFrom('logSegmentCount', 'controlResult', 'writerLive'), hostile),
+  fc.tuple(fc.constantFrom('navigation', 'reportScroll', 'project', 'projectTasks'), hostile, hostile),
   fc.tuple(fc.constantFrom('reports', 'reportNames', 'reportTags', 'reportVersion', 'reportChanges', 'reportChangesFloor', 'projectNames', 'projectVersion'), hostile),
   fc.tuple(fc.constant('writerLease'), hostile, segment),
   fc.constantFrom<Descriptor>(['userNames'], ['companyNames']),
@@ -108,6 +111,8 @@ function parseKey(key: string): Descriptor {
   };
   if (!key.startsWith(`${PREFIX}:`)) fail('prefix');
   const rest = key.slice(PREFIX.length + 1);
+  if (rest === '{names}:users') return ['userNames'];
+  if (rest === '{names}:companies') return ['companyNames'];
   if (rest.startsWith('{')) {
     const close = rest.indexOf('}');
     if (close < 0) fail('unclosed tag');
@@ -116,9 +121,7 @@ function parseKey(key: string): Descriptor {
     if (partPieces.length !== 1) fail('tag has more than one part');
     const after = rest.slice(close + 1);
     if (kind === 't' || kind === 'm') {
-      if (after === '') return ['entity', part, kind];
-      if (after === ':lm') return ['lastMetrics', part, kind];
-      if (after === ':mv') return ['metricListing', part, kind];
+      if (after === ':owner') return ['owner', part, kind];
       if (kind === 't' && after === ':log') return ['logSegment', part, 0];
       if (kind === 't' && after === ':logn') return ['logSegmentCount', part];
       const log = /^:log:([1-9]\d*)$/.exec(after);
@@ -126,6 +129,19 @@ function parseKey(key: string): Descriptor {
       return fail(`entity suffix ${after}`);
     }
     if (kind === 'c') {
+      const record = /^:([tmp]):([^:]*)(:lm|:mv|:tasks)?$/.exec(after);
+      if (record) {
+        const [, ns, id, suffix] = record as unknown as [string, 't' | 'm' | 'p', string, string | undefined];
+        if (ns === 'p') {
+          if (suffix === undefined) return ['project', part, decode(id)];
+          if (suffix === ':tasks') return ['projectTasks', part, decode(id)];
+          return fail(`project suffix ${suffix}`);
+        }
+        if (suffix === undefined) return ['entity', part, ns, decode(id)];
+        if (suffix === ':lm') return ['lastMetrics', part, ns, decode(id)];
+        if (suffix === ':mv') return ['metricListing', part, ns, decode(id)];
+        return fail(`record suffix ${suffix}`);
+      }
       if (after === ':tasks') return ['companyEntities', part, 't'];
       if (after === ':models') return ['companyEntities', part, 'm'];
       const named = /^:(nav|rscroll):(.*)$/.exec(after);
@@ -134,15 +150,8 @@ function parseKey(key: string): Descriptor {
       if (after.startsWith(':') && suffix && (COMPANY_NAMES as readonly string[]).includes(suffix)) return [suffix, part];
       return fail(`company suffix ${after}`);
     }
-    if (kind === 'p') {
-      if (after === '') return ['project', part];
-      if (after === ':tasks') return ['projectTasks', part];
-      return fail(`project suffix ${after}`);
-    }
     return fail(`tag kind ${kind}`);
   }
-  if (rest === 'names:users') return ['userNames'];
-  if (rest === 'names:companies') return ['companyNames'];
   if (rest.startsWith('ctl:')) return ['controlResult', decode(rest.slice(4))];
   const writer = /^writer:([^:]*):(?:lease:(\d+)|(live))$/.exec(rest);
   if (writer) return writer[3] ? ['writerLive', decode(writer[1]!)] : ['writerLease', decode(writer[1]!), Number(writer[2])];
@@ -196,26 +205,39 @@ describe('Redis key layout', () => {
   it('the crafted ids of the audit cannot reach another task, model or company', () => {
     const k = redisKeys(PREFIX);
     const victim = 'a1b2c3';
-    const crafted = [`${victim}:lm`, `${victim}:mv`, `${victim}:1`, `${victim}:log`, `${victim}:logn`, `${victim}}`, `{t:${victim}}`, `${victim}:log:1`];
-    const victimKeys = new Set([k.task(victim), k.lastMetrics('t', victim), k.metricListing('t', victim), k.logSegment(victim, 0), k.logSegment(victim, 1), k.logSegmentCount(victim), k.model(victim)]);
+    const co = 'victim-co';
+    const crafted = [`${victim}:lm`, `${victim}:mv`, `${victim}:1`, `${victim}:log`, `${victim}:logn`, `${victim}}`, `{t:${victim}}`, `${victim}:log:1`, `${victim}:owner`];
+    const victimKeys = new Set([
+      k.task(co, victim), k.lastMetrics(co, 't', victim), k.metricListing(co, 't', victim), k.logSegment(victim, 0), k.logSegment(victim, 1),
+      k.logSegmentCount(victim), k.model(co, victim), k.owner('t', victim), k.owner('m', victim),
+    ]);
     for (const id of crafted) {
-      for (const key of [k.task(id), k.model(id), k.lastMetrics('t', id), k.metricListing('t', id), k.logSegment(id, 0), k.logSegment(id, 1), k.logSegmentCount(id)]) {
-        expect(victimKeys.has(key)).toBe(false);
+      for (const company of [co, 'attacker', `${co}}`, `${co}:t`]) {
+        const keys = [k.task(company, id), k.model(company, id), k.lastMetrics(company, 't', id), k.metricListing(company, 't', id), k.owner('t', id), k.logSegment(id, 0), k.logSegment(id, 1), k.logSegmentCount(id)];
+        for (const key of keys) expect(victimKeys.has(key)).toBe(false);
       }
     }
   });
 
-  it('every key of one entity shares one hash slot tag, distinct from every other entity, company and project', () => {
+  it("a company's records and indexes share its hash slot; an id's owner key and logs share the id's, apart from every company's", () => {
     fc.assert(
-      fc.property(hostile, hostile, namespace, (a, b, n) => {
+      fc.property(hostile, hostile, hostile, namespace, (co, a, b, n) => {
         const k = redisKeys(PREFIX);
-        const keysOf = (id: string) => [k.entity(n, id), k.lastMetrics(n, id), k.metricListing(n, id), ...(n === 't' ? [k.logSegment(id, 0), k.logSegment(id, 3), k.logSegmentCount(id)] : [])];
-        const tags = new Set(keysOf(a).map(hashTag));
-        expect(tags.size).toBe(1);
-        expect([...tags][0]).toBeDefined();
-        if (a !== b) expect(hashTag(k.entity(n, b))).not.toBe([...tags][0]);
-        expect(hashTag(k.companyEntities(a, n))).not.toBe(hashTag(k.entity(n, a)));
-        expect(hashTag(k.project(a))).not.toBe(hashTag(k.entity(n, a)));
+        const r = reportKeys(PREFIX);
+        const companyKeys = [
+          k.entity(co, n, a), k.lastMetrics(co, n, a), k.metricListing(co, n, a), k.project(co, b), k.projectTasks(co, b), k.companyEntities(co, n),
+          k.navigation(co, b), k.reportScroll(co, b), ...COMPANY_NAMES.map((name) => r[name](co)),
+        ];
+        const companyTags = new Set(companyKeys.map(hashTag));
+        expect(companyTags.size).toBe(1);
+        expect([...companyTags][0]).toBeDefined();
+        const idKeys = [k.owner('t', a), k.logSegment(a, 0), k.logSegment(a, 3), k.logSegmentCount(a)];
+        const idTags = new Set(idKeys.map(hashTag));
+        expect(idTags.size).toBe(1);
+        expect(companyTags.has([...idTags][0])).toBe(false);
+        if (a !== b) expect(hashTag(k.owner(n, b))).not.toBe(hashTag(k.owner(n, a)));
+        if (co !== b) expect(hashTag(k.entity(b, n, a))).not.toBe([...companyTags][0]);
+        expect(hashTag(k.userNames)).toBe(hashTag(k.companyNames));
       }),
       { numRuns: 2000 },
     );

@@ -61,7 +61,7 @@ describe('events.delete_for_task', () => {
     const task = unique('locked-');
     await r.add([scalar(task, 'm', 'v', 0, 0)]);
     await untilCount(r, task, 1);
-    await r.redis.hSet(r.keys.task(task), 'status', 'published');
+    await r.redis.hSet(r.keys.task(companyA, task), 'status', 'published');
     const res = await r.call('events.delete_for_task', { task });
     expect(res.status).toBe(400);
     expect(res.body.meta).toMatchObject({
@@ -81,7 +81,7 @@ describe('events.delete_for_task', () => {
     const res = await r.call('events.delete_for_task', { task: foreign });
     expect(res.body.meta.result_msg).toBe(`Invalid task id: id=${foreign}, company=${companyA}`);
     const publicTask = unique('public-');
-    await r.redis.hSet(r.keys.task(publicTask), { id: publicTask, company: '', name: publicTask, status: 'completed' });
+    await r.redis.hSet(r.keys.task('', publicTask), { id: publicTask, company: '', name: publicTask, status: 'completed' });
     const pub = await r.call('events.delete_for_task', { task: publicTask });
     expect(pub.status).toBe(403);
     expect(pub.body.meta).toMatchObject({ result_subcode: 21, result_msg: `Forbidden (modification not allowed) (cannot modify public task(s), ids=('${publicTask}',))` });
@@ -127,7 +127,7 @@ describe('events.delete_for_model', () => {
     expect(unknown.body.meta).toMatchObject({ result_subcode: 201, result_msg: 'Invalid model id: ids=(no-such-model)' });
     const id = unique('ready-');
     await r.add([scalar(id, 'm', 'v', 0, 0, { model_event: true })]);
-    await r.redis.hSet(r.keys.model(id), 'ready', '1');
+    await r.redis.hSet(r.keys.model(companyA, id), 'ready', '1');
     const res = await r.call('events.delete_for_model', { model: id });
     expect(res.body.meta).toMatchObject({ result_subcode: 201, result_msg: `Cannot update events for a published model: company=${companyA}, id=${id}` });
     expect(await r.data('events.delete_for_model', { model: id, allow_locked: true })).toEqual({ deleted: 1 });

@@ -18,7 +18,7 @@ async function withLogs(task: string, events: object[], expected = events.length
 }
 
 const download = (query: string, token = f.tokenA) => f.h.call(`events.download_task_log?${query}`, undefined, { token, method: 'GET' });
-const taskKey = (task: string) => redisKeys(f.h.env.REDIS_KEY_PREFIX!).task(task);
+const taskKey = (task: string, company = f.company('a')) => redisKeys(f.h.env.REDIS_KEY_PREFIX!).task(company, task);
 
 describe('events.download_task_log', () => {
   const task = unique('dl-');
@@ -176,7 +176,7 @@ describe('events.clear_task_log', () => {
     expectError(await f.call('events.clear_task_log', { task }, f.tokenB), 400, 101, `Invalid task id: id=${task}, company=${f.company('b')}`);
     expectError(await f.call('events.clear_task_log', { task, threshold_sec: -1 }), 400, 12, "Validation error ('-1' is lower than minimum ('0').)");
     const pub = unique('pub-');
-    await f.redis.hSet(taskKey(pub), { id: pub, company: '', name: pub, status: 'in_progress' });
+    await f.redis.hSet(taskKey(pub, ''), { id: pub, company: '', name: pub, status: 'in_progress' });
     expectError(await f.call('events.clear_task_log', { task: pub }), 403, 21, `Forbidden (modification not allowed) (cannot modify public task(s), ids=('${pub}',))`);
   });
 });

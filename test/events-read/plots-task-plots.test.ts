@@ -141,7 +141,7 @@ describe('events.get_multi_task_plots', () => {
     ]);
     await plotsVisible(p1, 5);
     await plotsVisible(p2, 2);
-    await f.redis.hSet(redisKeys(f.h.env.REDIS_KEY_PREFIX!).task(p2), 'name', 'second run');
+    await f.redis.hSet(redisKeys(f.h.env.REDIS_KEY_PREFIX!).task(f.company('a'), p2), 'name', 'second run');
   });
 
   const shape = (plots: Record<string, any>) => {

@@ -178,7 +178,7 @@ describe('events.multi_task_scalar_metrics_iter_histogram', () => {
   });
 
   it('uses the entity name of the record', async () => {
-    await r.redis.hSet(r.keys.task(grouped), 'name', 'grouped run');
+    await r.redis.hSet(r.keys.task(r.h.credentials.a.company, grouped), 'name', 'grouped run');
     const d = await r.data('events.multi_task_scalar_metrics_iter_histogram', { task: [grouped], samples: 100 });
     expect(d.metrics.g.a[grouped].name).toBe('grouped run');
   });

@@ -79,7 +79,7 @@ describe('events.get_task_latest_scalar_values', () => {
     const first = await greatestReceived();
     expect((await r.data('events.get_task_latest_scalar_values', { task: t })).last_timestamp).toBe(first);
     // Kept on the task record by the writer, so the read need not scan every point for it.
-    expect(Number(await r.redis.hGet(r.keys.entity('t', t), LAST_SCALAR_AT_FIELD))).toBe(first);
+    expect(Number(await r.redis.hGet(r.keys.entity(r.h.credentials.a.company, 't', t), LAST_SCALAR_AT_FIELD))).toBe(first);
 
     await pause();
     await r.add([{ type: 'log', task: t, msg: 'later' }, { type: 'plot', task: t, metric: 'p', variant: 'v', iter: 5, plot_str: '{}' }]);
@@ -95,7 +95,7 @@ describe('events.get_task_latest_scalar_values', () => {
     await r.poll('events.get_task_latest_scalar_values', { task: t }, (d) => d.last_timestamp === later);
 
     // Tasks stored before the writer kept the time on the record: read from the points instead.
-    await r.redis.hDel(r.keys.entity('t', t), LAST_SCALAR_AT_FIELD);
+    await r.redis.hDel(r.keys.entity(r.h.credentials.a.company, 't', t), LAST_SCALAR_AT_FIELD);
     expect((await r.data('events.get_task_latest_scalar_values', { task: t })).last_timestamp).toBe(later);
   });
 

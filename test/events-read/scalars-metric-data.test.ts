@@ -68,7 +68,7 @@ describe('events.get_scalar_metric_data', () => {
   });
 
   it('stays exact when the metric listing lags the points (fewer variants known than stored)', async () => {
-    const listing = r.keys.metricListing('t', task);
+    const listing = r.keys.metricListing(r.h.credentials.a.company, 't', task);
     const members = await r.redis.sMembers(listing);
     await r.redis.del(listing);
     try {

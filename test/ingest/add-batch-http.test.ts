@@ -124,7 +124,7 @@ describe('events.add_batch responses', () => {
     const r2 = await batch(`${JSON.stringify({ type: 'log', task, msg: 'ok' })}\n[1]`);
     expect(r2.body.meta.result_msg).toBe('json lines must contain objects, found: list');
     expect(await publishedRecords(task)).toEqual([]);
-    expect(await h.service.services.stores.redis.client.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).task(task))).toBe(0);
+    expect(await h.service.services.stores.redis.client.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).owner('t', task))).toBe(0);
   });
 
   it('accepts x-ndjson with parameters, CRLF and CR line breaks, a JSON array and a single object', async () => {
@@ -167,8 +167,8 @@ describe('request-level rules (§1.8, §1.9)', () => {
     ]);
     expect(r.body.data.added).toBe(2);
     const redis = h.service.services.stores.redis.client;
-    expect(await redis.hGet(redisKeys(h.env.REDIS_KEY_PREFIX!).model(model), 'company')).toBe(h.credentials.a.company);
-    expect(await redis.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).model('ignored'))).toBe(0);
+    expect(await redis.hGet(redisKeys(h.env.REDIS_KEY_PREFIX!).model(h.credentials.a.company, model), 'company')).toBe(h.credentials.a.company);
+    expect(await redis.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).owner('m', 'ignored'))).toBe(0);
   });
 
   it('inconsistent allow_locked for one entity rejects the whole request', async () => {
@@ -183,7 +183,7 @@ describe('request-level rules (§1.8, §1.9)', () => {
   it('a locked task refuses events unless allow_locked', async () => {
     const task = unique('task-');
     await batch([{ type: 'log', task, msg: 'a' }]);
-    await h.service.services.stores.redis.client.hSet(redisKeys(h.env.REDIS_KEY_PREFIX!).task(task), 'status', 'published');
+    await h.service.services.stores.redis.client.hSet(redisKeys(h.env.REDIS_KEY_PREFIX!).task(h.credentials.a.company, task), 'status', 'published');
     const refused = await batch([{ type: 'log', task, msg: 'b' }]);
     expect(refused.body.meta.result_msg).toBe(`Events not added: Invalid task id ${task}=1`);
     const allowed = await batch([{ type: 'log', task, msg: 'c', allow_locked: true }]);
@@ -195,14 +195,14 @@ describe('registration (§1.10)', () => {
   it('registers an unknown task in the caller company with the implicit record', async () => {
     const task = unique('task-');
     await batch([{ type: 'log', task, msg: 'a' }]);
-    const record = await h.service.services.stores.redis.client.hGetAll(redisKeys(h.env.REDIS_KEY_PREFIX!).task(task));
+    const record = await h.service.services.stores.redis.client.hGetAll(redisKeys(h.env.REDIS_KEY_PREFIX!).task(h.credentials.a.company, task));
     expect(record).toMatchObject({ company: h.credentials.a.company, name: task, type: 'training', status: 'in_progress', user: h.credentials.a.user });
   });
 
   it('registers nothing when every event is rejected', async () => {
     const task = unique('task-');
     await batch([{ type: 'training_stats_scalar', task }]);
-    expect(await h.service.services.stores.redis.client.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).task(task))).toBe(0);
+    expect(await h.service.services.stores.redis.client.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).owner('t', task))).toBe(0);
   });
 
   it('two companies racing for one new id: exactly one wins', async () => {
@@ -210,7 +210,7 @@ describe('registration (§1.10)', () => {
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) => batch([{ type: 'log', task, msg: `m${i}` }], i % 2 ? tokenA : tokenB)),
     );
-    const owner = await h.service.services.stores.redis.client.hGet(redisKeys(h.env.REDIS_KEY_PREFIX!).task(task), 'company');
+    const owner = await h.service.services.stores.redis.client.get(redisKeys(h.env.REDIS_KEY_PREFIX!).owner('t', task));
     const ownerToken = owner === h.credentials.a.company ? 1 : 0;
     results.forEach((r, i) => expect(r.status).toBe(i % 2 === ownerToken ? 200 : 400));
     expect(results.filter((r) => r.status === 200)).toHaveLength(5);

@@ -69,7 +69,7 @@ describe('per-event limits over HTTP: the rejected event is counted, its sibling
     const r = await addBatch(JSON.stringify({ type: 'log', task, msg: 'x', timestamp: 1e20 }));
     expect(r.status).toBe(400);
     expect(r.body.meta).toMatchObject({ result_subcode: 131, result_msg: "Events not added: Field 'timestamp' out of range (0 to 253402300799999 ms)=1" });
-    expect(await h.service.services.stores.redis.client.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).task(task))).toBe(0);
+    expect(await h.service.services.stores.redis.client.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).owner('t', task))).toBe(0);
   });
 
   it('a 10 MB id is echoed bounded, and an id with a key separator is refused', async () => {

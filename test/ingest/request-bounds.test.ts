@@ -66,7 +66,7 @@ describe('distinct entities per request', () => {
       result_msg: `Too many entities in one request (limit ${h.config.INGEST_MAX_ENTITIES_PER_REQUEST} distinct task or model ids)`,
     });
     const redis = h.service.services.stores.redis.client;
-    expect(await redis.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).task(`${prefix}-0`))).toBe(0);
+    expect(await redis.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).owner('t', `${prefix}-0`))).toBe(0);
     // Generous bounds, far below the ~1.4 GB this request used to leave behind; the 200,000 parsed
     // lines alone are transient garbage of some tens of MiB.
     expect(figures.peakHeldGrowthMiB).toBeLessThan(150);
@@ -115,7 +115,7 @@ describe('distinct entities per gRPC call and chunk', () => {
     } finally {
       grpc.close();
     }
-    expect(await h.service.services.stores.redis.client.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).task(`${prefix}-0`))).toBe(0);
+    expect(await h.service.services.stores.redis.client.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).owner('t', `${prefix}-0`))).toBe(0);
   });
 
   it('StreamEvents: a chunk beyond the cap is refused in its ack, the next chunk is accepted', async () => {

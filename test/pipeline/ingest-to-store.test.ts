@@ -157,9 +157,9 @@ describe('entity summaries (events.md §1.11)', () => {
     expect((await addBatch(events)).body.data.added).toBe(series);
     const keys = redisKeys(h.env.REDIS_KEY_PREFIX!);
     const redis = h.service.services.stores.redis.client;
-    await eventually(() => redis.hLen(keys.lastMetrics('t', task)), (n) => n === series, 'last_metrics of every series');
-    expect(await redis.sCard(keys.metricListing('t', task))).toBe(series);
-    expect(JSON.parse((await redis.hGet(keys.lastMetrics('t', task), JSON.stringify(['m7', 'v4957'])))!)).toMatchObject({ value: 4957, count: 1, mean_value: 4957 });
+    await eventually(() => redis.hLen(keys.lastMetrics(h.credentials.a.company, 't', task)), (n) => n === series, 'last_metrics of every series');
+    expect(await redis.sCard(keys.metricListing(h.credentials.a.company, 't', task))).toBe(series);
+    expect(JSON.parse((await redis.hGet(keys.lastMetrics(h.credentials.a.company, 't', task), JSON.stringify(['m7', 'v4957'])))!)).toMatchObject({ value: 4957, count: 1, mean_value: 4957 });
     // The partition keeps flowing after it.
     const after = unique('after-');
     await addBatch([{ type: 'log', task: after, msg: 'next' }]);

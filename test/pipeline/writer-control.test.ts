@@ -40,9 +40,9 @@ describe('control messages', () => {
     expect(await pipeline.client.count('scalar', task)).toBe(0);
     expect(await pipeline.client.count('image', task)).toBe(0);
     expect(await pipeline.client.logEntries(task)).toEqual([]);
-    expect(await pipeline.client.redis.exists(pipeline.client.keys.metricListing('t', task))).toBe(0);
+    expect(await pipeline.client.redis.exists(pipeline.client.keys.metricListing('co', 't', task))).toBe(0);
     // Statistics stay (deleting events does not reset them).
-    expect(await pipeline.client.redis.hGet(pipeline.client.keys.entity('t', task), 'last_iteration')).toBe('2');
+    expect(await pipeline.client.redis.hGet(pipeline.client.keys.entity('co', 't', task), 'last_iteration')).toBe('2');
     expect(JSON.parse((await pipeline.client.redis.get(redisKeys(pipeline.harness.config.REDIS_KEY_PREFIX).controlResult(id)))!)).toEqual({ deleted: 6 });
     await pipeline.client.drained(); // the other task may be in another partition, consumed independently
     expect(await pipeline.client.count('scalar', other)).toBe(2);

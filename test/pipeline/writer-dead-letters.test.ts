@@ -23,7 +23,7 @@ describe('dead-letter CLI', () => {
     const { client } = pipeline;
     const company = unique('co-');
     const task = unique('t');
-    const lastMetrics = client.keys.lastMetrics('t', task);
+    const lastMetrics = client.keys.lastMetrics(company, 't', task);
     await client.redis.set(lastMetrics, 'in the way');
     await client.publishRequest(company, [{ type: 'training_stats_scalar', entity: task, metric: 'loss', variant: 'v', iter: 3, value: 0.5 }]);
     await client.drained();

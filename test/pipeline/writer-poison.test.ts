@@ -29,8 +29,8 @@ async function deadLetterCount(reason: string): Promise<number> {
 const scalar = (entity: string, metric: string, iter: number, value: number): EventSpec => ({ type: 'training_stats_scalar', entity, metric, variant: 'v', iter, value });
 const log = (entity: string, timestamp: number, msg: string): EventSpec => ({ type: 'log', entity, timestamp, msg, level: 'info' });
 
-async function lastMetric(task: string, metric: string): Promise<Record<string, unknown> | undefined> {
-  const text = await pipeline.client.redis.hGet(pipeline.client.keys.lastMetrics('t', task), JSON.stringify([metric, 'v']));
+async function lastMetric(task: string, metric: string, company = COMPANY): Promise<Record<string, unknown> | undefined> {
+  const text = await pipeline.client.redis.hGet(pipeline.client.keys.lastMetrics(company, 't', task), JSON.stringify([metric, 'v']));
   return text === null || text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown>);
 }
 
@@ -45,7 +45,7 @@ async function publishWithNeighbour(task: string, events: EventSpec[]): Promise<
   await pipeline.client.drained();
   expect(await pipeline.client.count('scalar', neighbour)).toBe(1);
   expect((await pipeline.client.logEntries(neighbour)).map((e) => e.event.msg)).toEqual(['neighbour line']);
-  expect(await lastMetric(neighbour, 'loss')).toMatchObject({ value: 0.25, count: 1 });
+  expect(await lastMetric(neighbour, 'loss', OTHER_COMPANY)).toMatchObject({ value: 0.25, count: 1 });
   return seq!;
 }
 
@@ -103,7 +103,7 @@ describe('poison records', () => {
 
   it('a summary whose last_metrics key holds another type (WRONGTYPE) is dead-lettered alone', async () => {
     const task = unique('t');
-    await pipeline.client.redis.set(pipeline.client.keys.lastMetrics('t', task), 'not a hash');
+    await pipeline.client.redis.set(pipeline.client.keys.lastMetrics(COMPANY, 't', task), 'not a hash');
     const before = await deadLetterCount('redis_wrongtype');
     const seq = await publishWithNeighbour(task, [scalar(task, 'loss', 1, 0.5), log(task, 1_000, 'kept')]);
     expect(await pipeline.client.count('scalar', task)).toBe(1);

@@ -53,9 +53,9 @@ describe('entity summaries', () => {
       ),
     ]);
     await pipeline.client.drained();
-    const record = await pipeline.client.redis.hGetAll(pipeline.client.keys.entity('t', task));
+    const record = await pipeline.client.redis.hGetAll(pipeline.client.keys.entity('co', 't', task));
     expect(record).toMatchObject({ last_update: '5000', last_change: '5000', last_changed_by: 'alice', last_iteration: '10' });
-    const lm = await pipeline.client.redis.hGetAll(pipeline.client.keys.lastMetrics('t', task));
+    const lm = await pipeline.client.redis.hGetAll(pipeline.client.keys.lastMetrics('co', 't', task));
     expect(Object.keys(lm)).toEqual([JSON.stringify(['loss', 'train'])]);
     const value = JSON.parse(lm[JSON.stringify(['loss', 'train'])]!);
     expect(value).toEqual({
@@ -74,7 +74,7 @@ describe('entity summaries', () => {
       mean_value: 0.37, // (1.5 + 0.35) / 5
       x_axis_label: 'epoch', // not erased by a request without one
     });
-    expect((await pipeline.client.redis.sMembers(pipeline.client.keys.metricListing('t', task))).sort()).toEqual(['plot\u001froc\u001fc\u001f1\u001f0', 'training_stats_scalar\u001floss\u001ftrain\u001f1']);
+    expect((await pipeline.client.redis.sMembers(pipeline.client.keys.metricListing('co', 't', task))).sort()).toEqual(['plot\u001froc\u001fc\u001f1\u001f0', 'training_stats_scalar\u001floss\u001ftrain\u001f1']);
   });
 
   it('re-applying a summary (redelivery) changes nothing; doubles round-trip exactly', async () => {
@@ -85,18 +85,18 @@ describe('entity summaries', () => {
       scalars: [stats({ value: 0.1 + 0.2, min: 1 / 3, max: 123456.78901234567, first: -2.5e-300, count: 1, sum: 0.1 + 0.2, iter: 7, x_axis_label: 'a/b "q"' })],
     });
     expect(await applier.apply(s, 100)).toBe(true);
-    const before = await pipeline.client.redis.hGetAll(pipeline.client.keys.lastMetrics('t', task));
+    const before = await pipeline.client.redis.hGetAll(pipeline.client.keys.lastMetrics('co', 't', task));
     expect(await applier.apply(s, 100)).toBe(false);
     expect(await applier.apply(s, 99)).toBe(false);
-    expect(await pipeline.client.redis.hGetAll(pipeline.client.keys.lastMetrics('t', task))).toEqual(before);
+    expect(await pipeline.client.redis.hGetAll(pipeline.client.keys.lastMetrics('co', 't', task))).toEqual(before);
     const value = JSON.parse(Object.values(before)[0]!);
     expect(value).toMatchObject({ value: 0.1 + 0.2, min_value: 1 / 3, max_value: 123456.78901234567, first_value: -2.5e-300, mean_value: 0.3, count: 1, x_axis_label: 'a/b "q"' });
-    expect(await pipeline.client.redis.hGet(pipeline.client.keys.entity('t', task), 'summary_seq')).toBe('100');
+    expect(await pipeline.client.redis.hGet(pipeline.client.keys.entity('co', 't', task), 'summary_seq')).toBe('100');
     // A second summary for the same entity later in the same message has a higher arrival seq and applies.
     expect(await applier.apply(summary(task, { lastIter: 9, scalars: [stats({ value: 4, count: 1, sum: 4, min: 4, max: 4, first: 4 })] }), 101)).toBe(true);
-    const after = JSON.parse(Object.values(await pipeline.client.redis.hGetAll(pipeline.client.keys.lastMetrics('t', task)))[0]!);
+    const after = JSON.parse(Object.values(await pipeline.client.redis.hGetAll(pipeline.client.keys.lastMetrics('co', 't', task)))[0]!);
     expect(after).toMatchObject({ value: 4, count: 2, mean_value: 2.15, min_value: 1 / 3, max_value: 123456.78901234567, first_value: -2.5e-300 });
-    expect(await pipeline.client.redis.hGet(pipeline.client.keys.entity('t', task), 'last_iteration')).toBe('9');
+    expect(await pipeline.client.redis.hGet(pipeline.client.keys.entity('co', 't', task), 'last_iteration')).toBe('9');
   });
 
   it('any sequence of finite summaries leaves last_metrics finite, readable JSON, with the mean between min and max', async () => {
@@ -111,7 +111,7 @@ describe('entity summaries', () => {
       fc.asyncProperty(fc.array(request, { minLength: 1, maxLength: 4 }), async (requests) => {
         const task = unique('t');
         for (let i = 0; i < requests.length; i++) expect(await applier.apply(summary(task, { scalars: [requests[i]!] }), 1000 + i)).toBe(true);
-        const stored = JSON.parse((await pipeline.client.redis.hGet(pipeline.client.keys.lastMetrics('t', task), JSON.stringify(['loss', 'train'])))!);
+        const stored = JSON.parse((await pipeline.client.redis.hGet(pipeline.client.keys.lastMetrics('co', 't', task), JSON.stringify(['loss', 'train'])))!);
         const min = Math.min(...requests.map((r) => r.min));
         const max = Math.max(...requests.map((r) => r.max));
         expect(stored.count).toBe(requests.reduce((n, r) => n + r.count, 0));

@@ -62,7 +62,7 @@ describe('concurrent writes', () => {
     const projects = (await f.ok('reports.get_all_ex', { id: others, only_fields: ['project.name'] })).tasks.map((t: any) => t.project);
     for (const p of projects) {
       expect(p.name).toBe(`${base}/.reports`);
-      expect(await f.redis.exists(f.keys.project(p.id))).toBe(1);
+      expect(await f.redis.exists(f.keys.project(f.companyA, p.id))).toBe(1);
     }
     expect(new Set(projects.map((p: any) => p.id)).size).toBe(1);
     void into;

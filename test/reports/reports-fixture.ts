@@ -86,7 +86,8 @@ export async function seedPublicReport(f: ReportsFixture, fields: Record<string,
     id, type: 'report', status: 'created', company: '', user: 'seed-user', tags: '[]', system_tags: '["hidden","reports"]',
     report_assets: '[]', created: now, last_update: now, last_change: now, last_changed_by: 'seed-user', ...fields,
   };
-  await f.redis.hSet(k.task(id), record);
+  await f.redis.hSet(k.task('', id), record);
+  await f.redis.set(k.owner('t', id), '');
   await f.redis.sAdd(k.reports(''), id);
   await f.redis.sAdd(k.companyTasks(''), id);
   if (record.name) await f.redis.hSet(k.reportNames(''), record.name, id);
@@ -99,7 +100,7 @@ export async function seedPublicReport(f: ReportsFixture, fields: Record<string,
 export async function seedPublicProject(f: ReportsFixture, name: string, extra: Record<string, string> = {}): Promise<string> {
   const id = unique('pubproj');
   const basename = name.split('/').at(-1)!;
-  await f.redis.hSet(f.keys.project(id), { id, name, basename, company: '', user: 'seed-user', description: '', tags: '[]', system_tags: '[]', created: '0', last_update: '0', ...extra });
+  await f.redis.hSet(f.keys.project('', id), { id, name, basename, company: '', user: 'seed-user', description: '', tags: '[]', system_tags: '[]', created: '0', last_update: '0', ...extra });
   await f.redis.hSet(f.keys.projectNames(''), name, id);
   await f.redis.incr(f.keys.projectVersion(''));
   return id;
@@ -109,7 +110,8 @@ export async function seedPublicProject(f: ReportsFixture, name: string, extra: 
 export async function seedPublicTask(f: ReportsFixture, fields: Record<string, string> = {}): Promise<string> {
   const id = fields.id ?? unique('pubtask');
   const now = String(Date.now());
-  await f.redis.hSet(f.keys.task(id), {
+  await f.redis.set(f.keys.owner('t', id), '');
+  await f.redis.hSet(f.keys.task('', id), {
     id, company: '', user: 'seed-user', name: id, type: 'training', status: 'completed', created: now, last_update: now,
     last_change: now, last_changed_by: 'seed-user', last_iteration: '0', tags: '[]', system_tags: '[]', ...fields,
   });

@@ -275,8 +275,9 @@ describe('reports.delete', () => {
     expect((await f.ok('reports.get_tags', {})).tags).toContain(tag);
     await f.ok('reports.delete', { task: id });
     expect((await f.ok('reports.get_tags', {})).tags).not.toContain(tag);
-    expect(await f.redis.exists(f.keys.project(r.project_id))).toBe(0);
-    expect(await f.redis.exists(f.keys.task(id))).toBe(0);
+    expect(await f.redis.exists(f.keys.project(f.companyA, r.project_id))).toBe(0);
+    expect(await f.redis.exists(f.keys.task(f.companyA, id))).toBe(0);
+    expect(await f.redis.exists(f.keys.owner('t', id))).toBe(0);
     expect(await f.redis.sIsMember(f.keys.companyTasks(f.companyA), id)).toBe(0);
     await create({ name });
   });

@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(async () => f?.stop());
 
-const project = async (id: string) => (await f.redis.hGetAll(f.keys.project(id))) as Record<string, string>;
+const project = async (id: string) => (await f.redis.hGetAll(f.keys.project(f.companyA, id))) as Record<string, string>;
 
 describe('reports.md §8 steps 1-7', () => {
   let R1 = '';
@@ -49,9 +49,9 @@ describe('reports.md §8 steps 1-7', () => {
     expect(await project(P1)).toMatchObject({ name: 'Reports Test/.reports', system_tags: '["hidden","reports"]' });
     const parent = await project((await project(P1)).parent!);
     expect(parent).toMatchObject({ name: 'Reports Test', description: '', system_tags: '[]' });
-    expect(await f.redis.exists(f.keys.project(P0))).toBe(1);
+    expect(await f.redis.exists(f.keys.project(f.companyA, P0))).toBe(1);
     expect(await f.ok('reports.move', { task: R2, project: P1 })).toEqual({ project_id: P1 });
-    expect(await f.redis.exists(f.keys.project(P0))).toBe(0);
+    expect(await f.redis.exists(f.keys.project(f.companyA, P0))).toBe(0);
   });
 
   it('5. move R2 to root: a new root .reports project without parent', async () => {

@@ -36,10 +36,12 @@ export class EntityAccess {
     this.keys = redisKeys(prefix);
   }
 
-  async records(namespace: Namespace, ids: readonly string[]): Promise<Array<EntityRecord | undefined>> {
+  /** The records `company` holds of these ids (its own; company '' holds the public ones), in request order. */
+  async records(company: string, namespace: Namespace, ids: readonly string[]): Promise<Array<EntityRecord | undefined>> {
     if (ids.length === 0) return [];
+    // One slot (the company's), so one MULTI works on a Redis Cluster too.
     const multi = this.redis.multi();
-    for (const id of ids) multi.hmGet(this.keys.entity(namespace, id), [...FIELDS]);
+    for (const id of ids) multi.hmGet(this.keys.entity(company, namespace, id), [...FIELDS]);
     const rows = (await multi.exec()) as unknown as Array<Array<string | null>>;
     return rows.map((row, i) => {
       if (!row || row[0] === null || row[0] === undefined) return undefined;
@@ -58,8 +60,8 @@ export class EntityAccess {
 
   /** The records of entities readable by `company`, in request order; 400/101 (400/201) naming every requested id otherwise. */
   async requireReadable(company: string, namespace: Namespace, ids: readonly string[]): Promise<EntityRecord[]> {
-    const records = await this.records(namespace, ids);
-    if (records.some((r) => r === undefined || r.company !== company)) {
+    const records = await this.records(company, namespace, ids);
+    if (records.some((r) => r === undefined)) {
       throw apiError(namespace === 't' ? 'invalid_task_id' : 'invalid_model_id', undefined, [['ids', [...ids]]]);
     }
     return records as EntityRecord[];
@@ -71,11 +73,13 @@ export class EntityAccess {
 
   /** A task whose events the caller may delete (delete_for_task, clear_task_log; events.md §6.3, §9.1). */
   async requireDeletableTask(company: string, id: string, allowLocked: boolean): Promise<EntityRecord> {
-    const [record] = await this.records('t', [id]);
-    if (record === undefined || (record.company !== company && record.company !== '')) {
+    const [record] = await this.records(company, 't', [id]);
+    if (record === undefined) {
+      if (company !== '' && (await this.records('', 't', [id]))[0] !== undefined) {
+        throw apiError('forbidden_modification', `cannot modify public task(s), ids=('${id}',)`);
+      }
       throw apiError('invalid_task_id', undefined, [['id', id], ['company', company]]);
     }
-    if (record.company === '') throw apiError('forbidden_modification', `cannot modify public task(s), ids=('${id}',)`);
     if (!allowLocked && (record.status === 'published' || record.status === 'publishing')) {
       throw apiErrorWithMessage('invalid_task_id', `Cannot update events for a published task: company=${company}, id=${id}`);
     }
@@ -84,8 +88,8 @@ export class EntityAccess {
 
   /** A model whose events the caller may delete (delete_for_model, events.md §9.2): public models count as unknown. */
   async requireDeletableModel(company: string, id: string, allowLocked: boolean): Promise<EntityRecord> {
-    const [record] = await this.records('m', [id]);
-    if (record === undefined || record.company !== company) throw apiError('invalid_model_id', undefined, [['ids', [id]]]);
+    const [record] = await this.records(company, 'm', [id]);
+    if (record === undefined) throw apiError('invalid_model_id', undefined, [['ids', [id]]]);
     if (!allowLocked && record.ready === '1') {
       throw apiErrorWithMessage('invalid_model_id', `Cannot update events for a published model: company=${company}, id=${id}`);
     }

@@ -44,16 +44,16 @@ export class MetricListings {
   }
 
   /** The listing of each entity, in the order of `ids`. */
-  async of(namespace: Namespace, ids: readonly string[]): Promise<ListingEntry[][]> {
+  async of(company: string, namespace: Namespace, ids: readonly string[]): Promise<ListingEntry[][]> {
     if (ids.length === 0) return [];
-    if (ids.length === 1) return [parseListing(await this.redis.sMembers(this.keys.metricListing(namespace, ids[0]!)))];
+    if (ids.length === 1) return [parseListing(await this.redis.sMembers(this.keys.metricListing(company, namespace, ids[0]!)))];
     const multi = this.redis.multi();
-    for (const id of ids) multi.sMembers(this.keys.metricListing(namespace, id));
+    for (const id of ids) multi.sMembers(this.keys.metricListing(company, namespace, id));
     const replies = (await multi.exec()) as unknown as string[][];
     return replies.map((members) => parseListing(members ?? []));
   }
 
-  async one(namespace: Namespace, id: string): Promise<ListingEntry[]> {
-    return (await this.of(namespace, [id]))[0]!;
+  async one(company: string, namespace: Namespace, id: string): Promise<ListingEntry[]> {
+    return (await this.of(company, namespace, [id]))[0]!;
   }
 }

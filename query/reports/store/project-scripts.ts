@@ -7,34 +7,36 @@
 import { LuaScript } from '../../../shared/stores/lua-script.js';
 
 /**
- * KEYS: the company's project names, the public project names, the
- * company's project version, then for each prefix of the path the project
- * key of its id (the existing project's, as read before the call, or the
- * fresh id's). ARGV: company, user, now, n, then n groups of n values: the
- * full names of the path's prefixes (root first, the target last), their
- * basenames, '1' where a name is shorter than 3 characters, the ids the
- * keys were built from, and '1' where that id is an existing project's.
+ * KEYS (all in the company's hash slot): the company's project names, its
+ * project version, then for each prefix of the path the project key of its
+ * id (the existing project's, as read before the call, or the fresh id's).
+ * ARGV: company, user, now, n, then 6 groups of n values: the full names of
+ * the path's prefixes (root first, the target last), their basenames, '1'
+ * where a name is shorter than 3 characters, the ids the keys were built
+ * from, '1' where that id is an existing project's, and '1' where the name
+ * is a public project's (read before the call: public projects live in
+ * another slot, and only seeding writes them).
  * Replies {'ok', target id}, {'retry'} when a prefix's project changed
  * since it was read, or {'err', 'depth' | 'public' | 'short', name}.
  */
 export const RESOLVE_PROJECT = new LuaScript(`
 local CO, user, now, n = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local function arg(group, i) return ARGV[4 + group * n + i] end
-local names, public, version = KEYS[1], KEYS[2], KEYS[3]
+local names, version = KEYS[1], KEYS[2]
 local full = arg(0, n)
 local found = redis.call('HGET', names, full)
 if found then return {'ok', found} end
 if arg(4, n) == '1' then return {'retry'} end
 if n > 10 then return {'err', 'depth'} end
-local function isPublic(name) return CO ~= '' and redis.call('HEXISTS', public, name) == 1 end
-if isPublic(full) then return {'err', 'public_project', full} end
+local function isPublic(i) return CO ~= '' and arg(5, i) == '1' end
+if isPublic(n) then return {'err', 'public_project', full} end
 local ids = {}
 for i = 1, n - 1 do
   ids[i] = redis.call('HGET', names, arg(0, i))
   -- (HGET answers false for a missing field)
   if (ids[i] and true or false) ~= (arg(4, i) == '1') or (ids[i] and ids[i] ~= arg(3, i)) then return {'retry'} end
   if not ids[i] then
-    if isPublic(arg(0, i)) then return {'err', 'public_project', arg(0, i)} end
+    if isPublic(i) then return {'err', 'public_project', arg(0, i)} end
     if arg(2, i) == '1' then return {'err', 'short', arg(0, i)} end
   end
 end
@@ -45,7 +47,7 @@ for i = 1, n do
   local id = ids[i]
   if not id then
     id = arg(3, i)
-    local key = KEYS[3 + i]
+    local key = KEYS[2 + i]
     local target = i == n
     redis.call('HSET', key, 'id', id, 'name', arg(0, i), 'basename', arg(1, i), 'company', CO, 'user', user,
       'description', target and 'Reports project' or '', 'tags', '[]',
@@ -53,7 +55,7 @@ for i = 1, n do
       'path', '[' .. table.concat(path, ',') .. ']')
     if parent then
       redis.call('HSET', key, 'parent', parent)
-      redis.call('HSET', KEYS[2 + i], 'last_update', now)
+      redis.call('HSET', KEYS[1 + i], 'last_update', now)
     end
     redis.call('HSET', names, arg(0, i), id)
     ids[i] = id

@@ -29,7 +29,8 @@ export class ProjectSnapshots {
 
   /** The project records of the companies, current as of this call. */
   async projects(companies: readonly string[]): Promise<ProjectRecord[]> {
-    const versions = companies.length === 0 ? [] : await this.redis.mGet(companies.map((c) => this.keys.projectVersion(c)));
+    // One GET per company: their keys are in different hash slots, which one MGET cannot span on a cluster.
+    const versions = await Promise.all(companies.map((c) => this.redis.get(this.keys.projectVersion(c))));
     const parts = await Promise.all(
       companies.map(async (company, i) => {
         const cached = this.companies.get(company);

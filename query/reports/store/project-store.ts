@@ -28,9 +28,11 @@ export class ProjectStore {
 
   /** A project the caller may put reports into: 400/401 when unknown to the company, 403/21 when public. */
   async requireWritable(company: string, id: string): Promise<ProjectRef> {
-    const [owner, name] = await this.redis.hmGet(this.keys.project(id), ['company', 'name']);
-    if (owner === null || owner === undefined || (owner !== company && owner !== '')) throw invalidProjectId(id);
-    if (owner === '') throw publicProjectForbidden(id);
+    const [owner, name] = await this.redis.hmGet(this.keys.project(company, id), ['company', 'name']);
+    if (owner === null || owner === undefined) {
+      if (company !== '' && (await this.redis.exists(this.keys.project('', id))) === 1) throw publicProjectForbidden(id);
+      throw invalidProjectId(id);
+    }
     return { id, name: name ?? '', company: owner };
   }
 
@@ -44,11 +46,14 @@ export class ProjectStore {
     const segments = reportsProjectSegments(base);
     const names = prefixNames(segments);
     for (let attempt = 0; ; attempt++) {
-      const existing = await this.redis.hmGet(this.keys.projectNames(company), names);
+      const [existing, publicIds] = await Promise.all([
+        this.redis.hmGet(this.keys.projectNames(company), names),
+        this.redis.hmGet(this.keys.projectNames(''), names),
+      ]);
       const ids = names.map((_, i) => existing[i] ?? newId());
-      const keys = [this.keys.projectNames(company), this.keys.projectNames(''), this.keys.projectVersion(company), ...ids.map((id) => this.keys.project(id))];
+      const keys = [this.keys.projectNames(company), this.keys.projectVersion(company), ...ids.map((id) => this.keys.project(company, id))];
       const args = [company, user, String(now), String(segments.length)];
-      args.push(...names, ...segments, ...names.map((n) => (codePointLength(n) < 3 ? '1' : '0')), ...ids, ...existing.map((id) => (id ? '1' : '0')));
+      args.push(...names, ...segments, ...names.map((n) => (codePointLength(n) < 3 ? '1' : '0')), ...ids, ...existing.map((id) => (id ? '1' : '0')), ...publicIds.map((id) => (id ? '1' : '0')));
       const reply = (await RESOLVE_PROJECT.run(this.redis, keys, args)) as ScriptReply;
       if (reply[0] === 'retry' && attempt < MAX_ATTEMPTS) continue;
       if (reply[0] !== 'ok') throw scriptError(reply, { company });
@@ -59,7 +64,7 @@ export class ProjectStore {
   /** Removes the project when it is a `.reports` project of the company that no task references any more. */
   async removeIfEmpty(company: string, id: string): Promise<boolean> {
     if (id === '') return false;
-    const keys = [this.keys.project(id), this.keys.projectTasks(id), this.keys.projectNames(company), this.keys.projectVersion(company)];
+    const keys = [this.keys.project(company, id), this.keys.projectTasks(company, id), this.keys.projectNames(company), this.keys.projectVersion(company)];
     return Number(await REMOVE_IF_EMPTY.run(this.redis, keys, [company, id])) === 1;
   }
 
@@ -68,7 +73,7 @@ export class ProjectStore {
     const ids = await this.redis.hVals(this.keys.projectNames(company));
     if (ids.length === 0) return [];
     const multi = this.redis.multi();
-    for (const id of ids) multi.hGetAll(this.keys.project(id));
+    for (const id of ids) multi.hGetAll(this.keys.project(company, id));
     return (await multi.exec()) as unknown as Array<Record<string, string>>;
   }
 }

@@ -15,6 +15,8 @@ export function reportKeys(prefix: string) {
     task: shared.task,
     model: shared.model,
     entity: shared.entity,
+    /** String: the company owning a task or model id (shared/entities/entity-registry.ts). */
+    owner: shared.owner,
     lastMetrics: shared.lastMetrics,
     metricListing: shared.metricListing,
     /** Set: every task id of a company (implicit tasks and reports). */

@@ -31,6 +31,7 @@ const MAX_CACHED_COMPANIES = 200;
 const SCAN_CHUNK = 500;
 
 interface CompanyReports {
+  company: string;
   version: number;
   records: Map<string, StoredRecord>;
   /** summary_seq of the reports that received events, as last read. */
@@ -71,7 +72,7 @@ export class ReportSnapshots {
         for (let from = 0; from < ids.length; from += SCAN_CHUNK) {
           const chunk = ids.slice(from, from + SCAN_CHUNK);
           const pipeline = this.redis.multi();
-          for (const id of chunk) pipeline.hGet(this.keys.task(id), 'summary_seq');
+          for (const id of chunk) pipeline.hGet(this.keys.task(state.company, id), 'summary_seq');
           const seqs = (await pipeline.execAsPipeline()) as unknown as Array<string | null>;
           chunk.forEach((id, i) => {
             const seq = seqs[i];
@@ -115,7 +116,7 @@ export class ReportSnapshots {
   private state(company: string): CompanyReports {
     let state = this.companies.get(company);
     if (state === undefined) {
-      state = { version: -1, records: new Map(), seqs: new Map(), list: undefined, eventsCheckedAt: 0, eventScan: undefined, inflight: undefined };
+      state = { company, version: -1, records: new Map(), seqs: new Map(), list: undefined, eventsCheckedAt: 0, eventScan: undefined, inflight: undefined };
       if (this.companies.size >= MAX_CACHED_COMPANIES) this.companies.delete(this.companies.keys().next().value!);
     } else {
       this.companies.delete(company);
@@ -152,7 +153,7 @@ export class ReportSnapshots {
     let rows: Array<Record<string, string>> = [];
     if (ids.length > 0) {
       const multi = this.redis.multi();
-      for (const id of ids) multi.hGetAll(this.keys.task(id)).hGetAll(this.keys.lastMetrics('t', id));
+      for (const id of ids) multi.hGetAll(this.keys.task(state.company, id)).hGetAll(this.keys.lastMetrics(state.company, 't', id));
       rows = (await multi.exec()) as unknown as Array<Record<string, string>>;
     }
     if (all) {

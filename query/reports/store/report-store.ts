@@ -4,6 +4,7 @@
  * checks that depend on stored state happen atomically inside the scripts.
  */
 import { sortedByCodePoints } from '../../../shared/events/domain/code-point-order.js';
+import { EntityRegistry } from '../../../shared/entities/entity-registry.js';
 import type { RedisClient } from '../../../shared/stores/redis-store.js';
 import type { ReportKeys } from './report-keys.js';
 import { ARCHIVE, CREATE, DELETE, LOCK_FOR_DELETE, MOVE, PUBLISH, REPORT_SCRIPT_KEYS, UNLOCK, UPDATE } from './report-scripts.js';
@@ -36,10 +37,14 @@ const MAX_ATTEMPTS = 5;
 export class ProjectVanished extends Error {}
 
 export class ReportStore {
+  private readonly owners: EntityRegistry;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: ReportKeys,
-  ) {}
+  ) {
+    this.owners = new EntityRegistry(redis, keys.prefix);
+  }
 
   /**
    * Runs a report script with every key it may touch. The record's project
@@ -48,7 +53,7 @@ export class ReportStore {
    */
   private async run(script: LuaScript, company: string, id: string, rest: string[], options: { name?: string; target?: string; creating?: boolean } = {}): Promise<ScriptReply> {
     for (let attempt = 0; ; attempt++) {
-      const current = options.creating ? '' : ((await this.redis.hGet(this.keys.task(id), 'project')) ?? '');
+      const current = options.creating ? '' : await this.currentProject(company, id);
       const keys = this.scriptKeys(company, id, current, options.target ?? '');
       const reply = (await script.run(this.redis, keys, [company, id, current, ...rest])) as ScriptReply;
       if (reply[0] === 'err' && reply[1] === 'retry' && attempt < MAX_ATTEMPTS) continue;
@@ -58,10 +63,23 @@ export class ReportStore {
     }
   }
 
+  /** The project of the company's record; a missing record answers §2.1's error (public or unknown) at once. */
+  private async currentProject(company: string, id: string): Promise<string> {
+    const [owner, project] = await this.redis.hmGet(this.keys.task(company, id), ['company', 'project']);
+    if (owner === null || owner === undefined) throw scriptError(await this.missing(company, id), { id, company });
+    return project ?? '';
+  }
+
+  /** Why `company` holds no record of `id`: a public task (read-only) or one unknown to it. */
+  private async missing(company: string, id: string): Promise<ScriptReply> {
+    const isPublic = company !== '' && (await this.redis.exists(this.keys.task('', id))) === 1;
+    return ['err', isPublic ? 'public' : 'invalid'];
+  }
+
   private scriptKeys(company: string, id: string, project: string, target: string): string[] {
     const k = this.keys;
     const byName: Record<(typeof REPORT_SCRIPT_KEYS)[number], string> = {
-      record: k.task(id),
+      record: k.task(company, id),
       reports: k.reports(company),
       tasks: k.companyTasks(company),
       reportNames: k.reportNames(company),
@@ -70,27 +88,21 @@ export class ReportStore {
       reportChanges: k.reportChanges(company),
       reportChangesFloor: k.reportChangesFloor(company),
       projectVersion: k.projectVersion(company),
-      currentProject: k.project(project),
-      currentProjectTasks: k.projectTasks(project),
-      targetProject: k.project(target),
-      targetProjectTasks: k.projectTasks(target),
-      lastMetrics: k.lastMetrics('t', id),
-      metricListing: k.metricListing('t', id),
+      currentProject: k.project(company, project),
+      currentProjectTasks: k.projectTasks(company, project),
+      targetProject: k.project(company, target),
+      targetProjectTasks: k.projectTasks(company, target),
+      lastMetrics: k.lastMetrics(company, 't', id),
+      metricListing: k.metricListing(company, 't', id),
     };
     return REPORT_SCRIPT_KEYS.map((name) => byName[name]);
   }
 
   /** §2.1 without changing anything (update with nothing to change). */
   async requireReport(company: string, id: string): Promise<void> {
-    const [owner, type] = await this.redis.hmGet(this.keys.task(id), ['company', 'type']);
+    const [owner, type] = await this.redis.hmGet(this.keys.task(company, id), ['company', 'type']);
     const reply: ScriptReply | undefined =
-      owner === null || owner === undefined || (owner !== company && owner !== '')
-        ? ['err', 'invalid']
-        : owner === ''
-          ? ['err', 'public']
-          : type !== 'report'
-            ? ['err', 'not_report']
-            : undefined;
+      owner === null || owner === undefined ? await this.missing(company, id) : type !== 'report' ? ['err', 'not_report'] : undefined;
     if (reply) throw scriptError(reply, { id, company });
   }
 
@@ -107,6 +119,8 @@ export class ReportStore {
     ];
     if (report.comment !== undefined) fields.push('comment', report.comment);
     if (report.report !== undefined) fields.push('report', report.report);
+    // Ids are global (events.md §1.10): the fresh id becomes the company's before its record exists.
+    if (!(await this.owners.claim(company, 't', report.id))) throw new Error(`report id ${report.id} is owned by another company`);
     await this.run(CREATE, company, report.id, [report.name, JSON.stringify(report.tags), ...fields], {
       name: report.name,
       target: report.project,
@@ -153,12 +167,13 @@ export class ReportStore {
   }
 
   async unlock(company: string, id: string): Promise<void> {
-    await UNLOCK.run(this.redis, [this.keys.task(id)], []);
+    await UNLOCK.run(this.redis, [this.keys.task(company, id)], []);
   }
 
   /** Removes the record and its index entries; answers its project id. */
   async remove(company: string, id: string): Promise<string> {
     const reply = await this.run(DELETE, company, id, []);
+    await this.owners.release(company, 't', id);
     return reply[1] ?? '';
   }
 
