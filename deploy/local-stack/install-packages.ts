@@ -17,6 +17,12 @@ import {
 
 export type StackBinaries = Partial<Record<StackServer, string>>;
 
+/** A Debian package some tool of the project needs, and how to tell it is there. */
+export interface DebianPackage {
+  readonly name: string;
+  readonly present: () => boolean;
+}
+
 // Non-root users often lack the sbin directories on PATH, and nats-server
 // lives in /usr/sbin on Debian.
 const EXTRA_BINARY_DIRS = ['/usr/sbin', '/usr/bin'];
@@ -58,6 +64,28 @@ export async function ensureStackPackages(
     }
   }
   return Object.fromEntries(servers.map((s) => [s, findBinary(SERVER_NAMES[s].binary)]));
+}
+
+/**
+ * Installs the Debian packages that are missing (apt-get, as for the stack's
+ * servers), for tools beyond the stack: the Python client's protoc and
+ * grpcio, for example. Throws with the manual command when it cannot.
+ */
+export async function ensureDebianPackages(log: (line: string) => void, packages: readonly DebianPackage[]): Promise<void> {
+  const missing = () => packages.filter((p) => !p.present()).map((p) => p.name);
+  const wanted = missing();
+  if (wanted.length === 0) return;
+  log(`missing Debian packages ${wanted.join(', ')}: installing`);
+  const manual = (reason: string) => new Error(`Cannot install ${wanted.join(', ')}: ${reason}.\nInstall them by hand:\n    sudo apt-get install ${wanted.join(' ')}`);
+  const prefix = findBinary('apt-get') ? privilegePrefix() : undefined;
+  if (!prefix) throw manual('apt-get as root (or sudo without a password) is not available');
+  // Another apt-get (the stack's servers, another tool) may be running: wait for dpkg's lock rather than fail.
+  for (const args of [['-o', 'DPkg::Lock::Timeout=600', 'update'], ['-o', 'DPkg::Lock::Timeout=600', 'install', '-y', ...wanted]]) {
+    const code = await runStreaming([...prefix, 'apt-get', ...args], log);
+    if (code !== 0) throw manual(`"apt-get ${args.join(' ')}" failed with exit code ${code}`);
+  }
+  const still = missing();
+  if (still.length > 0) throw manual(`apt-get finished but ${still.join(', ')} still missing`);
 }
 
 function missingServers(servers: readonly StackServer[]): StackServer[] {
