@@ -1,8 +1,10 @@
 /**
  * Stores one batch, in this order: the InfluxDB body (one POST), the log
- * lines (one script per task), the entity summaries (in stream order), the
- * dead letters; then acknowledges every message of the batch. Nothing is
- * acknowledged before the stores accepted it or it was dead-lettered.
+ * lines (one script per task), the entity summaries (in stream order), then,
+ * when Redis has replicas, waits until they have those writes
+ * (replica-sync.ts), the dead letters; then acknowledges every message of
+ * the batch. Nothing is acknowledged before the stores accepted it (on the
+ * replicas asked for) or it was dead-lettered.
  *
  * Transient store errors are retried (store-retry.ts); a store refusing
  * for good costs only the record at fault (record-isolation.ts), which goes
@@ -14,6 +16,7 @@ import type { DeadLetters } from './dead-letters.js';
 import type { InfluxPointWriter } from './influx-point-writer.js';
 import { ackPolicy, acknowledge } from './jetstream-delivery.js';
 import type { LogSegmentAppender } from './log-segment-appender.js';
+import type { ReplicaSync } from './replica-sync.js';
 import { appendTaskLogs, applySummary, writePoints } from './record-isolation.js';
 import { StoreRefused, untilStored, type RetryOptions, type StoreName } from './store-retry.js';
 import type { SummaryApplier } from './summary-applier.js';
@@ -24,6 +27,9 @@ export interface BatchStores {
   influx: InfluxPointWriter;
   logs: LogSegmentAppender;
   summaries: SummaryApplier;
+  replicas: ReplicaSync;
+  /** A key in each hash slot the batch's Redis writes touched (the masters to confirm). */
+  redisKeysOf(batch: WriteBatch): string[];
   deadLetters: DeadLetters;
   nc: NatsConnection;
   metrics: WriterMetrics;
@@ -56,6 +62,14 @@ export async function storeBatch(batch: WriteBatch, partition: number, stores: B
     });
   }
 
+  if (stores.replicas.enabled && (batch.logs.size > 0 || batch.summaries.length > 0)) {
+    // Not retried here: after a failover a second WAIT would ask the new master, which may lack
+    // the writes. The partition starts over instead and stores the unacknowledged batch again.
+    await timed('redis', () => stores.replicas.confirm(stores.redisKeysOf(batch))).catch((error: unknown) => {
+      metrics.replicaWaitsFailed.inc();
+      throw error;
+    });
+  }
   await deadLetter(batch, partition, stores, retry);
   await untilStored('nats', retry, () => acknowledge(stores.nc, batch.deliveries), ackPolicy());
 

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ensureEventStreams } from '../../shared/events/event-streams.js';
+import { redisKeys } from '../../shared/stores/redis-keys.js';
 import type { Component, ReadinessCheck } from '../../shared/launcher/component.js';
 import type { ProcessServices } from '../../shared/launcher/target.js';
 import type { BatchStores } from './batch-storer.js';
@@ -19,6 +20,7 @@ import { LogSegmentAppender } from './log-segment-appender.js';
 import { PartitionLeases } from './partition-leases.js';
 import { PartitionOwnership } from './partition-ownership.js';
 import { PartitionWorker } from './partition-worker.js';
+import { batchRedisKeys, ReplicaSync, singleNode } from './replica-sync.js';
 import { SummaryApplier } from './summary-applier.js';
 import { writerKeys } from './writer-keys.js';
 import { createWriterMetrics } from './writer-metrics.js';
@@ -55,6 +57,8 @@ export function createEventsWriter(services: ProcessServices): EventsWriter {
       influx: influxWriter,
       logs: new LogSegmentAppender(redis, settings.redisPrefix, settings.logRetention),
       summaries: new SummaryApplier(redis, settings.redisPrefix),
+      replicas: new ReplicaSync(singleNode(redis), settings.redisReplicas),
+      redisKeysOf: (batch) => batchRedisKeys(redisKeys(settings.redisPrefix), batch),
       deadLetters,
       nc,
       metrics,

@@ -8,6 +8,7 @@ export interface WriterMetrics {
   writeSeconds: Histogram<'store'>;
   retries: Counter<'store'>;
   deadLetters: Counter<'reason'>;
+  replicaWaitsFailed: Counter;
   controls: Counter<'op'>;
   partitionsOwned: Gauge;
   consumerPending: Gauge<'partition'>;
@@ -30,6 +31,11 @@ export function createWriterMetrics(registry: Registry): WriterMetrics {
       name: 'clearml_writer_dead_letters_total',
       help: 'Records (or undecodable messages) moved to the dead-letter stream, by reason',
       labelNames: ['reason'],
+      registers,
+    }),
+    replicaWaitsFailed: new Counter({
+      name: 'clearml_writer_replica_waits_failed_total',
+      help: 'Batches whose Redis writes did not reach the replicas asked for in time (stored again by a restarted partition)',
       registers,
     }),
     controls: new Counter({ name: 'clearml_writer_control_requests_total', help: 'Deletion requests executed, by operation', labelNames: ['op'], registers }),

@@ -6,6 +6,7 @@
 import type { Config } from '../../shared/config/config.js';
 import { eventStreamSettings, type EventStreamSettings } from '../../shared/events/event-streams.js';
 import type { LogRetention } from './log-segment-appender.js';
+import type { WaitReplicas } from './replica-sync.js';
 
 export interface WriterSettings {
   readonly streamPrefix: string;
@@ -15,6 +16,8 @@ export interface WriterSettings {
   readonly logRetention: LogRetention;
   readonly partitions: number;
   readonly redisPrefix: string;
+  /** REDIS_WAIT_REPLICAS, and the WAIT timeout (kept below the command deadline, which would cut it off). */
+  readonly redisReplicas: { replicas: WaitReplicas; timeoutMs: number };
   /** I and L records per store write. */
   readonly batchEvents: number;
   readonly flushMs: number;
@@ -46,6 +49,10 @@ export function writerSettings(config: Readonly<Config>): WriterSettings {
     logRetention: { maxLines: config.LOG_RETENTION_MAX_LINES, maxAgeMs: config.LOG_RETENTION_MAX_AGE_MS },
     partitions: config.NATS_PARTITIONS,
     redisPrefix: config.REDIS_KEY_PREFIX,
+    redisReplicas: {
+      replicas: config.REDIS_WAIT_REPLICAS,
+      timeoutMs: Math.min(config.REDIS_WAIT_TIMEOUT_MS, Math.floor(config.REDIS_COMMAND_TIMEOUT_MS / 2)),
+    },
     batchEvents: config.WRITER_BATCH_EVENTS,
     flushMs: config.WRITER_FLUSH_MS,
     maxBatchBytes: 16 * 1024 * 1024,

@@ -96,6 +96,13 @@ export const configSchema = z.object({
   INGEST_PUBLISH_TIMEOUT_MS: positiveInt('milliseconds').default(10_000),
   /** Longest wait for one Redis command (or MULTI) outside a request's own limits. */
   REDIS_COMMAND_TIMEOUT_MS: positiveInt('milliseconds').default(5_000),
+  /**
+   * Replicas a Redis master must have a batch's writes on before the writer acknowledges it
+   * (WAIT): `auto` one when the master has replicas connected, else none; 0 never waits.
+   */
+  REDIS_WAIT_REPLICAS: z.union([z.literal('auto'), z.coerce.number().int().min(0)], { error: "expected 'auto' or a non-negative integer (replicas)" }).default('auto'),
+  /** Longest WAIT for the replicas; a shorter answer makes the writer store the batch again. */
+  REDIS_WAIT_TIMEOUT_MS: positiveInt('milliseconds').default(1_000),
   /** Longest wait for one InfluxDB HTTP call (query, ping, database creation), body included. */
   INFLUX_TIMEOUT_MS: positiveInt('milliseconds').default(30_000),
   /** Longest wait for a NATS handshake, flush or JetStream API call (stream info, create). */

@@ -1,0 +1,86 @@
+/**
+ * A Redis master answers a write before its replicas have it: a failover
+ * right after would lose the write, and with it events the writer had
+ * already acknowledged to JetStream. So when replicas exist, the writer
+ * asks each master it wrote to for `WAIT <replicas> <timeout>` before it
+ * acknowledges a batch. A master that answers fewer replicas than asked
+ * fails the confirmation as a transient error: the caller writes the batch
+ * again (every Redis write of the writer is idempotent) and asks again, so
+ * after a failover the writes land on the new master too.
+ *
+ * REDIS_WAIT_REPLICAS: `auto` asks for one replica from a master that has
+ * replicas connected (INFO replication, re-read every REPLICA_INFO_TTL_MS),
+ * none from a master without; a number asks every master for that many;
+ * 0 never waits.
+ */
+import { StoreUnavailableError } from '../../shared/stores/store-errors.js';
+import type { RedisKeys } from '../../shared/stores/redis-keys.js';
+import type { RedisClient } from '../../shared/stores/redis-store.js';
+import type { WriteBatch } from './write-batch.js';
+
+export type WaitReplicas = number | 'auto';
+
+const REPLICA_INFO_TTL_MS = 10_000;
+
+/** One Redis server the writer sends commands to: a WAIT or INFO goes to it alone. */
+export interface ReplicatedNode {
+  readonly name: string;
+  command(args: string[]): Promise<unknown>;
+}
+
+/** The masters holding `keys`: one node for a single server, the owners of the keys' slots on a cluster. */
+export type NodesOfKeys = (keys: Iterable<string>) => Promise<ReplicatedNode[]>;
+
+export class ReplicaSync {
+  private readonly connected = new Map<string, { replicas: number; readAt: number }>();
+
+  constructor(
+    private readonly nodesOf: NodesOfKeys,
+    private readonly settings: { replicas: WaitReplicas; timeoutMs: number },
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  get enabled(): boolean {
+    return this.settings.replicas !== 0;
+  }
+
+  /** Resolves once every master holding `keys` has its writes on the replicas asked for. */
+  async confirm(keys: Iterable<string>): Promise<void> {
+    if (!this.enabled) return;
+    const nodes = await this.nodesOf(keys);
+    await Promise.all(nodes.map((node) => this.confirmNode(node)));
+  }
+
+  private async confirmNode(node: ReplicatedNode): Promise<void> {
+    const wanted = this.settings.replicas === 'auto' ? Math.min(1, await this.connectedReplicas(node)) : this.settings.replicas;
+    if (wanted === 0) return;
+    const reached = Number(await node.command(['WAIT', String(wanted), String(this.settings.timeoutMs)]));
+    if (reached < wanted) {
+      // A replica may have gone: read the count again before the next attempt.
+      this.connected.delete(node.name);
+      throw new StoreUnavailableError('redis', `Redis ${node.name}: writes reached ${reached} of ${wanted} replicas within ${this.settings.timeoutMs} ms`);
+    }
+  }
+
+  private async connectedReplicas(node: ReplicatedNode): Promise<number> {
+    const known = this.connected.get(node.name);
+    if (known !== undefined && this.clock() - known.readAt < REPLICA_INFO_TTL_MS) return known.replicas;
+    const info = String(await node.command(['INFO', 'replication']));
+    const replicas = Number(/^connected_slaves:(\d+)/m.exec(info)?.[1] ?? 0);
+    this.connected.set(node.name, { replicas, readAt: this.clock() });
+    return replicas;
+  }
+}
+
+/** The masters of a single-server client: the one server. */
+export function singleNode(client: RedisClient, name = 'redis'): NodesOfKeys {
+  const node: ReplicatedNode = { name, command: (args) => client.sendCommand(args) };
+  return async () => [node];
+}
+
+/** A key in each hash slot a batch's Redis writes touch: each task's log slot, each summary's company slot. */
+export function batchRedisKeys(keys: RedisKeys, batch: Pick<WriteBatch, 'logs' | 'summaries'>): string[] {
+  const out = [...batch.logs.keys()].map((task) => keys.logSegmentCount(task));
+  for (const company of new Set(batch.summaries.map((s) => s.summary.c))) out.push(keys.companyEntities(company, 't'));
+  return out;
+}
