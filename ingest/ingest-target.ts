@@ -4,11 +4,14 @@
  * to NATS JetStream.
  */
 import { EntityRegistry } from '../shared/entities/entity-registry.js';
+import { exportEventStreamMetrics } from '../shared/events/event-stream-metrics.js';
 import { eventStreamSettings, EventStreamKeeper } from '../shared/events/event-streams.js';
 import type { Component } from '../shared/launcher/component.js';
 import type { TargetModule } from '../shared/launcher/target.js';
+import { createIngestMetrics } from './events/ingest-metrics.js';
 import { EventIngestService } from './events/ingest-session.js';
 import { createGrpcIngestServer, type GrpcIngestServer } from './grpc/grpc-ingest-server.js';
+import { createGrpcMetrics } from './grpc/grpc-metrics.js';
 import { addBatchOperation } from './http/add-batch-operation.js';
 import { addOperation } from './http/add-operation.js';
 import { EventPublisher } from './publish/event-publisher.js';
@@ -28,13 +31,18 @@ export const ingestTarget: TargetModule = (services) => {
     plotCompressionThreshold: config.PLOT_COMPRESSION_THRESHOLD,
     maxEntitiesPerRequest: config.INGEST_MAX_ENTITIES_PER_REQUEST,
   };
+  const jsm = () => stores.nats.jetstreamManager();
   // Ingest is not ready while the events stream is missing or full; a missing one is created again.
   const eventStreams = new EventStreamKeeper({
     settings: eventStreamSettings(config),
-    jsm: () => stores.nats.jetstreamManager(),
+    jsm,
     logger,
     publishRoomBytes: () => settings.maxMessageBytes,
   });
+  exportEventStreamMetrics(services.metrics, eventStreamSettings(config), jsm);
+  const budget = new InflightBudget(config.INGEST_MAX_INFLIGHT_BYTES);
+  const metrics = createIngestMetrics(services.metrics, budget);
+  const grpcMetrics = createGrpcMetrics(services.metrics);
   let registry: EntityRegistry | undefined;
   let publisher: EventPublisher | undefined;
   // Built lazily: the store clients exist only once the store components started.
@@ -45,11 +53,12 @@ export const ingestTarget: TargetModule = (services) => {
     get publisher() {
       return (publisher ??= new EventPublisher(
         () => ({ connected: stores.nats.connected, jetstream: () => stores.nats.connection.jetstream() }),
-        { prefix: config.NATS_STREAM_PREFIX, timeoutMs: config.INGEST_PUBLISH_TIMEOUT_MS, onFailure: () => eventStreams.suspect(), room: eventStreams },
+        { prefix: config.NATS_STREAM_PREFIX, timeoutMs: config.INGEST_PUBLISH_TIMEOUT_MS, onFailure: () => eventStreams.suspect(), room: eventStreams, observer: metrics },
       ));
     },
-    budget: new InflightBudget(config.INGEST_MAX_INFLIGHT_BYTES),
+    budget,
     settings,
+    metrics,
   });
 
   const streams: Component = {
@@ -76,6 +85,8 @@ export const ingestTarget: TargetModule = (services) => {
         authenticate: (header) => services.authenticator.authenticate(header),
         logger,
         maxMessageBytes: config.MAX_BODY_BYTES,
+        metrics: grpcMetrics,
+        ingestMetrics: metrics,
       });
       const port = await grpc.start();
       services.boundPorts.set('grpc', port);
@@ -85,7 +96,7 @@ export const ingestTarget: TargetModule = (services) => {
   };
 
   return {
-    operations: [addOperation({ ingest }), addBatchOperation({ ingest, maxLineBytes: config.MAX_LINE_BYTES })],
+    operations: [addOperation({ ingest, metrics }), addBatchOperation({ ingest, maxLineBytes: config.MAX_LINE_BYTES, metrics })],
     components: [streams, grpcFront],
     readiness: [{ name: 'ingest-stream', check: () => eventStreams.check() }],
   };

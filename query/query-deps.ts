@@ -9,6 +9,7 @@ import type { StoreHub } from '../shared/launcher/store-hub.js';
 import type { Logger } from '../shared/observability/logger.js';
 import type { InfluxStore } from '../shared/stores/influx-store.js';
 import type { RedisClient } from '../shared/stores/redis-store.js';
+import type { StoreCalls } from '../shared/stores/store-calls.js';
 import { EntityAccess } from './events/store/entity-access.js';
 
 export class QueryDeps {
@@ -28,6 +29,11 @@ export class QueryDeps {
 
   get influx(): InfluxStore {
     return this.stores.influx;
+  }
+
+  /** Where adapters of the query target record their store calls (shared/stores/store-calls.ts). */
+  get storeCalls(): StoreCalls {
+    return this.stores.calls;
   }
 
   get nats(): NatsConnection {

@@ -16,6 +16,7 @@ import { newCallId } from '../../shared/protocol/envelope.js';
 import type { EventPublisher, OutgoingMessage } from '../publish/event-publisher.js';
 import type { InflightBudget } from '../publish/inflight-budget.js';
 import { EventEncoder, type PlotFields } from './event-encoder.js';
+import type { IngestMetrics } from './ingest-metrics.js';
 import { eventTooLarge } from './event-limits.js';
 import { normalizeEvent, type NormalizedEvent } from './event-normalizer.js';
 import { RecordSink } from './record-sink.js';
@@ -46,11 +47,16 @@ const ENTITY_BYTES = 2048;
 const REASON_BYTES = 160;
 const DEFERRED_PLOT_BYTES = 400;
 
+/** The cause of a discard without one: the client went away (or the call was cancelled). */
+const ABORTED = new DOMException('request abandoned', 'AbortError');
+
 export interface IngestDependencies {
   registry: EntityRegistry;
   publisher: EventPublisher;
   budget: InflightBudget;
   settings: IngestSettings;
+  /** Counts each request's accepted and refused events (once per request, not per event). */
+  metrics?: IngestMetrics;
   now?: () => number;
 }
 
@@ -217,7 +223,8 @@ class EventIngestSession implements IngestSession {
     return state;
   }
 
-  discard(): void {
+  discard(cause?: unknown): void {
+    if (!this.finished) this.deps.metrics?.failed(this.offered, cause ?? ABORTED);
     this.release();
     this.entities.clear();
   }
@@ -230,20 +237,25 @@ class EventIngestSession implements IngestSession {
   }
 
   async commit(): Promise<IngestResult> {
+    let result: IngestResult | undefined;
     try {
       if (this.offered === 0) throw apiError('batch_empty');
       this.checkRequestRules();
       await this.encodeDeferredPlots();
       this.context.signal?.throwIfAborted();
       await this.resolveEntities();
-      const result = this.outcome();
+      result = this.outcome();
       if (result.added === 0) {
         throw apiError('events_not_added', undefined, Object.entries(result.errors_info));
       }
       const messages = this.buildMessages();
       this.context.signal?.throwIfAborted();
       await this.deps.publisher.publishAll(messages);
+      this.deps.metrics?.committed(result);
       return result;
+    } catch (error) {
+      this.deps.metrics?.failed(this.offered, error, result);
+      throw error;
     } finally {
       this.release();
     }

@@ -3,12 +3,13 @@
  * like events.add / events.add_batch.
  */
 import { create } from '@bufbuild/protobuf';
-import type { handleClientStreamingCall, handleUnaryCall, sendUnaryData } from '@grpc/grpc-js';
+import { status, type handleClientStreamingCall, type handleUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
 import type { IngestResult } from '../../shared/events/ingest-port.js';
 import { decodeRequest } from './events-ingest-definition.js';
 import { AddResultSchema, EventBatchSchema, EventSchema, type AddResult } from './gen/clearml/events/v1/events_ingest_pb.js';
 import { IDEMPOTENCY_KEY_HEADER, RequestFingerprint } from '../events/request-fingerprint.js';
-import { firstMetadataValue, ingestContextFor, watchCancellation, type CallCancellation, type GrpcIngestDeps } from './grpc-call-context.js';
+import { firstMetadataValue, ingestContextFor, secondsSince, watchCancellation, type CallCancellation, type GrpcIngestDeps } from './grpc-call-context.js';
+import type { GrpcMethod } from './grpc-metrics.js';
 import { answerableError, grpcStatusOf } from './grpc-error-status.js';
 import { addProtoEvents, ingestProtoEvents } from './proto-event-session.js';
 
@@ -18,21 +19,27 @@ function toAddResult(result: IngestResult): AddResult {
 
 function answer(
   deps: GrpcIngestDeps,
-  method: string,
+  method: GrpcMethod,
   cancellation: CallCancellation,
   callback: sendUnaryData<AddResult>,
   work: Promise<IngestResult | undefined>,
 ): void {
+  const started = process.hrtime.bigint();
+  const ended = (code: number) => deps.metrics?.callEnded(method, code, secondsSince(started));
   work.then(
     (result) => {
       cancellation.settle();
-      if (result !== undefined) callback(null, toAddResult(result));
+      if (result === undefined) return ended(status.CANCELLED);
+      callback(null, toAddResult(result));
+      ended(status.OK);
     },
     (err: unknown) => {
       // A cancelled call has no one to answer; its session was told to stop.
-      if (cancellation.signal.aborted) return;
+      if (cancellation.signal.aborted) return ended(status.CANCELLED);
       cancellation.settle();
-      callback(grpcStatusOf(answerableError(err, deps.logger, { method })));
+      const answered = grpcStatusOf(answerableError(err, deps.logger, { method }));
+      callback(answered);
+      ended(answered.code);
     },
   );
 }
@@ -43,6 +50,7 @@ export function addHandler(deps: GrpcIngestDeps): handleUnaryCall<Buffer, AddRes
     const work = (async () => {
       const fingerprint = RequestFingerprint.of('grpc.add', firstMetadataValue(call.metadata, IDEMPOTENCY_KEY_HEADER));
       const context = { ...ingestContextFor(deps, call.metadata, cancellation.signal), fingerprint };
+      deps.ingestMetrics?.received('grpc', call.request.length);
       const event = decodeRequest(EventSchema, call.request);
       fingerprint.update(call.request);
       return ingestProtoEvents(deps.ingest, context, [event]);
@@ -74,11 +82,12 @@ export function addBatchHandler(deps: GrpcIngestDeps): handleClientStreamingCall
         // destroys the stream on cancel, which ends this loop with an error.
         // (Concatenated batches are the events in order, however the client split them: so is their fingerprint.)
         for await (const bytes of call) {
+          deps.ingestMetrics?.received('grpc', (bytes as Buffer).length);
           addProtoEvents(session, decodeRequest(EventBatchSchema, bytes as Buffer).events);
           fingerprint.update(bytes as Buffer);
         }
       } catch (err) {
-        session.discard();
+        session.discard(cancellation.signal.aborted ? undefined : err);
         throw err;
       }
       await new Promise((resolve) => setImmediate(resolve));

@@ -6,6 +6,8 @@
 import type { Metadata } from '@grpc/grpc-js';
 import type { Identity } from '../../shared/auth/identity.js';
 import type { IngestRequestContext, IngestService } from '../../shared/events/ingest-port.js';
+import type { IngestMetrics } from '../events/ingest-metrics.js';
+import type { GrpcMetrics } from './grpc-metrics.js';
 
 export interface GrpcIngestLogger {
   info(obj: object, msg?: string): void;
@@ -19,6 +21,14 @@ export interface GrpcIngestDeps {
   /** Throws an ApiError (401) for missing or bad credentials. */
   authenticate(authorizationHeader: string | undefined): Identity;
   readonly logger: GrpcIngestLogger;
+  readonly metrics?: GrpcMetrics;
+  /** Counts the bytes of the messages received. */
+  readonly ingestMetrics?: IngestMetrics;
+}
+
+/** Seconds since `started` (process.hrtime.bigint()). */
+export function secondsSince(started: bigint): number {
+  return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
 /** The part of a grpc-js server call that reports cancellation. */

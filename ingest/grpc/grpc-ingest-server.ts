@@ -8,7 +8,9 @@ import type { Identity } from '../../shared/auth/identity.js';
 import type { IngestService } from '../../shared/events/ingest-port.js';
 import { addBatchHandler, addHandler } from './add-handlers.js';
 import { eventsIngestServerDefinition } from './events-ingest-definition.js';
+import type { IngestMetrics } from '../events/ingest-metrics.js';
 import type { GrpcIngestDeps, GrpcIngestLogger } from './grpc-call-context.js';
+import type { GrpcMetrics } from './grpc-metrics.js';
 import { streamEventsHandler } from './stream-events-handler.js';
 
 export interface GrpcIngestServerOptions {
@@ -21,6 +23,8 @@ export interface GrpcIngestServerOptions {
   logger: GrpcIngestLogger;
   /** Largest message (one Event, EventBatch or EventChunk) received; default 64 MiB like the HTTP body limit. */
   maxMessageBytes?: number;
+  metrics?: GrpcMetrics;
+  ingestMetrics?: IngestMetrics;
 }
 
 export interface GrpcIngestServer {
@@ -50,7 +54,7 @@ function bindAddress(host: string, port: number): string {
 
 export function createGrpcIngestServer(options: GrpcIngestServerOptions): GrpcIngestServer {
   const { logger } = options;
-  const deps: GrpcIngestDeps = { ingest: options.ingest, authenticate: options.authenticate, logger };
+  const deps: GrpcIngestDeps = { ingest: options.ingest, authenticate: options.authenticate, logger, metrics: options.metrics, ingestMetrics: options.ingestMetrics };
   // The size limit stays in grpc-js: it checks the length prefix before
   // buffering a message, which no handler could do (docs/grpc.md).
   const server = new Server({

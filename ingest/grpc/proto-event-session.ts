@@ -20,7 +20,7 @@ export async function ingestProtoEvents(
   try {
     addProtoEvents(session, events);
   } catch (err) {
-    session.discard();
+    session.discard(err);
     throw err;
   }
   return session.commit();

@@ -5,18 +5,19 @@
  */
 import { once } from 'node:events';
 import { create } from '@bufbuild/protobuf';
-import type { handleBidiStreamingCall, ServerDuplexStream } from '@grpc/grpc-js';
+import { status, type handleBidiStreamingCall, type ServerDuplexStream } from '@grpc/grpc-js';
 import type { IngestRequestContext, IngestSession } from '../../shared/events/ingest-port.js';
 import { decodeRequest } from './events-ingest-definition.js';
 import { ChunkAckSchema, EventChunkSchema, type ChunkAck, type EventChunk } from './gen/clearml/events/v1/events_ingest_pb.js';
 import { IDEMPOTENCY_KEY_HEADER, RequestFingerprint } from '../events/request-fingerprint.js';
-import { firstMetadataValue, ingestContextFor, watchCancellation, type CallCancellation, type GrpcIngestDeps } from './grpc-call-context.js';
+import { firstMetadataValue, ingestContextFor, secondsSince, watchCancellation, type CallCancellation, type GrpcIngestDeps } from './grpc-call-context.js';
 import { answerableError, endsStream, grpcStatusOf } from './grpc-error-status.js';
+import type { GrpcMethod } from './grpc-metrics.js';
 import { addProtoEvents } from './proto-event-session.js';
 
 type ChunkStream = ServerDuplexStream<Buffer, ChunkAck>;
 
-const METHOD = 'StreamEvents';
+const METHOD: GrpcMethod = 'StreamEvents';
 
 /** A chunk checked and encoded (or refused while being so), waiting for its turn to commit. */
 type PreparedChunk = { chunkId: bigint; session: IngestSession } | { chunkId: bigint; error: unknown };
@@ -39,7 +40,7 @@ function prepare(deps: GrpcIngestDeps, context: IngestRequestContext, chunk: Eve
     addProtoEvents(session, chunk.events);
     return { chunkId: chunk.chunkId, session };
   } catch (error) {
-    session.discard();
+    session.discard(error);
     return { chunkId: chunk.chunkId, error };
   }
 }
@@ -53,6 +54,7 @@ async function commit(deps: GrpcIngestDeps, context: IngestRequestContext, prepa
   try {
     if ('error' in prepared) throw prepared.error;
     const result = await prepared.session.commit();
+    deps.metrics?.chunkAcked(status.OK);
     return create(ChunkAckSchema, {
       chunkId: prepared.chunkId,
       added: result.added,
@@ -63,6 +65,7 @@ async function commit(deps: GrpcIngestDeps, context: IngestRequestContext, prepa
     if (endsStream(err) || context.signal?.aborted) throw err;
     const refusal = answerableError(err, deps.logger, { method: METHOD, chunkId: String(prepared.chunkId) });
     const { code, subcode } = refusal.entry;
+    deps.metrics?.chunkAcked(refusal.entry.grpc);
     return create(ChunkAckSchema, { chunkId: prepared.chunkId, error: { code, subcode, message: refusal.message } });
   }
 }
@@ -97,12 +100,13 @@ async function serve(deps: GrpcIngestDeps, call: ChunkStream, cancellation: Call
       const next = await Promise.race([messages.next(), chain.then(() => NEVER)]);
       if (next.done) break;
       const bytes = next.value as Buffer;
+      deps.ingestMetrics?.received('grpc', bytes.length);
       const chunk = decodeRequest(EventChunkSchema, bytes);
       const prepared = prepare(deps, context, chunk, chunkFingerprint(streamKey, chunk, bytes));
       try {
         await chain;
       } catch (err) {
-        if ('session' in prepared) prepared.session.discard();
+        if ('session' in prepared) prepared.session.discard(err);
         throw err;
       }
       if (signal.aborted) {
@@ -126,11 +130,22 @@ async function serve(deps: GrpcIngestDeps, call: ChunkStream, cancellation: Call
 export function streamEventsHandler(deps: GrpcIngestDeps): handleBidiStreamingCall<Buffer, ChunkAck> {
   return (call) => {
     const cancellation = watchCancellation(call);
-    serve(deps, call, cancellation).catch((err: unknown) => {
-      if (cancellation.signal.aborted) return;
-      cancellation.settle();
-      // grpc-js ends a streaming call with this status after the acks already written.
-      call.emit('error', grpcStatusOf(answerableError(err, deps.logger, { method: METHOD })));
-    });
+    const started = process.hrtime.bigint();
+    deps.metrics?.streamOpened();
+    const ended = (code: number) => {
+      deps.metrics?.streamClosed();
+      deps.metrics?.callEnded(METHOD, code, secondsSince(started));
+    };
+    serve(deps, call, cancellation).then(
+      () => ended(cancellation.signal.aborted ? status.CANCELLED : status.OK),
+      (err: unknown) => {
+        if (cancellation.signal.aborted) return ended(status.CANCELLED);
+        cancellation.settle();
+        const answered = grpcStatusOf(answerableError(err, deps.logger, { method: METHOD }));
+        // grpc-js ends a streaming call with this status after the acks already written.
+        call.emit('error', answered);
+        ended(answered.code);
+      },
+    );
   };
 }

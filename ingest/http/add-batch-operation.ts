@@ -12,26 +12,36 @@ import type { IngestService, IngestSession } from '../../shared/events/ingest-po
 import { jsonLinesNotObject, mediaType, MALFORMED_BODY } from '../../shared/protocol/call-data.js';
 import { defineStreamOperation, type CallContext } from '../../shared/protocol/operation.js';
 import { readBodyLimited } from '../../shared/http/body-reader.js';
+import type { IngestMetrics } from '../events/ingest-metrics.js';
 import { IDEMPOTENCY_KEY_HEADER, RequestFingerprint } from '../events/request-fingerprint.js';
 import { NdjsonLines } from './ndjson-lines.js';
 import { headerOf, workerHeaderOf } from './worker-header.js';
 
 const NDJSON_TYPES = new Set(['application/json-lines', 'application/x-ndjson', 'application/ndjson']);
 
-export function addBatchOperation(deps: { ingest: IngestService; maxLineBytes: number }) {
+/** Bytes of a body read so far. */
+interface Received {
+  bytes: number;
+}
+
+export function addBatchOperation(deps: { ingest: IngestService; maxLineBytes: number; metrics?: IngestMetrics }) {
   return defineStreamOperation({
     name: 'events.add_batch',
     minVersion: '1.0',
     async handle(body, meta, context) {
       const fingerprint = RequestFingerprint.of('http.add_batch', headerOf(context.headers, IDEMPOTENCY_KEY_HEADER));
       const session = deps.ingest.begin({ identity: context.identity, workerHeader: workerHeaderOf(context.headers), signal: context.signal, fingerprint });
+      const received: Received = { bytes: 0 };
       try {
-        if (NDJSON_TYPES.has(mediaType(meta.contentType))) await readNdjson(body, session, deps.maxLineBytes, fingerprint);
-        else await readJsonValue(body, session, context, fingerprint);
+        if (NDJSON_TYPES.has(mediaType(meta.contentType))) await readNdjson(body, session, deps.maxLineBytes, fingerprint, received);
+        else await readJsonValue(body, session, context, fingerprint, received);
       } catch (error) {
-        session.discard();
+        // A body cut off by the client going away is no refusal of ours.
+        session.discard(context.signal.aborted ? undefined : error);
         body.resume();
         throw error;
+      } finally {
+        deps.metrics?.received('http', received.bytes);
       }
       return session.commit();
     },
@@ -49,17 +59,18 @@ function parseLine(line: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** Passes the body on unchanged, feeding every chunk to the request's fingerprint. */
-function fingerprinted(fingerprint: RequestFingerprint): Transform {
+/** Passes the body on unchanged, feeding every chunk to the request's fingerprint and counting its bytes. */
+function fingerprinted(fingerprint: RequestFingerprint, received: Received): Transform {
   return new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       fingerprint.update(chunk);
+      received.bytes += chunk.length;
       callback(null, chunk);
     },
   });
 }
 
-async function readNdjson(body: Readable, session: IngestSession, maxLineBytes: number, fingerprint: RequestFingerprint): Promise<void> {
+async function readNdjson(body: Readable, session: IngestSession, maxLineBytes: number, fingerprint: RequestFingerprint, received: Received): Promise<void> {
   const lines = new NdjsonLines(maxLineBytes);
   const sink = new Writable({
     objectMode: true,
@@ -72,11 +83,12 @@ async function readNdjson(body: Readable, session: IngestSession, maxLineBytes: 
       }
     },
   });
-  await pipeline(body, fingerprinted(fingerprint), lines, sink);
+  await pipeline(body, fingerprinted(fingerprint, received), lines, sink);
 }
 
-async function readJsonValue(body: Readable, session: IngestSession, context: CallContext, fingerprint: RequestFingerprint): Promise<void> {
+async function readJsonValue(body: Readable, session: IngestSession, context: CallContext, fingerprint: RequestFingerprint, received: Received): Promise<void> {
   const bytes = await readBodyLimited(body, Number.MAX_SAFE_INTEGER, () => new Error('unreachable'));
+  received.bytes = bytes.length;
   fingerprint.update(bytes);
   const text = bytes.toString('utf8');
   if (text.trim() === '') return;

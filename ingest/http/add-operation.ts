@@ -6,15 +6,19 @@
 import { z } from 'zod';
 import type { IngestService } from '../../shared/events/ingest-port.js';
 import { defineOperation } from '../../shared/protocol/operation.js';
+import type { IngestMetrics } from '../events/ingest-metrics.js';
 import { IDEMPOTENCY_KEY_HEADER, RequestFingerprint } from '../events/request-fingerprint.js';
 import { headerOf, workerHeaderOf } from './worker-header.js';
 
-export function addOperation(deps: { ingest: IngestService }) {
+export function addOperation(deps: { ingest: IngestService; metrics?: IngestMetrics }) {
   return defineOperation({
     name: 'events.add',
     minVersion: '1.0',
     request: z.record(z.string(), z.unknown()),
     async handle(event, context) {
+      // The body was read whole by the front; its declared length is what arrived.
+      const declared = Number(headerOf(context.headers, 'content-length'));
+      deps.metrics?.received('http', Number.isSafeInteger(declared) && declared > 0 ? declared : 0);
       // The call data (body and query string merged) is what a re-send repeats.
       const fingerprint = RequestFingerprint.of('http.add', headerOf(context.headers, IDEMPOTENCY_KEY_HEADER));
       fingerprint.update(JSON.stringify(event));
@@ -23,7 +27,7 @@ export function addOperation(deps: { ingest: IngestService }) {
         session.add(event);
       } catch (error) {
         // Releases what the event took from the in-flight budget.
-        session.discard();
+        session.discard(error);
         throw error;
       }
       return session.commit();

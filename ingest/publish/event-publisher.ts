@@ -15,6 +15,7 @@ import { headers as natsHeaders } from 'nats';
 import { apiError } from '../../shared/errors/error-catalogue.js';
 import { HEADER_KIND, HEADER_VERSION, partitionSubject, WIRE_VERSION } from '../../shared/events/wire-format.js';
 import { isTransientStoreError, StoreUnavailableError } from '../../shared/stores/store-errors.js';
+import type { PublishObserver } from '../events/ingest-metrics.js';
 
 export interface OutgoingMessage {
   partition: number;
@@ -30,6 +31,8 @@ export interface EventPublisherOptions {
   onFailure?: (error: unknown) => void;
   /** Room in the events stream's size limit, taken before anything is published (event-streams.ts). */
   room?: { reserve(bytes: number): (published: boolean) => void };
+  /** Told of each request's publish: its duration and how JetStream answered each message. */
+  observer?: PublishObserver;
 }
 
 /** JetStream's refusals of a full stream or server (10077 and 10023 measured on nats-server 2.9; the others by their text). */
@@ -60,7 +63,10 @@ export class EventPublisher {
   /** Publishes every message; resolves once JetStream has each (a message it already had counts: a re-send). */
   async publishAll(messages: OutgoingMessage[]): Promise<void> {
     const nats = this.nats();
-    if (!nats.connected) throw this.failed(new StoreUnavailableError('nats', 'NATS is disconnected'));
+    if (!nats.connected) {
+      this.options.observer?.published(undefined, { acked: 0, duplicates: 0, failed: messages.length });
+      throw this.failed(new StoreUnavailableError('nats', 'NATS is disconnected'));
+    }
     const release = this.options.room?.reserve(messages.reduce((sum, m) => sum + m.payload.length + STORED_OVERHEAD_BYTES, 0));
     try {
       await this.publishReserved(nats, messages);
@@ -72,6 +78,7 @@ export class EventPublisher {
   }
 
   private async publishReserved(nats: PublishConnection, messages: OutgoingMessage[]): Promise<void> {
+    const started = process.hrtime.bigint();
     const js = nats.jetstream();
     const h = natsHeaders();
     h.set(HEADER_KIND, 'ev');
@@ -84,6 +91,15 @@ export class EventPublisher {
       }),
     );
     const results = await Promise.allSettled(acks);
+    if (this.options.observer) {
+      const outcome = { acked: 0, duplicates: 0, failed: 0 };
+      for (const r of results) {
+        if (r.status === 'rejected') outcome.failed++;
+        else if (r.value.duplicate) outcome.duplicates++;
+        else outcome.acked++;
+      }
+      this.options.observer.published(Number(process.hrtime.bigint() - started) / 1e9, outcome);
+    }
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw this.failed(failed.reason);
   }

@@ -12,6 +12,8 @@ export interface WriterMetrics {
   controls: Counter<'op'>;
   partitionsOwned: Gauge;
   consumerPending: Gauge<'partition'>;
+  lagSeconds: Gauge<'partition'>;
+  ackFloor: Gauge<'partition'>;
 }
 
 export function createWriterMetrics(registry: Registry): WriterMetrics {
@@ -43,6 +45,18 @@ export function createWriterMetrics(registry: Registry): WriterMetrics {
     consumerPending: new Gauge({
       name: 'clearml_writer_consumer_pending_messages',
       help: 'Messages of an owned partition not yet acknowledged (waiting plus in flight), sampled',
+      labelNames: ['partition'],
+      registers,
+    }),
+    lagSeconds: new Gauge({
+      name: 'clearml_writer_lag_seconds',
+      help: 'How long the oldest message of an owned partition not yet stored has waited in JetStream (0 when caught up), sampled',
+      labelNames: ['partition'],
+      registers,
+    }),
+    ackFloor: new Gauge({
+      name: 'clearml_writer_ack_floor_sequence',
+      help: 'Stream sequence up to which an owned partition is stored and acknowledged, sampled: stands still while the partition stalls',
       labelNames: ['partition'],
       registers,
     }),

@@ -49,7 +49,7 @@ export class ScalarHistograms {
   private readonly csv: InfluxCsvReader;
 
   constructor(private readonly deps: QueryDeps) {
-    this.csv = new InfluxCsvReader(deps.config);
+    this.csv = new InfluxCsvReader(deps.config, deps.storeCalls);
   }
 
   /** Every series of one entity's histogram. */

@@ -48,7 +48,7 @@ function isRawCursor(value: Record<string, unknown> | undefined): value is Recor
 }
 
 export function scalarRawOperation(deps: QueryDeps) {
-  const csv = new InfluxCsvReader(deps.config);
+  const csv = new InfluxCsvReader(deps.config, deps.storeCalls);
   return defineOperation({
     name: 'events.scalar_metrics_iter_raw',
     minVersion: '2.16',

@@ -47,8 +47,8 @@ export interface IngestSession {
    * ApiError (400/17, 400/12, 400/131, 503/0, 429/0).
    */
   commit(): Promise<IngestResult>;
-  /** Releases held events without publishing (parse failure, client abort). */
-  discard(): void;
+  /** Releases held events without publishing: `cause` is the failure (a parse error), none when the client went away. */
+  discard(cause?: unknown): void;
 }
 
 export interface IngestService {

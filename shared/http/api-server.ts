@@ -110,6 +110,9 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
     url: '*',
     handler: async (request, reply) => {
       const started = process.hrtime.bigint();
+      // The socket's count covers what the answer writes however it is sent (text, stream, file).
+      const socket = request.raw.socket;
+      const writtenBefore = socket.bytesWritten;
       const meta: EnvelopeMeta = { id: request.id, trx: trxOf(request), endpoint: { name: '' } };
       try {
         await handleCall(request, reply, meta);
@@ -120,6 +123,9 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
         httpMetrics.requests.inc({ endpoint: name, code: String(reply.statusCode) });
         httpMetrics.duration.observe({ endpoint: name }, seconds);
+        const observeBytes = () => httpMetrics.responseBytes.observe({ endpoint: name }, socket.bytesWritten - writtenBefore);
+        if (reply.raw.writableFinished) observeBytes();
+        else reply.raw.once('finish', observeBytes);
         request.log.info({ endpoint: meta.endpoint.name, code: reply.statusCode, ms: Math.round(seconds * 1000) }, 'call');
       }
     },

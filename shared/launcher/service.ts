@@ -40,7 +40,7 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
   const { target, config, logger } = definition;
   const names = target === 'all' ? (['ingest', 'writer', 'query'] as const) : ([target] as const);
   const metrics = createMetricsRegistry(target);
-  const stores = new StoreHub(config, logger, `clearml-${target}-${process.pid}`);
+  const stores = new StoreHub(config, logger, `clearml-${target}-${process.pid}`, metrics);
   const signingSecret = resolveSigningSecret(config.AUTH_SECRET, config.DATA_DIR);
   const tokens = new TokenService({ secret: signingSecret, env: config.DEPLOYMENT_ENV, serverBuild: config.SERVER_BUILD });
   const authenticator = new Authenticator(loadCredentials(config.CREDENTIALS_FILE), tokens);

@@ -6,6 +6,8 @@
  */
 import type { Config } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
+import type { Registry } from '../observability/metrics.js';
+import { createStoreCalls, type StoreCalls } from '../stores/store-calls.js';
 import { InfluxStore } from '../stores/influx-store.js';
 import { connectNats, type NatsStore } from '../stores/nats-store.js';
 import { connectRedis, type RedisStore } from '../stores/redis-store.js';
@@ -18,12 +20,17 @@ export class StoreHub {
   private redisStore?: RedisStore;
   private influxStore?: InfluxStore;
   private readonly wanted = new Set<StoreName>();
+  /** Durations and errors of the calls of every client (and of adapters of the targets that time their own calls). */
+  readonly calls: StoreCalls;
 
   constructor(
     private readonly config: Config,
     private readonly logger: Logger,
     private readonly processName: string,
-  ) {}
+    metrics: Registry,
+  ) {
+    this.calls = createStoreCalls(metrics);
+  }
 
   /** Declares that this process needs the store; its client exists after start(). */
   need(...names: StoreName[]): this {
@@ -64,7 +71,7 @@ export class StoreHub {
         name: 'redis',
         phase: 'store',
         start: async () => {
-          this.redisStore = await connectRedis({ url: config.REDIS_URL, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS }, logger);
+          this.redisStore = await connectRedis({ url: config.REDIS_URL, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS, calls: this.calls }, logger);
         },
         stop: async () => this.redisStore?.close(),
       });
@@ -80,6 +87,7 @@ export class StoreHub {
             username: config.INFLUX_USERNAME,
             password: config.INFLUX_PASSWORD,
             timeoutMs: config.INFLUX_TIMEOUT_MS,
+            calls: this.calls,
           });
           await store.ping();
           await store.ensureDatabase();

@@ -4,6 +4,7 @@
  * docs/storage.md for why this is plain fetch rather than the client
  * library's WriteApi (slower Point, gzip by default, close() before store).
  */
+import { UNTIMED, type StoreCalls } from './store-calls.js';
 import { StoreUnavailableError } from './store-errors.js';
 
 export interface InfluxSeries {
@@ -40,6 +41,8 @@ export interface InfluxStoreOptions {
   password?: string;
   /** Longest wait for one call, answer body included (default 30 s). */
   timeoutMs?: number;
+  /** Where the calls' durations and errors are recorded (the process's metrics). */
+  calls?: StoreCalls;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -77,9 +80,11 @@ export class InfluxStore {
   private readonly base: string;
   private readonly auth: string | undefined;
   private readonly timeoutMs: number;
+  private readonly calls: StoreCalls;
 
   constructor(private readonly options: InfluxStoreOptions) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.calls = options.calls ?? UNTIMED;
     this.base = options.url.replace(/\/+$/, '');
     this.auth = influxAuthorization(options.username, options.password);
   }
@@ -93,6 +98,10 @@ export class InfluxStore {
   }
 
   async ping(signal?: AbortSignal): Promise<void> {
+    await this.calls.time('influx', 'ping', () => this.pingOnce(signal));
+  }
+
+  private async pingOnce(signal?: AbortSignal): Promise<void> {
     await withInfluxTimeout(this.timeoutMs, signal, async (s) => {
       const response = await fetch(`${this.base}/ping`, { headers: this.headers(), signal: s });
       if (response.status !== 204) throw new InfluxError(`InfluxDB /ping answered ${response.status}`, response.status);
@@ -101,6 +110,10 @@ export class InfluxStore {
 
   /** Writes line protocol (nanosecond precision). Resolves once InfluxDB accepted the whole body. */
   async write(lines: string | Buffer, signal?: AbortSignal): Promise<void> {
+    await this.calls.time('influx', 'write', () => this.writeOnce(lines, signal));
+  }
+
+  private async writeOnce(lines: string | Buffer, signal?: AbortSignal): Promise<void> {
     await withInfluxTimeout(this.timeoutMs, signal, async (s) => {
       const response = await fetch(`${this.base}/write?db=${encodeURIComponent(this.database)}&precision=ns`, {
         method: 'POST',
@@ -116,6 +129,10 @@ export class InfluxStore {
 
   /** Runs InfluxQL statements (separated by `;`) against the database; epoch ns timestamps. */
   async query(statements: string, options: { method?: 'GET' | 'POST'; signal?: AbortSignal } = {}): Promise<InfluxResult[]> {
+    return this.calls.time('influx', 'query', () => this.queryOnce(statements, options));
+  }
+
+  private async queryOnce(statements: string, options: { method?: 'GET' | 'POST'; signal?: AbortSignal }): Promise<InfluxResult[]> {
     const params = new URLSearchParams({ db: this.database, q: statements, epoch: 'ns' });
     const method = options.method ?? 'GET';
     const [status, text] = await withInfluxTimeout(this.timeoutMs, options.signal, async (signal) => {

@@ -24,6 +24,7 @@
  * The three entry points are node-redis internals; start-up fails if an
  * upgrade renames them, rather than silently losing the deadline.
  */
+import { UNTIMED, type StoreCalls } from './store-calls.js';
 import { StoreUnavailableError } from './store-errors.js';
 
 const ENTRY_POINTS = ['sendCommand', '_executeMulti', '_executePipeline'] as const;
@@ -37,7 +38,16 @@ export interface GuardedClient {
   on(event: 'ready', listener: () => void): unknown;
 }
 
-export function guardCommands(client: GuardedClient, timeoutMs: number): void {
+/** The operation a call is recorded under: the command's name, or MULTI / PIPELINE. */
+const COMMAND_NAME = /^[A-Za-z][A-Za-z._-]{0,31}$/;
+function operationOf(entry: (typeof ENTRY_POINTS)[number], args: unknown[]): string {
+  if (entry === '_executeMulti') return 'MULTI';
+  if (entry === '_executePipeline') return 'PIPELINE';
+  const name = Array.isArray(args[0]) ? String(args[0][0]) : '';
+  return COMMAND_NAME.test(name) ? name.toUpperCase() : 'OTHER';
+}
+
+export function guardCommands(client: GuardedClient, timeoutMs: number, calls: StoreCalls = UNTIMED): void {
   let stalled = false;
   // A fresh connection answers again, whatever happened to the commands of the old one.
   client.on('ready', () => (stalled = false));
@@ -47,7 +57,10 @@ export function guardCommands(client: GuardedClient, timeoutMs: number): void {
     const original = target[name];
     if (typeof original !== 'function') throw new Error(`node-redis has no ${name}: the Redis command deadline cannot be installed (check the redis package version)`);
     const entry = original as Entry;
-    target[name] = function guarded(this: unknown, ...args: unknown[]): Promise<unknown> {
+    target[name] = function timed(this: unknown, ...args: unknown[]): Promise<unknown> {
+      return calls.time('redis', operationOf(name, args), () => guarded.apply(this, args));
+    };
+    const guarded = function (this: unknown, ...args: unknown[]): Promise<unknown> {
       if (stalled) return Promise.reject(new StoreUnavailableError('redis', `Redis has not answered for ${timeoutMs} ms`));
       if (QUEUES_WHEN_OFFLINE.has(name) && !client.isReady) return Promise.reject(new StoreUnavailableError('redis', 'Redis is not connected'));
       const sent = entry.apply(this, args);

@@ -8,6 +8,7 @@
 import { createClient } from 'redis';
 import type { Logger } from '../observability/logger.js';
 import { guardCommands } from './redis-command-deadline.js';
+import type { StoreCalls } from './store-calls.js';
 
 export type RedisClient = ReturnType<typeof createClient>;
 
@@ -20,6 +21,8 @@ export interface RedisStore {
 export interface RedisStoreOptions {
   url: string;
   commandTimeoutMs: number;
+  /** Where every command's duration and errors are recorded. */
+  calls?: StoreCalls;
 }
 
 export async function connectRedis(options: RedisStoreOptions, logger: Logger): Promise<RedisStore> {
@@ -37,7 +40,7 @@ export async function connectRedis(options: RedisStoreOptions, logger: Logger): 
       reconnectStrategy: (retries) => Math.min(50 * (retries + 1), 2_000),
     },
   });
-  guardCommands(client, commandTimeoutMs);
+  guardCommands(client, commandTimeoutMs, options.calls);
   let lastError = '';
   client.on('error', (error: Error) => {
     if (error.message !== lastError) logger.warn({ err: error }, 'redis error');

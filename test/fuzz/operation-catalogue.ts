@@ -131,11 +131,12 @@ export interface RegisteredOperation {
 export function registeredOperations(): RegisteredOperation[] {
   const config = loadConfig({ DATA_DIR: '.', CREDENTIALS_FILE: 'credentials.json', AUTH_SECRET: 'f'.repeat(32) });
   const logger = createLogger({ level: 'silent', name: 'fuzz-catalogue' });
+  const metrics = createMetricsRegistry('all');
   const services: ProcessServices = {
     config,
     logger,
-    metrics: createMetricsRegistry('all'),
-    stores: new StoreHub(config, logger, 'fuzz-catalogue'),
+    metrics,
+    stores: new StoreHub(config, logger, 'fuzz-catalogue', metrics),
     // Composition keeps these for later calls; listing the operations calls none of them.
     authenticator: {} as Authenticator,
     tokens: {} as TokenService,

@@ -10,12 +10,16 @@
  */
 import type { Config } from '../../../shared/config/config.js';
 import { influxAuthorization, InfluxError, QUERY_HEADERS, withInfluxTimeout } from '../../../shared/stores/influx-store.js';
+import { UNTIMED, type StoreCalls } from '../../../shared/stores/store-calls.js';
 
 export class InfluxCsvReader {
   private readonly base: string;
   private readonly auth: string | undefined;
 
-  constructor(private readonly config: Readonly<Pick<Config, 'INFLUX_URL' | 'INFLUX_DB' | 'INFLUX_USERNAME' | 'INFLUX_PASSWORD' | 'INFLUX_TIMEOUT_MS'>>) {
+  constructor(
+    private readonly config: Readonly<Pick<Config, 'INFLUX_URL' | 'INFLUX_DB' | 'INFLUX_USERNAME' | 'INFLUX_PASSWORD' | 'INFLUX_TIMEOUT_MS'>>,
+    private readonly calls: StoreCalls = UNTIMED,
+  ) {
     this.base = config.INFLUX_URL.replace(/\/+$/, '');
     this.auth = influxAuthorization(config.INFLUX_USERNAME, config.INFLUX_PASSWORD);
   }
@@ -28,11 +32,14 @@ export class InfluxCsvReader {
     const params = new URLSearchParams({ db: this.config.INFLUX_DB, q: statement, epoch: 'ns' });
     const headers: Record<string, string> = { ...QUERY_HEADERS, accept: 'application/csv' };
     if (this.auth) headers.authorization = this.auth;
-    const [status, text] = await withInfluxTimeout(this.config.INFLUX_TIMEOUT_MS, signal, async (s) => {
-      const response = await fetch(`${this.base}/query?${params}`, { headers, signal: s });
-      return [response.status, await response.text()] as const;
+    const text = await this.calls.time('influx', 'query_csv', async () => {
+      const [status, body] = await withInfluxTimeout(this.config.INFLUX_TIMEOUT_MS, signal, async (s) => {
+        const response = await fetch(`${this.base}/query?${params}`, { headers, signal: s });
+        return [response.status, await response.text()] as const;
+      });
+      if (status !== 200) throw new InfluxError(`InfluxDB query failed (${status}): ${body.slice(0, 500)}`, status);
+      return body;
     });
-    if (status !== 200) throw new InfluxError(`InfluxDB query failed (${status}): ${text.slice(0, 500)}`, status);
     return parseCsvColumns(text, numbers, strings);
   }
 
