@@ -1,9 +1,8 @@
 /**
- * Makes sure the server binaries of the local stack, and the tools the tests
- * run (promtool), exist, installing the Debian packages when they do not. We
- * only need the binaries: the packages' own services are never used
- * (Debian's policy-rc.d may even keep them from starting), the launcher runs
- * its own processes.
+ * Makes sure the server binaries of the local stack exist, installing the
+ * Debian packages when they do not. We only need the binaries: the packages'
+ * own services are never used (Debian's policy-rc.d may even keep them from
+ * starting), the launcher runs its own processes.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
@@ -55,12 +54,10 @@ export async function ensureStackPackages(
   let missing = missingServers(servers);
   if (missing.length > 0) {
     log(`missing ${missing.map((s) => SERVER_NAMES[s].binary).join(', ')}: installing Debian packages`);
-    await installOnce(
-      log,
-      STACK_SERVERS.map((s) => SERVER_NAMES[s].debianPackage),
-      (reason) => manualInstallError(missing, reason),
-      () => missingServers(servers).length > 0,
-    );
+    installing ??= installPackages(log, missing).finally(() => {
+      installing = undefined;
+    });
+    await installing;
     missing = missingServers(servers);
     if (missing.length > 0) {
       throw manualInstallError(missing, 'apt-get finished but the binaries are still not found');
@@ -95,53 +92,19 @@ function missingServers(servers: readonly StackServer[]): StackServer[] {
   return servers.filter((s) => findBinary(SERVER_NAMES[s].binary) === undefined);
 }
 
-/** A tool the tests run, and the Debian package that brings it. */
-export interface PackagedTool {
-  readonly binary: string;
-  readonly debianPackage: string;
-}
-
-/** promtool checks and unit-tests the Prometheus alert rules (deploy/prometheus/); Debian ships it in `prometheus`. */
-export const PROMTOOL: PackagedTool = { binary: 'promtool', debianPackage: 'prometheus' };
-
-/** The path of the tool's binary, installing its Debian package first when it is missing. */
-export async function ensureTool(log: (line: string) => void, tool: PackagedTool): Promise<string> {
-  const manual = (reason: string) =>
-    new Error(`Cannot install ${tool.binary}: ${reason}.\nInstall it by hand:\n    sudo apt-get install ${tool.debianPackage}`);
-  if (findBinary(tool.binary) === undefined) {
-    log(`missing ${tool.binary}: installing the Debian package ${tool.debianPackage}`);
-    await installOnce(log, [tool.debianPackage], manual, () => findBinary(tool.binary) === undefined);
-  }
-  const path = findBinary(tool.binary);
-  if (path === undefined) throw manual('apt-get finished but the binary is still not found');
-  return path;
-}
-
-/**
- * One apt run at a time in this process: a caller that finds one running
- * waits for it, then installs its packages if it still needs them.
- */
-async function installOnce(log: (line: string) => void, packages: string[], failure: (reason: string) => Error, needed: () => boolean): Promise<void> {
-  while (installing) await installing.catch(() => undefined);
-  if (!needed()) return;
-  installing = installPackages(log, packages, failure).finally(() => {
-    installing = undefined;
-  });
-  await installing;
-}
-
-async function installPackages(log: (line: string) => void, packages: string[], failure: (reason: string) => Error): Promise<void> {
+async function installPackages(log: (line: string) => void, missing: StackServer[]): Promise<void> {
   if (!findBinary('apt-get')) {
-    throw failure('apt-get is not available on this machine');
+    throw manualInstallError(missing, 'apt-get is not available on this machine');
   }
   const prefix = privilegePrefix();
   if (!prefix) {
-    throw failure('installing needs root, and sudo without a password is not available');
+    throw manualInstallError(missing, 'installing needs root, and sudo without a password is not available');
   }
-  for (const args of [['update'], ['-o', 'DPkg::Lock::Timeout=600', 'install', '-y', ...packages]]) {
+  const packages = STACK_SERVERS.map((s) => SERVER_NAMES[s].debianPackage);
+  for (const args of [['update'], ['install', '-y', ...packages]]) {
     const code = await runStreaming([...prefix, 'apt-get', ...args], log);
     if (code !== 0) {
-      throw failure(`"apt-get ${args.join(' ')}" failed with exit code ${code}`);
+      throw manualInstallError(missing, `"apt-get ${args.join(' ')}" failed with exit code ${code}`);
     }
   }
 }

@@ -7,12 +7,13 @@
  */
 import { spawnSync } from 'node:child_process';
 import { beforeAll, expect, it } from 'vitest';
-import { ensureTool, PROMTOOL } from '../../deploy/local-stack/install-packages.js';
+import { ensureDebianPackages, findBinary } from '../../deploy/local-stack/install-packages.js';
 
 let promtool: string;
 
 beforeAll(async () => {
-  promtool = await ensureTool((line) => console.log(`[promtool] ${line}`), PROMTOOL);
+  await ensureDebianPackages((line) => console.log(`[promtool] ${line}`), [{ name: 'prometheus', present: () => findBinary('promtool') !== undefined }]);
+  promtool = findBinary('promtool')!;
 }, 600_000);
 
 function run(...args: string[]): { status: number | null; output: string } {

@@ -224,6 +224,10 @@ describe('query and stores', () => {
     expect(delta('clearml_store_call_duration_seconds_count', { store: 'influx' })).toBeGreaterThan(0);
     expect(delta('clearml_store_call_duration_seconds_count', { store: 'redis' })).toBeGreaterThan(0);
     expect(hasSample(after, 'clearml_store_call_errors_total', { store: 'influx', operation: 'query' })).toBe(true);
+    // Redis calls by command name (scripts run by EVALSHA).
+    const redisOperations = new Set(after.samples.filter((x) => x.name === 'clearml_store_call_duration_seconds_count' && x.labels.store === 'redis').map((x) => x.labels.operation));
+    expect(redisOperations).toContain('EVALSHA');
+    expect(redisOperations).not.toContain('OTHER');
     expect(delta('clearml_api_response_size_bytes_count', { endpoint: 'events.scalar_metrics_iter_histogram' })).toBe(1);
     expect(delta('clearml_api_response_size_bytes_sum', { endpoint: 'events.scalar_metrics_iter_histogram' })).toBeGreaterThan(JSON.stringify(histogram.body).length);
   });
