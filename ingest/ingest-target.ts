@@ -87,6 +87,8 @@ export const ingestTarget: TargetModule = (services) => {
         maxMessageBytes: config.MAX_BODY_BYTES,
         metrics: grpcMetrics,
         ingestMetrics: metrics,
+        ready: async () => (await services.readiness()).ready,
+        healthIntervalMs: config.GRPC_HEALTH_INTERVAL_MS,
       });
       const port = await grpc.start();
       services.boundPorts.set('grpc', port);

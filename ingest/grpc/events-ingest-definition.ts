@@ -14,7 +14,9 @@ import {
   EventSchema,
 } from './gen/clearml/events/v1/events_ingest_pb.js';
 
-const SERVICE_PATH = '/clearml.events.v1.EventsIngest';
+/** The service's full name (health status and reflection name it). */
+export const EVENTS_INGEST_SERVICE = 'clearml.events.v1.EventsIngest';
+const SERVICE_PATH = `/${EVENTS_INGEST_SERVICE}`;
 
 function serializer<S extends DescMessage>(schema: S): (message: MessageShape<S>) => Buffer {
   return (message) => {

@@ -1,16 +1,19 @@
 /**
  * The gRPC front of the ingest target: serves clearml.events.v1.EventsIngest
  * (proto/clearml/events/v1/events_ingest.proto) over the same IngestService
- * as the HTTP operations. Decisions: docs/grpc.md.
+ * as the HTTP operations, with the standard health service and server
+ * reflection beside it. Decisions: docs/grpc.md.
  */
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import type { Identity } from '../../shared/auth/identity.js';
 import type { IngestService } from '../../shared/events/ingest-port.js';
 import { addBatchHandler, addHandler } from './add-handlers.js';
-import { eventsIngestServerDefinition } from './events-ingest-definition.js';
 import type { IngestMetrics } from '../events/ingest-metrics.js';
 import type { GrpcIngestDeps, GrpcIngestLogger } from './grpc-call-context.js';
 import type { GrpcMetrics } from './grpc-metrics.js';
+import { eventsIngestServerDefinition, EVENTS_INGEST_SERVICE } from './events-ingest-definition.js';
+import { GrpcHealth } from './grpc-health.js';
+import { reflectionService } from './grpc-reflection.js';
 import { streamEventsHandler } from './stream-events-handler.js';
 
 export interface GrpcIngestServerOptions {
@@ -25,6 +28,10 @@ export interface GrpcIngestServerOptions {
   maxMessageBytes?: number;
   metrics?: GrpcMetrics;
   ingestMetrics?: IngestMetrics;
+  /** The process's readiness, which the health service reports; default: always ready. */
+  ready?: () => Promise<boolean>;
+  /** Time between two readiness reads of the health service; default 5 s. */
+  healthIntervalMs?: number;
 }
 
 export interface GrpcIngestServer {
@@ -36,6 +43,7 @@ export interface GrpcIngestServer {
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const DEFAULT_STOP_GRACE_MS = 10_000;
+const DEFAULT_HEALTH_INTERVAL_MS = 5_000;
 
 /**
  * Server-initiated HTTP/2 pings on idle connections: a training node that
@@ -66,17 +74,29 @@ export function createGrpcIngestServer(options: GrpcIngestServerOptions): GrpcIn
     AddBatch: addBatchHandler(deps),
     StreamEvents: streamEventsHandler(deps),
   });
+  const health = new GrpcHealth({
+    services: [EVENTS_INGEST_SERVICE],
+    ready: options.ready ?? (async () => true),
+    intervalMs: options.healthIntervalMs ?? DEFAULT_HEALTH_INTERVAL_MS,
+    logger,
+  });
+  health.addToServer(server);
+  reflectionService().addToServer(server);
 
   return {
-    start: () =>
-      new Promise<number>((resolve, reject) => {
+    start: async () => {
+      await health.start();
+      return new Promise<number>((resolve, reject) => {
         server.bindAsync(bindAddress(options.host, options.port), ServerCredentials.createInsecure(), (err, port) => {
           if (err) reject(err);
           else resolve(port);
         });
-      }),
-    stop: (graceMs = DEFAULT_STOP_GRACE_MS) =>
-      new Promise<void>((resolve) => {
+      });
+    },
+    stop: (graceMs = DEFAULT_STOP_GRACE_MS) => {
+      // Probes see the server go before it does; Watch calls end instead of holding the shutdown.
+      health.stop();
+      return new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           logger.warn({ graceMs }, 'gRPC ingest calls still running after the grace period: cancelling them');
           server.forceShutdown();
@@ -86,6 +106,7 @@ export function createGrpcIngestServer(options: GrpcIngestServerOptions): GrpcIn
           clearTimeout(timer);
           resolve();
         });
-      }),
+      });
+    },
   };
 }

@@ -10,7 +10,7 @@ import { apiError } from '../../shared/errors/error-catalogue.js';
 import type { IngestRequestContext, IngestResult, IngestService, IngestSession } from '../../shared/events/ingest-port.js';
 import { eventsIngestDefinition } from './events-ingest-definition.js';
 import type { EventSchema } from './gen/clearml/events/v1/events_ingest_pb.js';
-import { createGrpcIngestServer, type GrpcIngestServer } from './grpc-ingest-server.js';
+import { createGrpcIngestServer, type GrpcIngestServer, type GrpcIngestServerOptions } from './grpc-ingest-server.js';
 
 export type EventInit = MessageInitShape<typeof EventSchema>;
 
@@ -93,7 +93,7 @@ export interface TestServer {
 }
 
 /** Accepts `Bearer good` only. */
-export async function startTestServer(options: { maxMessageBytes?: number } = {}): Promise<TestServer> {
+export async function startTestServer(options: Pick<GrpcIngestServerOptions, 'maxMessageBytes' | 'ready' | 'healthIntervalMs'> = {}): Promise<TestServer> {
   const ingest = new RecordingIngest();
   const logged: { level: string; obj: object }[] = [];
   const log = (level: string) => (obj: object) => void logged.push({ level, obj });

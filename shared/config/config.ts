@@ -109,6 +109,8 @@ export const configSchema = z.object({
   NATS_REQUEST_TIMEOUT_MS: positiveInt('milliseconds').default(5_000),
   /** Longest wait of each /ready check. */
   READY_TIMEOUT_MS: positiveInt('milliseconds').default(2_000),
+  /** How often the gRPC health service reads the process's readiness. */
+  GRPC_HEALTH_INTERVAL_MS: positiveInt('milliseconds').default(5_000),
   /** Replicas of the event streams (3 on a NATS cluster of three or more nodes). */
   NATS_STREAM_REPLICAS: positiveInt('replicas').default(1),
   /** How long JetStream remembers message ids: a request re-sent within it stores nothing twice. */

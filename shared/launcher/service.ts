@@ -44,11 +44,22 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
   const signingSecret = resolveSigningSecret(config.AUTH_SECRET, config.DATA_DIR);
   const tokens = new TokenService({ secret: signingSecret, env: config.DEPLOYMENT_ENV, serverBuild: config.SERVER_BUILD });
   const authenticator = new Authenticator(loadCredentials(config.CREDENTIALS_FILE), tokens);
-  const services: ProcessServices = { config, logger, metrics, stores, authenticator, tokens, signingSecret, boundPorts: new Map() };
+  const readiness: ReadinessCheck[] = [];
+  const services: ProcessServices = {
+    config,
+    logger,
+    metrics,
+    stores,
+    authenticator,
+    tokens,
+    signingSecret,
+    boundPorts: new Map(),
+    // Read at call time: the target modules below add their checks to the list.
+    readiness: () => readinessReport(readiness, config.READY_TIMEOUT_MS),
+  };
 
   const registry = new OperationRegistry();
   const components: Component[] = [];
-  const readiness: ReadinessCheck[] = [];
   for (const name of names) {
     const module = definition.modules[name];
     if (module === undefined) throw new Error(`target module ${name} is not available`);
@@ -64,7 +75,7 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
     registry,
     authenticator,
     metricsRegistry: metrics,
-    readiness: () => readinessReport(readiness, config.READY_TIMEOUT_MS),
+    readiness: services.readiness,
     maxBodyBytes: config.MAX_BODY_BYTES,
     pathPrefix: config.API_PATH_PREFIX,
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,

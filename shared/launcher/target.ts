@@ -9,6 +9,7 @@ import type { Registry } from 'prom-client';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { TokenService } from '../auth/token-service.js';
 import type { Config } from '../config/config.js';
+import type { ReadinessReport } from '../http/api-server.js';
 import type { Logger } from '../observability/logger.js';
 import type { Operation } from '../protocol/operation.js';
 import type { Component, ReadinessCheck } from './component.js';
@@ -25,6 +26,8 @@ export interface ProcessServices {
   readonly signingSecret: string;
   /** Ports bound by components (e.g. `grpc`), for logs and tests. */
   readonly boundPorts: Map<string, number>;
+  /** The process's readiness, every target's checks included: what `/ready` answers (the gRPC health service reports it too). */
+  readiness(): Promise<ReadinessReport>;
 }
 
 export interface TargetParts {

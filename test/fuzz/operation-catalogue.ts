@@ -142,6 +142,7 @@ export function registeredOperations(): RegisteredOperation[] {
     tokens: {} as TokenService,
     signingSecret: 'f'.repeat(32),
     boundPorts: new Map(),
+    readiness: async () => ({ ready: true, checks: {} }),
   };
   const out: RegisteredOperation[] = [];
   for (const module of Object.values(targetModules)) {
