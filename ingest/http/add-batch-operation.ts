@@ -24,10 +24,18 @@ interface Received {
   bytes: number;
 }
 
+const EVENT = { type: 'object', description: 'One event (events.md §1; docs/ingest.md); checked by ingest, not by a schema' };
+/** What the body may be, for the API description. */
+const BODY_MEDIA_TYPES = {
+  ...Object.fromEntries([...NDJSON_TYPES].map((type) => [type, { type: 'string', description: 'One event object per line', contentMediaType: type }])),
+  'application/json': { oneOf: [EVENT, { type: 'array', items: EVENT }] },
+};
+
 export function addBatchOperation(deps: { ingest: IngestService; maxLineBytes: number; metrics?: IngestMetrics }) {
   return defineStreamOperation({
     name: 'events.add_batch',
     minVersion: '1.0',
+    bodyMediaTypes: BODY_MEDIA_TYPES,
     async handle(body, meta, context) {
       const fingerprint = RequestFingerprint.of('http.add_batch', headerOf(context.headers, IDEMPOTENCY_KEY_HEADER));
       const session = deps.ingest.begin({ identity: context.identity, workerHeader: workerHeaderOf(context.headers), signal: context.signal, fingerprint });

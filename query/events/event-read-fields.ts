@@ -3,7 +3,7 @@
  * shared/protocol/request-fields.ts so messages stay ClearML's.
  */
 import { z } from 'zod';
-import { enumOf, list, obj, requestSchema, str, strList, type FieldBuilder } from '../../shared/protocol/request-fields.js';
+import { documented, enumOf, fieldDocs, list, obj, requestSchema, str, strList, type FieldBuilder } from '../../shared/protocol/request-fields.js';
 
 export const EVENT_TYPES = ['training_stats_scalar', 'training_stats_vector', 'training_debug_image', 'plot', 'log'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -29,6 +29,17 @@ export const metricVariantsField = (options: { required?: boolean } = {}): Field
 /** A list of `metric_variants` (the `metrics` filter). */
 export const metricsFilterField = (): FieldBuilder<MetricVariants[] | undefined> => list(metricVariantsField() as FieldBuilder<MetricVariants>);
 
+/** `task`, the alias of `tasks` read when `tasks` is absent (events.md §13 item 1): checked by the operation. */
+export const taskAliasField = (): FieldBuilder<unknown> => () =>
+  documented(z.unknown().optional(), {
+    json: { description: 'Alias of `tasks`, read when `tasks` is absent', anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+  });
+
+/** Documents a request that needs `tasks` or its alias `task`. */
+export function needsTasksOrTask<T extends z.ZodType>(schema: T): T {
+  return documented(schema, { json: { anyOf: [{ required: ['tasks'] }, { required: ['task'] }] } });
+}
+
 type Shape = Record<string, FieldBuilder<unknown>>;
 type Output<S extends Shape> = { [K in keyof S]: S[K] extends FieldBuilder<infer T> ? T : never };
 
@@ -39,8 +50,9 @@ type Output<S extends Shape> = { [K in keyof S]: S[K] extends FieldBuilder<infer
  */
 export function withTasksList<S extends Shape>(shape: S, options: { maxItems?: number } = {}): z.ZodType<Omit<Output<S>, 'tasks' | 'task'> & { tasks: string[] }> {
   const tasksField = strList({ required: true, minItems: 1, maxItems: options.maxItems })('tasks');
-  const anyValue: FieldBuilder<unknown> = () => z.unknown().optional();
-  return requestSchema({ ...shape, tasks: anyValue, task: anyValue }).transform((request, ctx) => {
+  // Both are read by the transform below; documented as what a client sends (either may be left out when the other is sent).
+  const tasks: FieldBuilder<unknown> = () => documented(z.unknown().optional(), { ...fieldDocs.get(tasksField)!, required: false });
+  const request = requestSchema({ ...shape, tasks, task: taskAliasField() }).transform((request, ctx) => {
     const { tasks, task, ...rest } = request as Record<string, unknown>;
     const given = tasks === undefined || tasks === null ? (typeof task === 'string' ? [task] : task) : tasks;
     const parsed = tasksField.safeParse(given === undefined && tasks === null ? null : given);
@@ -49,7 +61,10 @@ export function withTasksList<S extends Shape>(shape: S, options: { maxItems?: n
       return z.NEVER;
     }
     return { ...rest, tasks: parsed.data as string[] } as Omit<Output<S>, 'tasks' | 'task'> & { tasks: string[] };
-  }) as unknown as z.ZodType<Omit<Output<S>, 'tasks' | 'task'> & { tasks: string[] }>;
+  });
+  return needsTasksOrTask(request) as unknown as z.ZodType<
+    Omit<Output<S>, 'tasks' | 'task'> & { tasks: string[] }
+  >;
 }
 
 /** Distinct values in first-appearance order. */

@@ -13,6 +13,7 @@ import { MergedLogReader } from './logs-stream-reader.js';
 import { decodeLogEntry } from './store/stored-events.js';
 
 const READ_CHUNK = 5000;
+const ANSWER_TYPE = 'text/plain';
 /** Lines are handed to the response in pieces of about this many characters. */
 const WRITE_PIECE = 64 * 1024;
 
@@ -27,6 +28,7 @@ export function downloadTaskLogOperation(deps: QueryDeps): Operation {
     name: 'events.download_task_log',
     minVersion: '1.0',
     request,
+    rawAnswer: { mediaType: ANSWER_TYPE, description: 'The whole log, oldest line first, as an attachment named task_<id>.log' },
     async handle(req, context): Promise<RawReply> {
       const render: (event: Record<string, unknown>) => string =
         logLineTypeOf(req.line_type) === 'json' ? jsonLogLine : (compileLineFormat(req.line_format) as LogLineFormatter);
@@ -35,7 +37,7 @@ export function downloadTaskLogOperation(deps: QueryDeps): Operation {
       return {
         raw: true,
         headers: {
-          'content-type': 'text/plain',
+          'content-type': ANSWER_TYPE,
           'content-disposition': `attachment; filename=${attachmentName(req.task)}`,
           'cache-control': 'no-store, max-age=0',
         },

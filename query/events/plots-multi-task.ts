@@ -19,24 +19,25 @@ import {
   type MultiTaskPlotsPosition,
 } from './domain/multi-task-plots-page.js';
 import { decodeCursor, encodeCursor, invalidScrollIdError } from './domain/scroll-cursor.js';
+import { needsTasksOrTask, taskAliasField } from './event-read-fields.js';
 import { fetchPlotEvents, plotRefKey } from './plots-bodies.js';
 import { decodePositions, HAS_ITER, metricFilterCondition, runStatement, scopeCondition, where } from './plots-influx.js';
-import { anyValue, metricVariantsList, tasksWithAlias } from './plots-request-fields.js';
+import { metricVariantsList, tasksWithAlias } from './plots-request-fields.js';
 import { namespaceOf, type Namespace } from './store/entity-access.js';
 import type { StoredEvent } from './store/stored-events.js';
 
 const PURPOSE = 'get_multi_task_plots';
 
-const request = requestSchema({
+const request = needsTasksOrTask(requestSchema({
   tasks: strList({ minItems: 1 }),
-  task: anyValue(),
+  task: taskAliasField(),
   iters: int({ min: 1, default: 1 }),
   last_iters_per_task_metric: bool({ default: true }),
   metrics: metricVariantsList(),
   scroll_id: str(),
   no_scroll: bool({ default: false }),
   model_events: bool({ default: false }),
-});
+}));
 
 export interface MultiTaskPlotsSelection {
   readonly entities: readonly string[];

@@ -2,7 +2,6 @@
  * Request objects shared by the log, plot and debug-image reads
  * (events.md §0.5): `metric_variants` and `task_metric_variants` lists.
  */
-import { z } from 'zod';
 import { bool, list, obj, requestSchema, str, strList, validationErrorFrom, type FieldBuilder } from '../../shared/protocol/request-fields.js';
 import type { MetricVariantsInput, TaskMetricVariantsInput } from '../../shared/events/domain/metric-variants.js';
 
@@ -16,11 +15,6 @@ export function metricVariantsList(): FieldBuilder<MetricVariantsInput[] | undef
 export function taskMetricVariantsList(options: { required?: boolean; minItems?: number } = {}): FieldBuilder<TaskMetricVariantsInput[] | undefined> {
   const item = obj({ task: str({ required: true }), metric: str(), variants: strList() }, { required: true });
   return list(item as FieldBuilder<TaskMetricVariantsInput>, options);
-}
-
-/** Any JSON value or absent, checked by the handler (the `task` alias of `tasks`). */
-export function anyValue(): FieldBuilder<unknown> {
-  return () => z.unknown().optional();
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { apiError } from '../../shared/errors/error-catalogue.js';
-import { str, wrongType, type FieldBuilder } from '../../shared/protocol/request-fields.js';
+import { documented, str, wrongType, type FieldBuilder } from '../../shared/protocol/request-fields.js';
 import { formatClearmlDateTime } from './query-language/clearml-datetime.js';
 import { codePointLength } from './store/project-path.js';
 
@@ -15,18 +15,23 @@ export interface ReportName {
   trimmed: string;
 }
 
+const MIN_NAME_LENGTH = 3;
+
 /** A report name: a string whose trimmed value has at least 3 characters. */
 export function reportName(options: { required?: boolean } = {}): FieldBuilder<ReportName | undefined> {
   return (name) =>
-    (options.required ? str({ required: true })(name) : str()(name)).transform((value, ctx) => {
-      if (value === undefined) return undefined;
-      const trimmed = value.trim();
-      if (codePointLength(trimmed) < 3) {
-        ctx.addIssue({ code: 'custom', message: `value '${trimmed}' length is lower than allowed minimum '3'.` });
-        return z.NEVER;
-      }
-      return { raw: value, trimmed };
-    });
+    documented(
+      (options.required ? str({ required: true })(name) : str()(name)).transform((value, ctx) => {
+        if (value === undefined) return undefined;
+        const trimmed = value.trim();
+        if (codePointLength(trimmed) < MIN_NAME_LENGTH) {
+          ctx.addIssue({ code: 'custom', message: `value '${trimmed}' length is lower than allowed minimum '${MIN_NAME_LENGTH}'.` });
+          return z.NEVER;
+        }
+        return { raw: value, trimmed };
+      }),
+      { json: { type: 'string', minLength: MIN_NAME_LENGTH, description: 'Counted without surrounding whitespace' }, required: options.required },
+    );
 }
 
 /** A string-or-null request member whose presence matters (move's `project`); 400/12 for other types. */

@@ -6,24 +6,33 @@
 import { z } from 'zod';
 import { apiError } from '../../shared/errors/error-catalogue.js';
 import { defineOperation } from '../../shared/protocol/operation.js';
-import { bool, parseRequest, requestSchema, str } from '../../shared/protocol/request-fields.js';
+import { bool, documented, requestSchema, str } from '../../shared/protocol/request-fields.js';
 import { controlId, sendControl } from '../events/control-requests.js';
 import { nullableString } from './report-fields.js';
 import { caller, intoReportsProject } from './report-write-operations.js';
 import type { ReportsContext } from './reports-context.js';
 
-const moveFields = requestSchema({ task: str({ required: true }), project_name: str() });
+/**
+ * `project` counts by presence, even as null (the reports root), so it is
+ * read as sent: an absent optional member stays absent in zod's output.
+ */
+const moveRequest = documented(
+  requestSchema({
+    task: str({ required: true }),
+    project_name: str(),
+    project: () => documented(z.unknown().optional(), { json: { type: ['string', 'null'], description: 'Project id; null: the reports root' } }),
+  }),
+  { json: { anyOf: [{ required: ['project_name'] }, { required: ['project'] }] } },
+);
 
 export function moveOperation(rc: ReportsContext) {
   return defineOperation({
     name: 'reports.move',
     minVersion: '1.0',
-    // `project` counts by presence, even as null, which the generic field rules would erase.
-    request: z.record(z.string(), z.unknown()),
-    async handle(body, context) {
-      const request = parseRequest(moveFields, body);
-      const hasProject = Object.prototype.hasOwnProperty.call(body, 'project');
-      const project = nullableString(body.project);
+    request: moveRequest,
+    async handle(request, context) {
+      const hasProject = Object.hasOwn(request, 'project');
+      const project = nullableString(request.project);
       if (!hasProject && !request.project_name) {
         throw apiError('missing_required_fields', 'project or project_name is required');
       }

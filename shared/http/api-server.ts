@@ -2,7 +2,8 @@
  * The HTTP front of every target: one fastify instance, one catch-all route
  * implementing the ClearML call pipeline of protocol.md §4 (path, endpoint,
  * authentication, impersonation, payload, validation, logic), plus /health,
- * /ready and /metrics. Operations come from the registry the target built.
+ * /ready, /metrics and /openapi.json. Operations come from the registry the
+ * target built.
  */
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
@@ -22,6 +23,7 @@ import { parseRequest } from '../protocol/request-fields.js';
 import { storeUnavailableAnswer } from '../stores/store-errors.js';
 import { byteLimitedStream, readBodyLimited } from './body-reader.js';
 import { applyCors, assertCookieCallAllowed, type AllowedOrigins } from './cross-site.js';
+import { openApiDocument } from './openapi-document.js';
 
 export interface ReadinessReport {
   ready: boolean;
@@ -60,6 +62,8 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
   const prefix = options.pathPrefix ?? '';
   const { corsAllowedOrigins, timeouts } = options;
   const httpMetrics = createHttpMetrics(options.metricsRegistry);
+  // Built once, from the operations registered by now (a target registers them all before its front is built).
+  const openApiJson = JSON.stringify(openApiDocument({ registry, pathPrefix: prefix }));
 
   const app = Fastify({
     loggerInstance: logger as unknown as FastifyBaseLogger,
@@ -104,6 +108,7 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
     reply.header('content-type', options.metricsRegistry.contentType);
     return reply.send(await options.metricsRegistry.metrics());
   });
+  app.get('/openapi.json', async (_request, reply) => reply.header('content-type', 'application/json').send(openApiJson));
 
   app.route({
     method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],

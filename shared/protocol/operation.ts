@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import type { Identity } from '../auth/identity.js';
 import type { JsonBytesWriter } from './json-bytes.js';
 import { compareVersions, parseVersion, type ApiVersion } from './endpoint-path.js';
+import type { JsonSchema } from './request-json-schema.js';
 
 export interface CallContext {
   readonly identity: Identity;
@@ -73,6 +74,8 @@ interface OperationBase {
    * refused (docs/protocol.md, "Cross-site requests").
    */
   readonly readOnly?: boolean;
+  /** Set when a successful answer is not enveloped (RawReply): its media type and what it holds, for the API description. */
+  readonly rawAnswer?: { readonly mediaType: string; readonly description: string };
 }
 
 /** An operation whose call data is parsed into an object and validated. */
@@ -85,6 +88,8 @@ export interface JsonOperation<Req> extends OperationBase {
 /** An operation that consumes the raw body itself, as it streams in (events.add_batch). */
 export interface StreamOperation extends OperationBase {
   readonly kind: 'stream';
+  /** The body's media types and their JSON Schema, for the API description (no zod schema: the handler reads the body itself). */
+  readonly bodyMediaTypes: Readonly<Record<string, JsonSchema>>;
   handle(body: Readable, meta: { contentType: string | undefined; search: string }, context: CallContext): Promise<unknown>;
 }
 

@@ -7,6 +7,11 @@
  *
  * Validation failures become 400/12 `Validation error (<detail>)` with the
  * detail lower-cased (the whole detail, echoed value included).
+ *
+ * Every field accepts any value and checks it itself (ClearML's messages and
+ * coercions), so zod alone cannot describe it: each builder also records,
+ * from the same options, what a client should send (`fieldDocs`), which the
+ * OpenAPI document reads (request-json-schema.ts).
  */
 import { z } from 'zod';
 import { apiError, type ApiError } from '../errors/error-catalogue.js';
@@ -14,6 +19,30 @@ import { echoText, pyRepr } from './python-repr.js';
 
 /** A field builder: given the field's name, the zod schema that checks and converts it. */
 export type FieldBuilder<T> = (name: string) => z.ZodType<T>;
+
+/** What a field documents: JSON Schema keywords of what a client sends, and whether it must be sent. */
+export interface FieldDoc {
+  readonly json: Readonly<Record<string, unknown>>;
+  readonly required?: boolean;
+  /** Lists: the schema of each item, documented in turn. */
+  readonly items?: z.ZodType;
+  /** Nested objects: the object schema of the members, documented in turn. */
+  readonly members?: z.ZodType;
+}
+
+/** The documentation of every field schema the builders made (a WeakMap: nothing is kept alive by it). */
+export const fieldDocs = new WeakMap<object, FieldDoc>();
+
+/** Records `doc` for `schema` and returns the schema. */
+export function documented<T extends z.ZodType>(schema: T, doc: FieldDoc): T {
+  fieldDocs.set(schema, doc);
+  return schema;
+}
+
+/** JSON Schema keywords whose value is set (`{minimum: undefined}` is left out). */
+function keywords(entries: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined));
+}
 
 type Ctx = z.RefinementCtx;
 
@@ -73,8 +102,12 @@ export function int(options: IntOptions & { default: number }): FieldBuilder<num
 export function int(options: IntOptions & { required: true }): FieldBuilder<number>;
 export function int(options?: IntOptions): FieldBuilder<number | undefined>;
 export function int(options: IntOptions & { default?: number } = {}): FieldBuilder<number | undefined> {
+  const doc: FieldDoc = {
+    json: keywords({ type: 'integer', minimum: options.min, maximum: options.max, default: options.default }),
+    required: options.required,
+  };
   return (name) =>
-    z.unknown().optional().transform((value, ctx) => {
+    documented(z.unknown().optional().transform((value, ctx) => {
       if (isAbsent(value)) return options.required ? required(ctx, name, value) : options.default;
       const converted = toInteger(value);
       if (!converted.ok) return fail(ctx, converted.detail);
@@ -85,13 +118,14 @@ export function int(options: IntOptions & { default?: number } = {}): FieldBuild
         return fail(ctx, `'${converted.value}' is bigger than maximum ('${options.max}').`);
       }
       return converted.value;
-    });
+    }), doc);
 }
 
 export function bool(options: { default: boolean }): FieldBuilder<boolean>;
 export function bool(): FieldBuilder<boolean | undefined>;
 export function bool(options: { default?: boolean } = {}): FieldBuilder<boolean | undefined> {
-  return () => z.unknown().optional().transform((value) => (isAbsent(value) ? options.default : truthy(value)));
+  const doc: FieldDoc = { json: keywords({ type: 'boolean', default: options.default }) };
+  return () => documented(z.unknown().optional().transform((value) => (isAbsent(value) ? options.default : truthy(value))), doc);
 }
 
 interface StrOptions {
@@ -103,26 +137,28 @@ export function str(options: StrOptions & { required: true }): FieldBuilder<stri
 export function str(options: StrOptions & { default: string }): FieldBuilder<string>;
 export function str(options?: StrOptions): FieldBuilder<string | undefined>;
 export function str(options: StrOptions & { default?: string } = {}): FieldBuilder<string | undefined> {
+  const doc: FieldDoc = { json: keywords({ type: 'string', minLength: options.minLength, default: options.default }), required: options.required };
   return (name) =>
-    z.unknown().optional().transform((value, ctx) => {
+    documented(z.unknown().optional().transform((value, ctx) => {
       if (isAbsent(value)) return options.required ? required(ctx, name, value) : options.default;
       if (typeof value !== 'string') return fail(ctx, wrongType('str', value));
       if (options.minLength !== undefined && value.length < options.minLength) {
         return fail(ctx, `value '${value}' length is lower than allowed minimum '${options.minLength}'.`);
       }
       return value;
-    });
+    }), doc);
 }
 
 /** An enum field; `typeName` is the schema's enum name used in messages (`logorderenum`, `scalarkeyenum`, ...). */
 export function enumOf<const T extends string>(typeName: string, values: readonly T[], options: { required?: boolean; default?: T } = {}): FieldBuilder<T | undefined> {
   const allowed = new Set<string>(values);
+  const doc: FieldDoc = { json: keywords({ type: 'string', enum: [...values], default: options.default }), required: options.required };
   return (name) =>
-    z.unknown().optional().transform((value, ctx) => {
+    documented(z.unknown().optional().transform((value, ctx) => {
       if (isAbsent(value)) return options.required ? required(ctx, name, value) : options.default;
       if (typeof value !== 'string' || !allowed.has(value)) return fail(ctx, wrongType(typeName, value));
       return value as T;
-    });
+    }), doc);
 }
 
 interface ListOptions {
@@ -135,7 +171,12 @@ interface ListOptions {
 export function list<T>(item: FieldBuilder<T>, options: ListOptions = {}): FieldBuilder<T[] | undefined> {
   return (name) => {
     const itemSchema = item(name);
-    return z.unknown().optional().transform((value, ctx) => {
+    const doc: FieldDoc = {
+      json: keywords({ type: 'array', minItems: options.minItems, maxItems: options.maxItems }),
+      required: options.required,
+      items: itemSchema,
+    };
+    return documented(z.unknown().optional().transform((value, ctx) => {
       if (isAbsent(value)) return options.required ? required(ctx, name, value) : undefined;
       if (!Array.isArray(value)) return fail(ctx, wrongType('list', value));
       if (options.minItems !== undefined && value.length < options.minItems) {
@@ -151,17 +192,17 @@ export function list<T>(item: FieldBuilder<T>, options: ListOptions = {}): Field
         out.push(parsed.data);
       }
       return out;
-    });
+    }), doc);
   };
 }
 
 /** Items of an array-of-string field: `all items must be instances of "str", and not "<type>".` */
 export function strItem(): FieldBuilder<string> {
   return () =>
-    z.unknown().optional().transform((value, ctx) => {
+    documented(z.unknown().optional().transform((value, ctx) => {
       if (typeof value !== 'string') return fail(ctx, `all items must be instances of "str", and not "${pyTypeOf(value)}".`);
       return value;
-    });
+    }), { json: { type: 'string' } });
 }
 
 export function strList(options: ListOptions = {}): FieldBuilder<string[] | undefined> {
@@ -189,13 +230,14 @@ type Output<S extends Shape> = { [K in keyof S]: S[K] extends FieldBuilder<infer
 export function obj<S extends Shape>(shape: S, options: { required?: boolean } = {}): FieldBuilder<Output<S> | undefined> {
   return (name) => {
     const inner = requestSchema(shape);
-    return z.unknown().optional().transform((value, ctx) => {
+    const doc: FieldDoc = { json: {}, required: options.required, members: inner };
+    return documented(z.unknown().optional().transform((value, ctx) => {
       if (isAbsent(value)) return options.required ? required(ctx, name, value) : undefined;
       if (typeof value !== 'object' || Array.isArray(value)) return fail(ctx, wrongType('dict', value));
       const parsed = inner.safeParse(value);
       if (!parsed.success) return fail(ctx, parsed.error.issues[0]?.message ?? 'invalid object');
       return parsed.data;
-    });
+    }), doc);
   };
 }
 
