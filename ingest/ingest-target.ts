@@ -3,8 +3,11 @@
  * over HTTP and gRPC, one validation path (EventIngestService), published
  * to NATS JetStream.
  */
+import { companionFacts } from '../shared/companion/companion-mode.js';
+import { localReportsOf } from '../shared/companion/local-reports.js';
 import { EntityRegistry } from '../shared/entities/entity-registry.js';
 import { exportEventStreamMetrics } from '../shared/events/event-stream-metrics.js';
+import { CompanionRegistry, type EntityChecks } from './events/companion-registry.js';
 import { eventStreamSettings, EventStreamKeeper } from '../shared/events/event-streams.js';
 import type { Component } from '../shared/launcher/component.js';
 import type { TargetModule } from '../shared/launcher/target.js';
@@ -43,12 +46,17 @@ export const ingestTarget: TargetModule = (services) => {
   const budget = new InflightBudget(config.INGEST_MAX_INFLIGHT_BYTES);
   const metrics = createIngestMetrics(services.metrics, budget);
   const grpcMetrics = createGrpcMetrics(services.metrics);
-  let registry: EntityRegistry | undefined;
+  let registry: EntityChecks | undefined;
+  const facts = companionFacts(config);
   let publisher: EventPublisher | undefined;
   // Built lazily: the store clients exist only once the store components started.
   const ingest = new EventIngestService({
     get registry() {
-      return (registry ??= new EntityRegistry(stores.redis.client, config.REDIS_KEY_PREFIX));
+      if (registry === undefined) {
+        const local = new EntityRegistry(stores.redis.client, config.REDIS_KEY_PREFIX);
+        registry = facts ? new CompanionRegistry(local, facts, localReportsOf(() => stores.redis.client, config.REDIS_KEY_PREFIX)) : local;
+      }
+      return registry;
     },
     get publisher() {
       return (publisher ??= new EventPublisher(

@@ -10,6 +10,9 @@ import type { Logger } from '../shared/observability/logger.js';
 import type { InfluxStore } from '../shared/stores/influx-store.js';
 import type { RedisClient } from '../shared/stores/redis-store.js';
 import type { StoreCalls } from '../shared/stores/store-calls.js';
+import { companionFacts } from '../shared/companion/companion-mode.js';
+import type { EntityFactsSource } from '../shared/entities/entity-facts.js';
+import { CompanionEntityAccess } from './events/store/companion-entity-access.js';
 import { EntityAccess } from './events/store/entity-access.js';
 
 export class QueryDeps {
@@ -45,7 +48,18 @@ export class QueryDeps {
     return this.config.REDIS_KEY_PREFIX;
   }
 
+  /** Task and model facts of the ClearML server in companion mode; undefined standalone. */
+  get entityFacts(): EntityFactsSource | undefined {
+    return companionFacts(this.config);
+  }
+
   get entities(): EntityAccess {
-    return (this.entityAccess ??= new EntityAccess(this.redis, this.config.REDIS_KEY_PREFIX));
+    if (this.entityAccess === undefined) {
+      const facts = this.entityFacts;
+      this.entityAccess = facts
+        ? new CompanionEntityAccess(this.redis, this.config.REDIS_KEY_PREFIX, facts)
+        : new EntityAccess(this.redis, this.config.REDIS_KEY_PREFIX);
+    }
+    return this.entityAccess;
   }
 }

@@ -7,8 +7,10 @@
 import { promisify } from 'node:util';
 import { deflate } from 'node:zlib';
 import { extractSourceUrls, isValidPlotJson, plotLength } from '../../shared/events/domain/plot-fields.js';
-import type { EntityRegistry, EntityStatus } from '../../shared/entities/entity-registry.js';
-import { apiError } from '../../shared/errors/error-catalogue.js';
+import type { EntityStatus } from '../../shared/entities/entity-registry.js';
+import type { EntityChecks } from './companion-registry.js';
+import { withCallerCredential } from '../../shared/companion/caller-credential.js';
+import { apiError, isApiError } from '../../shared/errors/error-catalogue.js';
 import { isTransientStoreError } from '../../shared/stores/store-errors.js';
 import type { IngestResult, IngestService, IngestSession, IngestRequestContext } from '../../shared/events/ingest-port.js';
 import { frameRecord, partitionOf, type EntitySummary } from '../../shared/events/wire-format.js';
@@ -51,7 +53,7 @@ const DEFERRED_PLOT_BYTES = 400;
 const ABORTED = new DOMException('request abandoned', 'AbortError');
 
 export interface IngestDependencies {
-  registry: EntityRegistry;
+  registry: EntityChecks;
   publisher: EventPublisher;
   budget: InflightBudget;
   settings: IngestSettings;
@@ -280,16 +282,18 @@ class EventIngestSession implements IngestSession {
 
   private async resolveEntities(): Promise<void> {
     const states = [...this.entities.values()];
-    const statuses = await this.deps.registry
-      .checkAndRegister(
+    const statuses = await withCallerCredential(this.context.credential, () =>
+      this.deps.registry.checkAndRegister(
         this.context.identity.company,
         this.context.identity.user,
         this.receivedAt,
         states.map((s) => ({ namespace: s.namespace, id: s.id, register: s.valid > 0 })),
-      )
+      ),
+    )
       .catch((error: unknown) => {
         // Only what a retry can fix is a 503: the SDK retries it forever.
-        throw isTransientStoreError(error) ? apiError('events_not_persisted', undefined, undefined, { cause: error }) : error;
+        // An answer already decided (companion mode's 503 for an unreachable ClearML server) stays as it is.
+        throw !isApiError(error) && isTransientStoreError(error) ? apiError('events_not_persisted', undefined, undefined, { cause: error }) : error;
       });
     states.forEach((state, i) => (state.status = statuses[i]));
   }

@@ -58,9 +58,10 @@ export function firstMetadataValue(metadata: Metadata, key: string): string | un
  * builds the session context. Throws the authenticator's ApiError.
  */
 export function ingestContextFor(deps: GrpcIngestDeps, metadata: Metadata, signal: AbortSignal): IngestRequestContext {
-  const identity = deps.authenticate(firstMetadataValue(metadata, 'authorization'));
+  const credential = firstMetadataValue(metadata, 'authorization');
+  const identity = deps.authenticate(credential);
   const workerHeader = firstMetadataValue(metadata, 'x-clearml-worker') ?? firstMetadataValue(metadata, 'x-trains-worker');
-  return workerHeader === undefined ? { identity, signal } : { identity, workerHeader, signal };
+  return workerHeader === undefined ? { identity, signal, credential } : { identity, workerHeader, signal, credential };
 }
 
 export function watchCancellation(call: CancellableCall): CallCancellation {

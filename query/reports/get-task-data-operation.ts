@@ -12,11 +12,13 @@ import { caller } from './report-write-operations.js';
 import { ReportsContext } from './reports-context.js';
 import { computeSections, parseSections } from './task-data-sections.js';
 import { readsLastMetrics, TaskRecords } from './task-records.js';
+import { CompanionTaskRecords } from './companion-task-records.js';
+import { withProjectReference } from './task-project-reference.js';
 
 const isHidden = (record: StoredRecord) => Array.isArray(record.system_tags) && record.system_tags.includes('hidden');
 
 export function getTaskDataOperation(rc: ReportsContext) {
-  let taskRecords: TaskRecords | undefined;
+  let taskRecords: TaskRecords | CompanionTaskRecords | undefined;
   return defineOperation({
     name: 'reports.get_task_data',
     minVersion: '1.0',
@@ -27,13 +29,16 @@ export function getTaskDataOperation(rc: ReportsContext) {
       const query = compileQuery(request, kind);
       const who = await caller(rc, context);
       const companies = ReportsContext.scope(who.company, query.allowPublic);
-      const projects = () => rc.projectSnapshots.projects(companies);
-      taskRecords ??= new TaskRecords(rc.deps.redis, rc.keys);
+      taskRecords ??= rc.deps.entityFacts
+        ? new CompanionTaskRecords(rc.deps.redis, rc.keys, rc.deps.entityFacts)
+        : new TaskRecords(rc.deps.redis, rc.keys);
       const early = readsLastMetrics(request);
-      const [loaded, projectRecords] = await Promise.all([
-        taskRecords.load(kind, companies, request, early),
-        query.projectScope ? projects() : Promise.resolve(undefined),
-      ]);
+      const { records: loaded, projects: clearmlProjects } =
+        taskRecords instanceof CompanionTaskRecords
+          ? await taskRecords.load(kind, who.company, request, early)
+          : { records: await taskRecords.load(kind, companies, request, early), projects: [] };
+      const projects = async () => [...(await rc.projectSnapshots.projects(companies)), ...clearmlProjects];
+      const projectRecords = query.projectScope ? await projects() : undefined;
       const candidates = query.excludeHidden ? loaded.filter((r) => !isHidden(r)) : loaded;
       const sorted = query.select(candidates, projectRecords);
       const page = await pickPage(query, sorted, rc.scrolls, who.company);
@@ -42,7 +47,7 @@ export function getTaskDataOperation(rc: ReportsContext) {
         renderPage(query, request, records, projects, rc.directory),
         computeSections(rc.deps, who.company, sections, records),
       ]);
-      return { tasks, ...(page.scrollId === undefined ? {} : { scroll_id: page.scrollId }), ...eventSections };
+      return { tasks: withProjectReference(tasks, request.only_fields), ...(page.scrollId === undefined ? {} : { scroll_id: page.scrollId }), ...eventSections };
     },
   });
 }

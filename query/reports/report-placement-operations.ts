@@ -9,6 +9,7 @@ import { defineOperation } from '../../shared/protocol/operation.js';
 import { bool, documented, requestSchema, str } from '../../shared/protocol/request-fields.js';
 import { controlId, sendControl } from '../events/control-requests.js';
 import { nullableString } from './report-fields.js';
+import { reportProjectBase } from './report-project-base.js';
 import { caller, intoReportsProject } from './report-write-operations.js';
 import type { ReportsContext } from './reports-context.js';
 
@@ -20,9 +21,11 @@ const moveRequest = documented(
   requestSchema({
     task: str({ required: true }),
     project_name: str(),
+    /** The web UI's spelling of project_name. */
+    projectName: str(),
     project: () => documented(z.unknown().optional(), { json: { type: ['string', 'null'], description: 'Project id; null: the reports root' } }),
   }),
-  { json: { anyOf: [{ required: ['project_name'] }, { required: ['project'] }] } },
+  { json: { anyOf: [{ required: ['project_name'] }, { required: ['projectName'] }, { required: ['project'] }] } },
 );
 
 export function moveOperation(rc: ReportsContext) {
@@ -33,14 +36,13 @@ export function moveOperation(rc: ReportsContext) {
     async handle(request, context) {
       const hasProject = Object.hasOwn(request, 'project');
       const project = nullableString(request.project);
-      if (!hasProject && !request.project_name) {
+      const projectName = request.project_name ?? request.projectName;
+      if (!hasProject && !projectName) {
         throw apiError('missing_required_fields', 'project or project_name is required');
       }
       const who = await caller(rc, context);
       await rc.reports.requireReport(who.company, request.task);
-      let base = '';
-      if (request.project_name) base = request.project_name;
-      else if (project) base = (await rc.projects.requireWritable(who.company, project)).name;
+      const base = projectName ? projectName : await reportProjectBase(rc, who.company, project ?? undefined, undefined);
       const now = Date.now();
       const [target, previous] = await intoReportsProject(rc, who, now, base, async (projectId) => [
         projectId,

@@ -9,6 +9,7 @@ import { requestSchema, str, strList, type FieldBuilder } from '../../shared/pro
 import { z } from 'zod';
 import { abbreviateReport, clientMessage, dateTime, reportName } from './report-fields.js';
 import type { ReportsContext } from './reports-context.js';
+import { reportProjectBase } from './report-project-base.js';
 import { newId } from './store/project-store.js';
 import { ProjectVanished, type ReportChanges } from './store/report-store.js';
 import { scriptError } from './store/script-errors.js';
@@ -47,6 +48,8 @@ export function createOperation(rc: ReportsContext) {
     request: requestSchema({
       name: reportName({ required: true }),
       project: str(),
+      // What the ClearML web UI sends beside `project` (report-project-base.ts).
+      projectName: str(),
       comment: str(),
       tags: strList(),
       report: str(),
@@ -56,7 +59,7 @@ export function createOperation(rc: ReportsContext) {
       const who = await caller(rc, context);
       const now = Date.now();
       const name = request.name!.trimmed;
-      const base = request.project ? (await rc.projects.requireWritable(who.company, request.project)).name : '';
+      const base = await reportProjectBase(rc, who.company, request.project, request.projectName);
       if (await rc.reports.nameTaken(who.company, name)) throw scriptError(['err', 'exists'], { company: who.company, name });
       const id = newId();
       const projectId = await intoReportsProject(rc, who, now, base, async (project) => {

@@ -12,7 +12,7 @@ import type { ReportKeys } from './store/report-keys.js';
 export type EntityKind = 'task' | 'model';
 
 /** The ids of an `id` condition that is a plain inclusion list (no operators, exclusions or null), else undefined. */
-function plainIds(request: Record<string, unknown>): string[] | undefined {
+export function plainIds(request: Record<string, unknown>): string[] | undefined {
   const filters = request.filters;
   if (filters !== null && typeof filters === 'object' && 'id' in filters) return undefined;
   const value = typeof request.id === 'string' ? [request.id] : request.id;

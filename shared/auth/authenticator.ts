@@ -20,12 +20,8 @@ export class Authenticator {
 
   /** Authenticates from an Authorization header value and a Cookie header value. */
   authenticate(authorization: string | undefined, cookieHeader?: string): Identity {
-    let header = authorization;
-    if (header === undefined || header === '') {
-      const token = cookieValue(cookieHeader, TOKEN_COOKIE);
-      if (token === undefined) throw apiError('missing_credentials');
-      header = `Bearer ${token}`;
-    }
+    const header = effectiveAuthorization(authorization, cookieHeader);
+    if (header === undefined) throw apiError('missing_credentials');
     const space = header.indexOf(' ');
     const scheme = space < 0 ? header : header.slice(0, space);
     const data = space < 0 ? '' : header.slice(space + 1).trim();
@@ -45,6 +41,13 @@ export class Authenticator {
     if (identity === undefined) throw apiError('invalid_credentials', 'failed to locate provided credentials');
     return identity;
   }
+}
+
+/** The Authorization header a call counts as presenting: its own, else `Bearer <clearml_token_basic cookie>`. */
+export function effectiveAuthorization(authorization: string | undefined, cookieHeader: string | undefined): string | undefined {
+  if (authorization !== undefined && authorization !== '') return authorization;
+  const token = cookieValue(cookieHeader, TOKEN_COOKIE);
+  return token === undefined ? undefined : `Bearer ${token}`;
 }
 
 export function cookieValue(cookieHeader: string | undefined, name: string): string | undefined {

@@ -16,6 +16,8 @@ export interface TokenServiceOptions {
   secret: string;
   env: string;
   serverBuild: string;
+  /** Further secrets whose tokens are accepted (never used to sign): the ClearML server's token secret in companion mode. */
+  acceptedSecrets?: readonly string[];
   now?: () => number;
 }
 
@@ -57,10 +59,7 @@ export class TokenService {
     }
     let payload: jwt.JwtPayload;
     try {
-      const decoded = jwt.verify(token, this.options.secret, {
-        algorithms: ['HS256'],
-        clockTimestamp: Math.floor(nowSec),
-      });
+      const decoded = this.verifyWithAnySecret(token, Math.floor(nowSec));
       if (typeof decoded === 'string') throw invalidToken('failed parsing token', 'payload is not an object');
       payload = decoded;
     } catch (error) {
@@ -71,6 +70,26 @@ export class TokenService {
     if (this.verified.size >= MAX_CACHED) this.verified.clear();
     this.verified.set(token, { identity, exp: payload.exp });
     return identity;
+  }
+
+  /** Signed with the server secret, or else with one of the accepted ones; the server secret's error otherwise. */
+  private verifyWithAnySecret(token: string, clockTimestamp: number): string | jwt.JwtPayload {
+    const verify = (secret: string) => jwt.verify(token, secret, { algorithms: ['HS256'], clockTimestamp });
+    try {
+      return verify(this.options.secret);
+    } catch (error) {
+      if (!(error instanceof jwt.JsonWebTokenError) || error.message !== 'invalid signature') throw error;
+      let failure: unknown = error;
+      for (const secret of this.options.acceptedSecrets ?? []) {
+        try {
+          return verify(secret);
+        } catch (other) {
+          // A token this secret signed but that is expired (or otherwise bad) says so; a foreign signature tries the next.
+          if (!(other instanceof jwt.JsonWebTokenError) || other.message !== 'invalid signature') failure = other;
+        }
+      }
+      throw failure;
+    }
   }
 }
 

@@ -133,6 +133,16 @@ export const configSchema = z.object({
   SHUTDOWN_PHASE_TIMEOUT_MS: positiveInt('milliseconds').default(10_000),
   /** Browser origins whose pages may call the API with the login cookie and read the answers (docs/protocol.md). */
   CORS_ALLOWED_ORIGINS: origins.default([]),
+  /** ClearML API server this service runs beside (companion mode, docs/clearml-companion.md); unset: standalone. */
+  CLEARML_SERVER_URL: optionalUrl(['http:', 'https:'], 'http://clearml-apiserver:8008'),
+  /** ClearML's `secure.auth.token_secret`: tokens the ClearML server issued are accepted with it. Never logged. */
+  CLEARML_TOKEN_SECRET: z.string().min(1, { error: 'expected the ClearML server token secret' }).optional(),
+  /** Longest wait for one call to the ClearML server (then 503). */
+  CLEARML_TIMEOUT_MS: positiveInt('milliseconds').default(5_000),
+  /** How long facts about a task or model (existence, name, project, status) taken from the ClearML server are reused. */
+  CLEARML_FACTS_TTL_MS: positiveInt('milliseconds').default(5_000),
+  /** Most task/model facts kept per process. */
+  CLEARML_FACTS_CACHE_SIZE: positiveInt('entries').default(50_000),
   /** Time a client has to send a request's headers. */
   HTTP_HEADERS_TIMEOUT_MS: positiveInt('milliseconds').default(20_000),
   /** Time a client has to send a whole request, body included (a stalled upload ends with 408). */

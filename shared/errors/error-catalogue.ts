@@ -142,6 +142,15 @@ export const errorCatalogue = {
   // A read or report call met a store that did not answer in time or is unreachable (transient only: the SDK retries 503 forever).
   store_unavailable: e(503, 0, UNAVAILABLE, 'Store unavailable, retry later', 'Retry: a store did not answer within its timeout (see docs/configuration.md)'),
 
+  // Companion mode (docs/clearml-companion.md): the ClearML server holds the task and model facts.
+  clearml_unavailable: e(
+    503,
+    0,
+    UNAVAILABLE,
+    'ClearML server unavailable, retry later',
+    'Retry: the ClearML server (CLEARML_SERVER_URL) did not answer within CLEARML_TIMEOUT_MS',
+  ),
+
   internal_error: e(500, 0, INTERNAL, 'Internal server error', 'Retry; report it if it persists (the log carries the request id)'),
 } as const satisfies Record<string, CatalogueEntry>;
 

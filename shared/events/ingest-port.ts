@@ -10,6 +10,8 @@ export interface IngestRequestContext {
   readonly identity: Identity;
   /** X-ClearML-Worker / X-Trains-Worker (or gRPC metadata x-clearml-worker): default `worker` of events. */
   readonly workerHeader?: string;
+  /** The caller's Authorization value, for companion mode's questions to the ClearML server; HTTP calls carry it in the async context already. */
+  readonly credential?: string;
   /** `allow_locked` given outside the events (events.add query string). */
   readonly allowLockedDefault?: boolean;
   /** Aborted when the client goes away: the session stops its work. */

@@ -9,7 +9,8 @@ import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
-import type { Authenticator } from '../auth/authenticator.js';
+import { effectiveAuthorization, type Authenticator } from '../auth/authenticator.js';
+import { withCallerCredential } from '../companion/caller-credential.js';
 import type { Identity } from '../auth/identity.js';
 import { apiError, ApiError, apiErrorWithMessage, isApiError } from '../errors/error-catalogue.js';
 import type { Logger } from '../observability/logger.js';
@@ -175,17 +176,19 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
     };
 
     const { operation } = resolved;
+    // Companion mode asks the ClearML server with the caller's own credential (shared/companion/).
+    const credential = effectiveAuthorization(authorization, headerValue(request, 'cookie'));
     let data: unknown;
     const extraHeaders: Record<string, string> = {};
     if (operation.kind === 'stream') {
       const body = byteLimitedStream(request.raw, maxBodyBytes, () => tooLarge(maxBodyBytes));
-      data = await operation.handle(body, { contentType: headerValue(request, 'content-type'), search }, context);
+      data = await withCallerCredential(credential, () => operation.handle(body, { contentType: headerValue(request, 'content-type'), search }, context));
     } else {
       const body = await readBodyLimited(request.raw, maxBodyBytes, () => tooLarge(maxBodyBytes));
       const callData = buildCallData(body, headerValue(request, 'content-type'), search);
       if (Array.isArray(callData)) throw apiError('validation_error', 'request body must be a JSON object');
       const parsed = parseRequest(operation.request, callData);
-      data = await operation.handle(parsed, context, { setHeader: (name, value) => (extraHeaders[name] = value) });
+      data = await withCallerCredential(credential, () => operation.handle(parsed, context, { setHeader: (name, value) => (extraHeaders[name] = value) }));
     }
 
     if (isRawReply(data)) {

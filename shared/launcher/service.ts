@@ -42,7 +42,13 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
   const metrics = createMetricsRegistry(target);
   const stores = new StoreHub(config, logger, `clearml-${target}-${process.pid}`, metrics);
   const signingSecret = resolveSigningSecret(config.AUTH_SECRET, config.DATA_DIR);
-  const tokens = new TokenService({ secret: signingSecret, env: config.DEPLOYMENT_ENV, serverBuild: config.SERVER_BUILD });
+  const tokens = new TokenService({
+    secret: signingSecret,
+    env: config.DEPLOYMENT_ENV,
+    serverBuild: config.SERVER_BUILD,
+    // Companion mode: tokens of the ClearML server beside this service (its login, its cookie) are the callers' tokens.
+    acceptedSecrets: config.CLEARML_TOKEN_SECRET ? [config.CLEARML_TOKEN_SECRET] : [],
+  });
   const authenticator = new Authenticator(loadCredentials(config.CREDENTIALS_FILE), tokens);
   const readiness: ReadinessCheck[] = [];
   const services: ProcessServices = {
