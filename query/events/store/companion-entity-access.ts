@@ -36,7 +36,7 @@ export class CompanionEntityAccess extends EntityAccess {
 
   /** Per id, its record as the caller may see it, or undefined when it does not exist for the caller. */
   async readable(company: string, namespace: Namespace, ids: readonly string[]): Promise<Array<EntityRecord | undefined>> {
-    const [facts, local] = await Promise.all([this.facts.facts(company, namespace, ids), this.records(namespace, ids)]);
+    const [facts, local] = await Promise.all([this.facts.facts(company, namespace, ids), this.records(company, namespace, ids)]);
     const others = ids.filter((id) => !facts.has(id));
     const reports = namespace === 't' && others.length > 0 ? await this.localReports(company, others) : new Set<string>();
     return ids.map((id, i) => {
@@ -56,7 +56,7 @@ export class CompanionEntityAccess extends EntityAccess {
     if (!allowLocked && isLocked('t', fact)) {
       throw apiErrorWithMessage('invalid_task_id', `Cannot update events for a published task: company=${company}, id=${id}`);
     }
-    const [own] = await this.records('t', [id]);
+    const [own] = await this.records(company, 't', [id]);
     return recordOf(fact, own?.company === company ? own : undefined);
   }
 
@@ -66,7 +66,7 @@ export class CompanionEntityAccess extends EntityAccess {
     if (!allowLocked && isLocked('m', fact)) {
       throw apiErrorWithMessage('invalid_model_id', `Cannot update events for a published model: company=${company}, id=${id}`);
     }
-    const [own] = await this.records('m', [id]);
+    const [own] = await this.records(company, 'm', [id]);
     return recordOf(fact, own?.company === company ? own : undefined);
   }
 }
