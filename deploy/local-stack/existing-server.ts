@@ -34,8 +34,8 @@ export async function waitForExistingServer(
 // A typo in an environment variable should fail now, not after the timeout.
 function assertUsableUrl(server: StackServer, url: string): void {
   const expected = SCHEMES[server];
-  // NATS takes a comma-separated list, and bare host:port entries.
-  const first = server === 'nats' ? url.split(',')[0]!.trim() : url;
+  // NATS and Redis take a comma-separated list (cluster seeds); NATS also bare host:port entries.
+  const first = server === 'influxdb' ? url : url.split(',')[0]!.trim();
   const withScheme = server === 'nats' && !first.includes('://') ? `nats://${first}` : first;
   let scheme: string | undefined;
   try {

@@ -29,9 +29,10 @@ export function natsEndpoint(url: string): Endpoint {
   return endpointOf(first.includes('://') ? first : `nats://${first}`, 4222, false);
 }
 
+/** First node of a Redis URL list ("redis://a:7000,redis://b:7001": cluster seeds). */
 export function redisEndpoint(url: string): Endpoint {
-  const parsed = new URL(url);
-  return endpointOf(url, 6379, parsed.protocol === 'rediss:');
+  const first = url.split(',')[0]!.trim();
+  return endpointOf(first, 6379, new URL(first).protocol === 'rediss:');
 }
 
 /** Connects and returns the INFO the server greets every client with. */

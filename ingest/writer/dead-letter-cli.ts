@@ -6,6 +6,7 @@
 import { connect } from 'nats';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig } from '../../shared/config/config.js';
+import { urlList } from '../../shared/config/url-list.js';
 import { DeadLetterAdmin, type DeadLetterView } from './dead-letter-admin.js';
 import { DEAD_LETTER_REASONS } from './store-errors.js';
 
@@ -117,7 +118,7 @@ async function main(): Promise<void> {
     process.stderr.write(`${error.message}\n`);
     process.exit(2);
   }
-  const nc = await connect({ servers: config.NATS_URL, name: 'clearml-dead-letters' });
+  const nc = await connect({ servers: urlList(config.NATS_URL), name: 'clearml-dead-letters' });
   try {
     const admin = new DeadLetterAdmin(nc, await nc.jetstreamManager(), { streamPrefix: config.NATS_STREAM_PREFIX, partitions: config.NATS_PARTITIONS });
     process.exitCode = await runDeadLetterCommand(process.argv.slice(2), admin, (line) => process.stdout.write(`${line}\n`));

@@ -15,7 +15,7 @@
  */
 import { StoreUnavailableError } from '../../shared/stores/store-errors.js';
 import type { RedisKeys } from '../../shared/stores/redis-keys.js';
-import type { RedisClient } from '../../shared/stores/redis-store.js';
+import { isRedisCluster, sendKeyedCommand, type RedisClient, type RedisSingleClient } from '../../shared/stores/redis-store.js';
 import type { WriteBatch } from './write-batch.js';
 
 export type WaitReplicas = number | 'auto';
@@ -73,9 +73,20 @@ export class ReplicaSync {
 }
 
 /** The masters of a single-server client: the one server. */
-export function singleNode(client: RedisClient, name = 'redis'): NodesOfKeys {
+export function singleNode(client: RedisSingleClient, name = 'redis'): NodesOfKeys {
   const node: ReplicatedNode = { name, command: (args) => client.sendCommand(args) };
   return async () => [node];
+}
+
+/**
+ * The masters holding `keys`, for either client. On a cluster each key's
+ * commands are routed by the key to its slot's master (MOVED followed), one
+ * node per distinct key: a master holding several of the keys is asked once
+ * per key, which is correct but not minimal.
+ */
+export function nodesOfClient(client: RedisClient): NodesOfKeys {
+  if (!isRedisCluster(client)) return singleNode(client);
+  return async (keys) => [...new Set(keys)].map((key) => ({ name: key, command: (args: string[]) => sendKeyedCommand(client, key, false, args) }));
 }
 
 /** A key in each hash slot a batch's Redis writes touch: each task's log slot, each summary's company slot. */

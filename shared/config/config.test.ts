@@ -26,8 +26,19 @@ describe('loadConfig', () => {
 
   it('names the variable and what it expects', () => {
     expect(problems({ API_PORT: 'abc' })).toEqual(['API_PORT: expected a TCP port number (1-65535) for the HTTP API, got "abc"']);
-    expect(problems({ REDIS_URL: 'http://x' })[0]).toBe('REDIS_URL: expected a URL like redis://127.0.0.1:6379, got "http://x"');
+    expect(problems({ REDIS_URL: 'http://x' })[0]).toBe('REDIS_URL: expected a URL like redis://127.0.0.1:6379, or a comma-separated list of them, got "http://x"');
     expect(problems({ LOG_LEVEL: 'loud' })[0]).toMatch(/^LOG_LEVEL: expected one of fatal, error, warn/);
+  });
+
+  it('takes several seed URLs for the NATS and Redis clusters, each checked', () => {
+    const config = loadConfig({ NATS_URL: 'nats://a:4222, nats://b:4222,nats://c:4222', REDIS_URL: 'redis://a:7000,redis://b:7001', REDIS_CLUSTER: 'true' });
+    expect(config.NATS_URL).toBe('nats://a:4222, nats://b:4222,nats://c:4222');
+    expect(config.REDIS_URL).toBe('redis://a:7000,redis://b:7001');
+    expect(config.REDIS_CLUSTER).toBe(true);
+    expect(loadConfig({}).REDIS_CLUSTER).toBe(false);
+    expect(problems({ REDIS_URL: 'redis://a:7000,http://b:7001' })[0]).toMatch(/^REDIS_URL: expected a URL like redis:\/\/127\.0\.0\.1:6379, or a comma-separated list/);
+    expect(loadConfig({ NATS_URL: 'nats://a:4222,,' }).NATS_URL).toBe('nats://a:4222,,');
+    expect(problems({ NATS_URL: ',' })[0]).toMatch(/^NATS_URL: /);
   });
 
   it('reports every problem together', () => {
@@ -63,7 +74,7 @@ describe('loadConfig', () => {
     const text = found.join('\n');
     for (const leaked of [secret, 'p@ss', 'w0rd', 's3cret', 'qwerty', 'tok3n']) expect(text).not.toContain(leaked);
     expect(found).toContain(`AUTH_SECRET: expected at least 32 characters of secret, got a value of ${secret.length} characters (not shown: secret)`);
-    expect(found).toContain('REDIS_URL: expected a URL like redis://127.0.0.1:6379, got "http://***@redis:6379"');
+    expect(found).toContain('REDIS_URL: expected a URL like redis://127.0.0.1:6379, or a comma-separated list of them, got "http://***@redis:6379"');
     expect(found).toContain('INFLUX_URL: expected a URL like http://127.0.0.1:8086, got "ftp://***@influx:8086/?***"');
   });
 

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { urlList } from './url-list.js';
 
 const MiB = 1024 * 1024;
 
@@ -32,6 +33,22 @@ const url = (schemes: string[], example: string) =>
       }
     },
     { error: `expected a URL like ${example}` },
+  );
+
+/** One URL, or a comma-separated list of them (seed nodes of a cluster). */
+const urls = (schemes: string[], example: string) =>
+  z.string().refine(
+    (value) => {
+      const parts = urlList(value);
+      return parts.length > 0 && parts.every((part) => {
+        try {
+          return schemes.includes(new URL(part).protocol);
+        } catch {
+          return false;
+        }
+      });
+    },
+    { error: `expected a URL like ${example}, or a comma-separated list of them` },
   );
 
 const optionalUrl = (schemes: string[], example: string) => z.preprocess((v) => (v === '' ? undefined : v), url(schemes, example).optional());
@@ -78,12 +95,16 @@ export const configSchema = z.object({
   AUTH_SECRET: z.string().min(32, { error: 'expected at least 32 characters of secret' }).optional(),
   DEPLOYMENT_ENV: z.string().default('<unknown>'),
   SERVER_BUILD: z.string().default('1'),
-  NATS_URL: url(['nats:', 'tls:'], 'nats://127.0.0.1:4222').default('nats://127.0.0.1:14222'),
+  /** One server, or seed servers of a NATS cluster (comma-separated): the client learns the others from them. */
+  NATS_URL: urls(['nats:', 'tls:'], 'nats://127.0.0.1:4222').default('nats://127.0.0.1:14222'),
   INFLUX_URL: url(['http:', 'https:'], 'http://127.0.0.1:8086').default('http://127.0.0.1:18086'),
   INFLUX_DB: z.string().regex(/^[A-Za-z0-9_]+$/, { error: 'expected a database name of letters, digits and _' }).default('clearml'),
   INFLUX_USERNAME: z.string().optional(),
   INFLUX_PASSWORD: z.string().optional(),
-  REDIS_URL: url(['redis:', 'rediss:'], 'redis://127.0.0.1:6379').default('redis://127.0.0.1:16379'),
+  /** One server, or seed nodes of a Redis Cluster (comma-separated). */
+  REDIS_URL: urls(['redis:', 'rediss:'], 'redis://127.0.0.1:6379').default('redis://127.0.0.1:16379'),
+  /** Talk to REDIS_URL as a Redis Cluster even when it names one seed node (several imply it). */
+  REDIS_CLUSTER: flag.default(false),
   /** Prefix of the JetStream stream, consumer and subject names (lets deployments share a NATS cluster). */
   NATS_STREAM_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/, { error: 'expected letters, digits, _ or -' }).default('clearml'),
   /** Number of subject partitions; per-task order holds within one. Fixed for the life of a stream. */

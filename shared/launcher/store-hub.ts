@@ -71,7 +71,7 @@ export class StoreHub {
         name: 'redis',
         phase: 'store',
         start: async () => {
-          this.redisStore = await connectRedis({ url: config.REDIS_URL, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS, calls: this.calls }, logger);
+          this.redisStore = await connectRedis({ url: config.REDIS_URL, cluster: config.REDIS_CLUSTER, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS, calls: this.calls }, logger);
         },
         stop: async () => this.redisStore?.close(),
       });

@@ -32,17 +32,17 @@ export class LuaScript {
 
   /**
    * Runs the script once per call in one pipeline (one round trip), replies
-   * in call order. Only for idempotent scripts: when Redis does not know the
-   * script, the whole pipeline is sent again after loading it.
+   * in call order. Only for idempotent scripts: when a node does not know the
+   * script, the whole pipeline is sent again as EVAL, which also caches the
+   * script on every node that runs it (on a Redis Cluster, SCRIPT LOAD would
+   * reach one random node).
    */
   async runMany(client: RedisClient, calls: readonly ScriptCall[]): Promise<unknown[]> {
-    for (let attempt = 0; ; attempt++) {
-      // Commands issued in one tick leave in one write: this is a pipeline.
-      const settled = await Promise.allSettled(calls.map((call) => client.evalSha(this.sha, { keys: call.keys, arguments: call.args })));
-      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-      if (failed === undefined) return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value);
-      if (attempt > 0 || !String((failed.reason as Error)?.message).startsWith('NOSCRIPT')) throw failed.reason;
-      await client.scriptLoad(this.source);
-    }
+    // Commands issued in one tick leave in one write per node: this is a pipeline.
+    const settled = await Promise.allSettled(calls.map((call) => client.evalSha(this.sha, { keys: call.keys, arguments: call.args })));
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed === undefined) return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value);
+    if (!String((failed.reason as Error)?.message).startsWith('NOSCRIPT')) throw failed.reason;
+    return Promise.all(calls.map((call) => client.eval(this.source, { keys: call.keys, arguments: call.args })));
   }
 }

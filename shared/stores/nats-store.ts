@@ -9,6 +9,7 @@
  * after the request that published it was answered 503 (docs/ingest.md).
  */
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
+import { urlList } from '../config/url-list.js';
 import type { Logger } from '../observability/logger.js';
 import { withDeadline } from './deadline.js';
 import { StoreUnavailableError } from './store-errors.js';
@@ -36,7 +37,7 @@ export async function connectNats(options: NatsStoreOptions, logger: Logger): Pr
   const { url, requestTimeoutMs } = options;
   const connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
   const connecting = connect({
-    servers: url,
+    servers: urlList(url),
     name: options.name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,

@@ -1,16 +1,24 @@
 /**
- * The Redis client of a process. Commands fail at once while Redis is
- * unreachable (no offline queue) and after `commandTimeoutMs` when it does
- * not answer (redis-command-deadline.ts): callers answer an error instead of
- * hanging. A connection that stays silent for twice the timeout, although
- * pinged, is dropped and made again.
+ * The Redis client of a process: one server, or a Redis Cluster when
+ * REDIS_URL lists several nodes or REDIS_CLUSTER is set (redis-cluster-client.ts).
+ * Either way, commands fail at once while their node is unreachable (no
+ * offline queue) and after `commandTimeoutMs` when it does not answer
+ * (redis-command-deadline.ts): callers answer an error instead of hanging.
+ * A connection that stays silent for twice the timeout, although pinged, is
+ * dropped and made again.
  */
-import { createClient } from 'redis';
+import { createClient, createCluster } from 'redis';
+import { urlList } from '../config/url-list.js';
 import type { Logger } from '../observability/logger.js';
+import { connectRedisCluster } from './redis-cluster-client.js';
+import { connectionOptions, errorLogger } from './redis-connection-options.js';
 import { guardCommands } from './redis-command-deadline.js';
 import type { StoreCalls } from './store-calls.js';
 
-export type RedisClient = ReturnType<typeof createClient>;
+export type RedisSingleClient = ReturnType<typeof createClient>;
+export type RedisClusterClient = ReturnType<typeof createCluster>;
+/** What the code base talks to: both kinds take the same command methods. */
+export type RedisClient = RedisSingleClient | RedisClusterClient;
 
 export interface RedisStore {
   readonly client: RedisClient;
@@ -19,34 +27,33 @@ export interface RedisStore {
 }
 
 export interface RedisStoreOptions {
+  /** One URL, or a comma-separated list of cluster seed nodes. */
   url: string;
+  /** A Redis Cluster even when `url` names one seed node. */
+  cluster?: boolean;
   commandTimeoutMs: number;
   /** Where every command's duration and errors are recorded. */
   calls?: StoreCalls;
 }
 
+export function isRedisCluster(client: RedisClient): client is RedisClusterClient {
+  return 'masters' in client;
+}
+
 export async function connectRedis(options: RedisStoreOptions, logger: Logger): Promise<RedisStore> {
+  const urls = urlList(options.url);
+  if (urls.length > 1 || options.cluster) return connectRedisCluster({ urls, commandTimeoutMs: options.commandTimeoutMs, calls: options.calls }, logger);
   const { commandTimeoutMs } = options;
   const client = createClient({
-    url: options.url,
-    disableOfflineQueue: true,
+    url: urls[0],
+    ...connectionOptions(commandTimeoutMs),
     // Drops a command still waiting to be written when its time is up (the deadline guard covers written ones).
     commandOptions: { timeout: commandTimeoutMs },
-    // Keeps a healthy idle connection from reaching socketTimeout; a silent one reaches it.
-    pingInterval: Math.max(100, Math.floor(commandTimeoutMs / 2)),
-    socket: {
-      connectTimeout: commandTimeoutMs,
-      socketTimeout: 2 * commandTimeoutMs,
-      reconnectStrategy: (retries) => Math.min(50 * (retries + 1), 2_000),
-    },
   });
   guardCommands(client, commandTimeoutMs, options.calls);
-  let lastError = '';
-  client.on('error', (error: Error) => {
-    if (error.message !== lastError) logger.warn({ err: error }, 'redis error');
-    lastError = error.message;
-  });
-  client.on('ready', () => (lastError = ''));
+  const errors = errorLogger(logger, 'redis error');
+  client.on('error', errors.onError);
+  client.on('ready', errors.onReady);
   await client.connect();
   return {
     client,
@@ -57,4 +64,14 @@ export async function connectRedis(options: RedisStoreOptions, logger: Logger): 
       if (client.isOpen) await client.quit().catch(() => client.destroy());
     },
   };
+}
+
+/**
+ * One command given as its arguments, routed by `key` on a cluster (the
+ * two clients' sendCommand differ only in that). `readonly` lets a cluster
+ * client send it to a replica when configured to.
+ */
+export function sendKeyedCommand<T>(client: RedisClient, key: string, readonly: boolean, args: string[], options?: Parameters<RedisSingleClient['sendCommand']>[1]): Promise<T> {
+  if (isRedisCluster(client)) return client.sendCommand<T>(key, readonly, args, options);
+  return client.sendCommand<T>(args, options);
 }

@@ -5,7 +5,7 @@
  * first would only add work. Text is made on demand (filters, downloads).
  */
 import { RESP_TYPES } from 'redis';
-import type { RedisClient } from '../../../shared/stores/redis-store.js';
+import { sendKeyedCommand, type RedisClient } from '../../../shared/stores/redis-store.js';
 
 const AS_BYTES = { [RESP_TYPES.BLOB_STRING]: Buffer } as const;
 const EMPTY_OBJECT = Buffer.from('{}');
@@ -49,7 +49,7 @@ type RawEntry = [id: Buffer, fields: Buffer[] | null];
  * XREVRANGE bounds for desc: `from` is the end for desc).
  */
 export async function readLogRange(redis: RedisClient, key: string, direction: RangeDirection, from: string, to: string, count: number): Promise<LogEntry[]> {
-  const raw = await redis.sendCommand<RawEntry[]>([direction === 'asc' ? 'XRANGE' : 'XREVRANGE', key, from, to, 'COUNT', String(count)], { typeMapping: AS_BYTES });
+  const raw = await sendKeyedCommand<RawEntry[]>(redis, key, true, [direction === 'asc' ? 'XRANGE' : 'XREVRANGE', key, from, to, 'COUNT', String(count)], { typeMapping: AS_BYTES });
   const entries = new Array<LogEntry>(raw.length);
   for (let i = 0; i < raw.length; i++) {
     const [id, fields] = raw[i]!;
