@@ -10,7 +10,7 @@ import { waitForExistingServer } from './existing-server.js';
 import { ensureStackPackages, type StackBinaries } from './install-packages.js';
 import { DEFAULT_SERVER_OPTIONS, type ServerOptions } from './server-configs.js';
 import type { ExitInfo, ServerProcess } from './server-process.js';
-import { STACK_SERVERS, type StackServer } from './stack-servers.js';
+import { SERVER_NAMES, STACK_SERVERS, type StackServer } from './stack-servers.js';
 import { assertFixedPortsFree, combineErrors, startServer } from './start-server.js';
 import { SupervisedServer } from './supervised-server.js';
 
@@ -116,15 +116,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       server,
       new SupervisedServer(
         {
-          server,
-          binary: binaries[server]!,
-          dataDir,
-          url: urls[server],
-          settings,
-          timeoutMs,
+          label: SERVER_NAMES[server].label,
+          respawn: (onSpawned) =>
+            startServer({ server, binary: binaries[server]!, dataDir, fixedPort: Number(new URL(urls[server]).port), settings, timeoutMs, log, onSpawned }),
           restartOnExit: options.restartOnExit ?? false,
           log,
-          onUnexpectedExit: options.onServerExit,
+          onUnexpectedExit: (exit) => options.onServerExit?.(server, exit),
           onSpawned: (next) => pids.push(next.pid),
         },
         child,

@@ -21,7 +21,17 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   natsMaxFileStoreBytes: 10 * 1024 ** 3,
 };
 
-export function natsConfigText(options: { port: number; storeDir: string; maxFileStoreBytes: number }): string {
+/** A node of a NATS cluster (deploy/cluster-stack): its name, route port, the other nodes' route ports, and a monitoring port. */
+export interface NatsClusterNode {
+  serverName: string;
+  clusterName: string;
+  routePort: number;
+  routes: number[];
+  monitorPort: number;
+}
+
+export function natsConfigText(options: { port: number; storeDir: string; maxFileStoreBytes: number; cluster?: NatsClusterNode }): string {
+  const { cluster } = options;
   // nats-server appends "jetstream" to store_dir itself.
   return [
     `listen: "127.0.0.1:${options.port}"`,
@@ -32,6 +42,18 @@ export function natsConfigText(options: { port: number; storeDir: string; maxFil
     // A full disk stops every store on the machine; a full JetStream only refuses publishes (ingest answers 503).
     `  max_file_store: ${options.maxFileStoreBytes}`,
     '}',
+    ...(cluster
+      ? [
+          // JetStream clustering needs a stable server name per node.
+          `server_name: ${quote(cluster.serverName)}`,
+          `http: "127.0.0.1:${cluster.monitorPort}"`,
+          'cluster {',
+          `  name: ${quote(cluster.clusterName)}`,
+          `  listen: "127.0.0.1:${cluster.routePort}"`,
+          `  routes: [${cluster.routes.map((port) => quote(`nats-route://127.0.0.1:${port}`)).join(', ')}]`,
+          '}',
+        ]
+      : []),
     '',
   ].join('\n');
 }
@@ -85,7 +107,14 @@ export function influxConfigText(options: {
   ].join('\n');
 }
 
-export function redisConfigText(options: { port: number; dir: string; logFile: string; appendFsync: ServerOptions['redisAppendFsync'] }): string {
+/** Cluster mode of a Redis node (deploy/cluster-stack): its bus port, and how long a silent master has before its replica takes over. */
+export interface RedisClusterNode {
+  busPort: number;
+  nodeTimeoutMs: number;
+}
+
+export function redisConfigText(options: { port: number; dir: string; logFile: string; appendFsync: ServerOptions['redisAppendFsync']; cluster?: RedisClusterNode }): string {
+  const { cluster } = options;
   return [
     `port ${options.port}`,
     'bind 127.0.0.1',
@@ -98,6 +127,20 @@ export function redisConfigText(options: { port: number; dir: string; logFile: s
     'appendonly yes',
     `appendfsync ${options.appendFsync}`,
     'save ""',
+    ...(cluster
+      ? [
+          'cluster-enabled yes',
+          // Relative to dir: the node's identity and view of the cluster, kept across restarts.
+          'cluster-config-file nodes.conf',
+          `cluster-port ${cluster.busPort}`,
+          `cluster-node-timeout ${cluster.nodeTimeoutMs}`,
+          // A slot range without its master refuses commands (CLUSTERDOWN) rather than some keys answering and others not.
+          'cluster-require-full-coverage yes',
+          // A replica syncs without an RDB file on disk (save is off).
+          'repl-diskless-sync yes',
+          'maxmemory-policy noeviction',
+        ]
+      : []),
     '',
   ].join('\n');
 }

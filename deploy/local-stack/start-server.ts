@@ -8,7 +8,7 @@ import { prepareServerCommand } from './server-command.js';
 import type { ServerOptions } from './server-configs.js';
 import { fileSize, spawnServer, tailOfFile, type ExitInfo, type ServerProcess } from './server-process.js';
 import { SERVER_NAMES, type StackServer } from './stack-servers.js';
-import { probeFor, waitUntilReady } from './wait-ready.js';
+import { probeFor, waitUntilReady, type ReadyOutcome } from './wait-ready.js';
 
 // A free port picked by us can be taken before the server binds it.
 const MAX_ATTEMPTS = 3;
@@ -33,37 +33,64 @@ export async function startServer(options: {
     const command = await prepareServerCommand(server, serverDir, port, options.settings);
     const logStart = await fileSize(command.logFile);
     log(`starting ${label} on 127.0.0.1:${port} (log: ${command.logFile})`);
-    const child = await spawnServer({
+    const started = await spawnUntilReady({
+      label,
       binary: options.binary,
       args: command.args,
       cwd: serverDir,
       logFile: command.logFile,
-    });
-    options.onSpawned(child);
-    const outcome = await waitUntilReady({
       url: command.url,
       probe: probeFor(server, true),
       timeoutMs: options.timeoutMs,
-      exited: child.exited,
+      onSpawned: options.onSpawned,
     });
-    if (outcome.kind === 'ready') {
-      log(`${label} ready at ${command.url} (pid ${child.pid})`);
+    if (started.kind === 'ready') {
+      log(`${label} ready at ${command.url} (pid ${started.pid})`);
       return command.url;
     }
-    const tail = await tailOfFile(command.logFile, logStart);
-    if (outcome.kind === 'exited' && /address already in use/i.test(tail)) {
+    if (started.outcome.kind === 'exited' && /address already in use/i.test(started.tail)) {
       if (fixedPort && !(await isPortFree(fixedPort))) throw busyPortError(server, fixedPort);
       if (attempt < MAX_ATTEMPTS) {
         log(`${label}: a port was taken before it could bind; retrying on other ports`);
         continue;
       }
     }
-    const what =
-      outcome.kind === 'exited'
-        ? `exited during start-up (${describeExit(outcome.exit)})`
-        : `did not answer within ${options.timeoutMs} ms (last check: ${outcome.lastError})`;
-    throw new Error(`${label} ${what}. The end of its log ${command.logFile}:\n${tail}`);
+    throw started.error;
   }
+}
+
+export type SpawnOutcome =
+  | { kind: 'ready'; pid: number }
+  | { kind: 'failed'; outcome: Exclude<ReadyOutcome, { kind: 'ready' }>; tail: string; error: Error };
+
+/**
+ * Starts one process and waits until `probe` says it answers at `url`; on
+ * failure, an error naming it and quoting the end of its log. Shared by the
+ * local stack and the cluster stack (nodes, nginx, service processes).
+ */
+export async function spawnUntilReady(options: {
+  label: string;
+  binary: string;
+  args: string[];
+  cwd: string;
+  logFile: string;
+  env?: NodeJS.ProcessEnv;
+  url: string;
+  probe: (url: string, timeoutMs: number) => Promise<void>;
+  timeoutMs: number;
+  onSpawned: (child: ServerProcess) => void;
+}): Promise<SpawnOutcome> {
+  const logStart = await fileSize(options.logFile);
+  const child = await spawnServer({ binary: options.binary, args: options.args, cwd: options.cwd, logFile: options.logFile, env: options.env });
+  options.onSpawned(child);
+  const outcome = await waitUntilReady({ url: options.url, probe: options.probe, timeoutMs: options.timeoutMs, exited: child.exited });
+  if (outcome.kind === 'ready') return { kind: 'ready', pid: child.pid };
+  const tail = await tailOfFile(options.logFile, logStart);
+  const what =
+    outcome.kind === 'exited'
+      ? `exited during start-up (${describeExit(outcome.exit)})`
+      : `did not answer within ${options.timeoutMs} ms (last check: ${outcome.lastError})`;
+  return { kind: 'failed', outcome, tail, error: new Error(`${options.label} ${what}. The end of its log ${options.logFile}:\n${tail}`) };
 }
 
 /** Checked before anything starts, so that a busy port costs no start-up. */

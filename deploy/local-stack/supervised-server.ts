@@ -5,10 +5,8 @@
  * unexpected exit instead of leaving the service on a dead store. Restarts
  * back off from 1 s to 30 s while the server keeps dying.
  */
-import type { ServerOptions } from './server-configs.js';
 import type { ExitInfo, ServerProcess } from './server-process.js';
-import { SERVER_NAMES, type StackServer } from './stack-servers.js';
-import { describeExit, startServer } from './start-server.js';
+import { describeExit } from './start-server.js';
 
 const FIRST_BACKOFF_MS = 1_000;
 const MAX_BACKOFF_MS = 30_000;
@@ -16,15 +14,13 @@ const MAX_BACKOFF_MS = 30_000;
 const STABLE_MS = 60_000;
 
 export interface SupervisedServerOptions {
-  server: StackServer;
-  binary: string;
-  dataDir: string;
-  url: string;
-  settings: ServerOptions;
-  timeoutMs: number;
+  /** How log lines name it ("Redis", "redis node 127.0.0.1:7001", "ingest 1"). */
+  label: string;
+  /** Starts it again on its port and resolves once it answers; hands each process to onSpawned first. */
+  respawn: (onSpawned: (child: ServerProcess) => void) => Promise<unknown>;
   restartOnExit: boolean;
   log: (line: string) => void;
-  onUnexpectedExit?: (server: StackServer, exit: ExitInfo) => void;
+  onUnexpectedExit?: (exit: ExitInfo) => void;
   /** Every process started, for the stack's pid list. */
   onSpawned: (child: ServerProcess) => void;
 }
@@ -72,37 +68,26 @@ export class SupervisedServer {
   }
 
   private async spawn(): Promise<void> {
-    const { options } = this;
-    await startServer({
-      server: options.server,
-      binary: options.binary,
-      dataDir: options.dataDir,
-      fixedPort: Number(new URL(options.url).port),
-      settings: options.settings,
-      timeoutMs: options.timeoutMs,
-      log: options.log,
-      onSpawned: (child) => {
-        this.child = child;
-        this.upSince = Date.now();
-        options.onSpawned(child);
-        this.watch(child);
-      },
+    await this.options.respawn((child) => {
+      this.child = child;
+      this.upSince = Date.now();
+      this.options.onSpawned(child);
+      this.watch(child);
     });
   }
 
   private watch(child: ServerProcess): void {
     void child.exited.then((exit) => {
       if (this.held || child !== this.child) return;
-      const { label } = SERVER_NAMES[this.options.server];
-      this.options.log(`${label} (pid ${child.pid}) exited unexpectedly: ${describeExit(exit)}`);
-      this.options.onUnexpectedExit?.(this.options.server, exit);
+      this.options.log(`${this.options.label} (pid ${child.pid}) exited unexpectedly: ${describeExit(exit)}`);
+      this.options.onUnexpectedExit?.(exit);
       if (this.options.restartOnExit) this.scheduleRestart();
     });
   }
 
   private scheduleRestart(): void {
     if (Date.now() - this.upSince >= STABLE_MS) this.backoffMs = FIRST_BACKOFF_MS;
-    const { label } = SERVER_NAMES[this.options.server];
+    const { label } = this.options;
     const delay = this.backoffMs;
     this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);
     this.options.log(`restarting ${label} in ${delay / 1000} s`);

@@ -7,28 +7,14 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { answersReady, LAUNCHER, repositoryRoot, type ServiceTarget } from '../../deploy/cluster-stack/service-target.js';
 import { spawnServer, type ServerProcess } from '../../deploy/local-stack/server-process.js';
 import { waitUntilReady } from '../../deploy/local-stack/wait-ready.js';
 
-export type ServiceTarget = 'ingest' | 'writer' | 'query';
-
-/** The repository root, from src (test/faults) and from dist (dist/test/faults). */
-function repositoryRoot(): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const up = path.resolve(here, '../..');
-  return path.basename(up) === 'dist' ? path.dirname(up) : up;
-}
-
-export const LAUNCHER = path.join(repositoryRoot(), 'dist/shared/launcher/main.js');
+export type { ServiceTarget };
+export { LAUNCHER };
 
 const READY_TIMEOUT_MS = 60_000;
-
-async function answersReady(url: string, timeoutMs: number): Promise<void> {
-  const response = await fetch(`${url}/ready`, { signal: AbortSignal.timeout(timeoutMs) });
-  await response.body?.cancel();
-  if (response.status !== 200) throw new Error(`/ready answered ${response.status}`);
-}
 
 /** Sends a signal to a pid the bench started; a process that is already gone is not an error. */
 export function sendSignal(pid: number | undefined, name: NodeJS.Signals): void {
