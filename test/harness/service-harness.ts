@@ -54,7 +54,7 @@ export interface CallResult {
 
 export const unique = (prefix: string): string => `${prefix}${randomBytes(6).toString('hex')}`;
 
-function credential(company: string): TestCredential {
+export function credential(company: string): TestCredential {
   return { access_key: unique('AK'), secret_key: unique('sk-'), company, user: unique('user-') };
 }
 
@@ -89,9 +89,29 @@ export async function startHarness(
     modules: { ...targetModules, ...options.modules },
   });
   const baseUrl = `http://127.0.0.1:${service.httpPort}`;
-  const basic = (c: TestCredential) => `Basic ${Buffer.from(`${c.access_key}:${c.secret_key}`).toString('base64')}`;
+  const basic = basicAuthorization;
+  const call = apiCaller(baseUrl);
+  return {
+    baseUrl,
+    service,
+    config,
+    env,
+    credentials,
+    basic,
+    async login(c) {
+      // A target without auth.login (ingest, writer) still verifies tokens: issue one directly.
+      return loginThrough(call, c, () => service.services.tokens.issue({ user: c.user, company: c.company, role: 'user' }, 3600));
+    },
+    call,
+    stop: () => service.stop(),
+  };
+}
 
-  const call = async (operation: string, body: unknown, callOptions: CallOptions = {}): Promise<CallResult> => {
+export const basicAuthorization = (c: TestCredential): string => `Basic ${Buffer.from(`${c.access_key}:${c.secret_key}`).toString('base64')}`;
+
+/** Calls operations under `baseUrl`: POSTs a JSON body with a Bearer token; returns the status and the parsed envelope. */
+export function apiCaller(baseUrl: string): Harness['call'] {
+  return async (operation, body, callOptions = {}) => {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...callOptions.headers };
     if (callOptions.token) headers.authorization = `Bearer ${callOptions.token}`;
     const response = await httpRequest(`${baseUrl}/${operation}`, {
@@ -107,22 +127,12 @@ export async function startHarness(
     }
     return { status: response.status, body: parsed, headers: response.headers };
   };
+}
 
-  return {
-    baseUrl,
-    service,
-    config,
-    env,
-    credentials,
-    basic,
-    async login(c) {
-      const result = await call('auth.login', undefined, { method: 'GET', headers: { authorization: basic(c) } });
-      // A target without auth.login (ingest, writer) still verifies tokens: issue one directly.
-      if (result.status === 404) return service.services.tokens.issue({ user: c.user, company: c.company, role: 'user' }, 3600);
-      if (result.status !== 200) throw new Error(`login failed: ${JSON.stringify(result.body)}`);
-      return result.body.data.token as string;
-    },
-    call,
-    stop: () => service.stop(),
-  };
+/** A Bearer token from auth.login; `fallback` when the target has no auth.login (404). */
+export async function loginThrough(call: Harness['call'], c: TestCredential, fallback?: () => string): Promise<string> {
+  const result = await call('auth.login', undefined, { method: 'GET', headers: { authorization: basicAuthorization(c) } });
+  if (result.status === 404 && fallback) return fallback();
+  if (result.status !== 200) throw new Error(`login failed: ${JSON.stringify(result.body)}`);
+  return result.body.data.token as string;
 }
