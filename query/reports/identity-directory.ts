@@ -30,9 +30,9 @@ export class IdentityDirectory {
     if (identity.company && identity.company_name) writes.push([this.keys.companyNames, identity.company, identity.company_name]);
     const fresh = writes.filter(([key, id, name]) => !this.known.has(`${key}\u0000${id}\u0000${name}`));
     if (fresh.length === 0) return;
-    // Separate writes, pipelined: the two name hashes are in different cluster slots, which MULTI refuses.
-    const redis = this.redis();
-    await Promise.all(fresh.map(([key, id, name]) => redis.hSet(key, id, name)));
+    const multi = this.redis().multi();
+    for (const [key, id, name] of fresh) multi.hSet(key, id, name);
+    await multi.exec();
     if (this.known.size > MEMO_LIMIT) this.known.clear();
     for (const [key, id, name] of fresh) this.known.add(`${key}\u0000${id}\u0000${name}`);
   }
