@@ -13,6 +13,7 @@
  * none from a master without; a number asks every master for that many;
  * 0 never waits.
  */
+import calculateSlot from 'cluster-key-slot';
 import { StoreUnavailableError } from '../../shared/stores/store-errors.js';
 import type { RedisKeys } from '../../shared/stores/redis-keys.js';
 import { isRedisCluster, sendKeyedCommand, type RedisClient, type RedisSingleClient } from '../../shared/stores/redis-store.js';
@@ -86,7 +87,15 @@ export function singleNode(client: RedisSingleClient, name = 'redis'): NodesOfKe
  */
 export function nodesOfClient(client: RedisClient): NodesOfKeys {
   if (!isRedisCluster(client)) return singleNode(client);
-  return async (keys) => [...new Set(keys)].map((key) => ({ name: key, command: (args: string[]) => sendKeyedCommand(client, key, false, args) }));
+  return async (keys) => {
+    // One key per master: WAIT is a per-connection question, asked once of each master written to.
+    const byMaster = new Map<string, string>();
+    for (const key of keys) {
+      const master = client.slots[calculateSlot(key)]?.master.address ?? `slot ${calculateSlot(key)}`;
+      if (!byMaster.has(master)) byMaster.set(master, key);
+    }
+    return [...byMaster].map(([name, key]) => ({ name, command: (args: string[]) => sendKeyedCommand(client, key, false, args) }));
+  };
 }
 
 /** A key in each hash slot a batch's Redis writes touch: each task's log slot, each summary's company slot. */

@@ -75,8 +75,8 @@ export function redisKeys(prefix: string) {
     companyNames: `${prefix}:{names}:companies`,
     /** String: a reports.get_all_ex / get_task_data scroll state of the company. */
     reportScroll: (companyId: string, id: string) => `${company(companyId)}:rscroll:${keyPart(id)}`,
-    /** Coordination of the writers of one JetStream stream (leases, live writers). */
-    writer: (streamPrefix: string) => `${prefix}:writer:${keyPart(streamPrefix)}`,
+    /** Coordination of the writers of one JetStream stream (leases, live writers): one slot, the lease scripts touch several. */
+    writer: (streamPrefix: string) => tagged(prefix, 'writer', streamPrefix),
   };
 }
 

@@ -113,7 +113,7 @@ function parseKey(key: string): Descriptor {
   const rest = key.slice(PREFIX.length + 1);
   if (rest === '{names}:users') return ['userNames'];
   if (rest === '{names}:companies') return ['companyNames'];
-  if (rest.startsWith('{')) {
+  if (rest.startsWith('{') && !rest.startsWith('{writer:')) {
     const close = rest.indexOf('}');
     if (close < 0) fail('unclosed tag');
     const [kind, ...partPieces] = rest.slice(1, close).split(':');
@@ -153,7 +153,7 @@ function parseKey(key: string): Descriptor {
     return fail(`tag kind ${kind}`);
   }
   if (rest.startsWith('ctl:')) return ['controlResult', decode(rest.slice(4))];
-  const writer = /^writer:([^:]*):(?:lease:(\d+)|(live))$/.exec(rest);
+  const writer = /^\{writer:([^:}]*)\}:(?:lease:(\d+)|(live))$/.exec(rest);
   if (writer) return writer[3] ? ['writerLive', decode(writer[1]!)] : ['writerLease', decode(writer[1]!), Number(writer[2])];
   return fail('no rule');
 }
@@ -238,6 +238,8 @@ describe('Redis key layout', () => {
         if (a !== b) expect(hashTag(k.owner(n, b))).not.toBe(hashTag(k.owner(n, a)));
         if (co !== b) expect(hashTag(k.entity(b, n, a))).not.toBe([...companyTags][0]);
         expect(hashTag(k.userNames)).toBe(hashTag(k.companyNames));
+        // The lease scripts touch several partitions' leases and the live set at once.
+        expect(new Set([writerKeys(PREFIX, b).lease(0), writerKeys(PREFIX, b).lease(7), writerKeys(PREFIX, b).liveWriters].map(hashTag)).size).toBe(1);
       }),
       { numRuns: 2000 },
     );
