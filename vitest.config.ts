@@ -1,8 +1,32 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: pure unit tests sit beside the code they test; integration
+// Three projects: pure unit tests sit beside the code they test; integration
 // tests under test/ share one throwaway stack (NATS, InfluxDB, Redis on free
-// ports) started by the global setup.
+// ports) started by the global setup; the cluster pass runs the public-API
+// scenario files once more against the split deployment on clustered stores
+// (docs/scaling.md, "Tests on both shapes").
+
+/** Scenario files that go through the public API only, covering every operation; the cluster pass runs them. */
+const CLUSTER_PASS = [
+  'test/protocol/tenant-isolation.test.ts',
+  'test/events-read/metrics-listing.test.ts',
+  'test/events-read/scalars-histogram.test.ts',
+  'test/events-read/scalars-latest-single-vector.test.ts',
+  'test/events-read/scalars-metric-data.test.ts',
+  'test/events-read/scalars-raw.test.ts',
+  'test/events-read/scalars-caps.test.ts',
+  'test/events-read/task-events-paging.test.ts',
+  'test/events-read/logs-get-task-log.test.ts',
+  'test/events-read/logs-download-clear.test.ts',
+  'test/events-read/plots-sample.test.ts',
+  'test/events-read/plots-task-plots.test.ts',
+  'test/events-read/plots-window.test.ts',
+  'test/events-read/debug-images-sample.test.ts',
+  'test/reports/reports-scenario.test.ts',
+  'test/reports/reports-lifecycle.test.ts',
+  'test/reports/reports-query.test.ts',
+  'test/reports/web-ui-shapes.test.ts',
+];
 export default defineConfig({
   test: {
     projects: [
@@ -22,6 +46,20 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 120_000,
           pool: 'forks',
+        },
+      },
+      {
+        test: {
+          name: 'cluster',
+          include: CLUSTER_PASS,
+          environment: 'node',
+          env: { TEST_SHAPE: 'cluster' },
+          globalSetup: ['test/support/cluster-global-setup.ts'],
+          testTimeout: 90_000,
+          hookTimeout: 180_000,
+          pool: 'forks',
+          // 17 processes of the cluster share the machine with the test files.
+          maxWorkers: 2,
         },
       },
     ],

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, startReadFixture, unique, type ReadFixture } from './logs-plots-images-fixture.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
+import { InfluxStore } from '../../shared/stores/influx-store.js';
 
 let f: ReadFixture;
 beforeAll(async () => {
@@ -24,8 +25,10 @@ const at = (s: Sample) => (s.event === null ? null : [s.event.iter, s.event.vari
 const navKey = (id: string) => redisKeys(f.h.env.REDIS_KEY_PREFIX!).navigation(f.company('a'), id);
 
 async function imagesVisible(task: string, count: number): Promise<void> {
+  // Its own InfluxDB client: in the cluster pass there is no in-process service to borrow one from.
+  const influx = new InfluxStore({ url: f.h.env.INFLUX_URL!, database: f.h.env.INFLUX_DB! });
   await f.until(
-    async () => f.h.service.services.stores.influx.query(`SELECT COUNT("ts") FROM "image" WHERE "e" = '${task}'`),
+    async () => influx.query(`SELECT COUNT("ts") FROM "image" WHERE "e" = '${task}'`),
     (r) => Number(r[0]?.series?.[0]?.values[0]?.[1] ?? 0) === count,
   );
 }

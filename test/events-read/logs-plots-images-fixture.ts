@@ -3,7 +3,8 @@
  * service (ingest, writer, query with these operations), events written
  * through the real ingest, and polling until the writer stored them.
  */
-import { createClient } from 'redis';
+import type { RedisClient as ServiceRedisClient } from '../../shared/stores/redis-store.js';
+import { connectTestRedis } from '../harness/test-redis.js';
 import { expect } from 'vitest';
 import { logPlotImageReadOperations } from '../../query/events/log-plot-image-read-operations.js';
 import { QueryDeps } from '../../query/query-deps.js';
@@ -26,7 +27,7 @@ export interface ReadFixture {
   readonly h: Harness;
   readonly tokenA: string;
   readonly tokenB: string;
-  readonly redis: ReturnType<typeof createClient>;
+  readonly redis: ServiceRedisClient;
   /** Query dependencies of the test process (for the report sections, called directly). */
   readonly deps: QueryDeps;
   /** Writes events through events.add_batch (NDJSON); expects every event accepted. */
@@ -43,17 +44,20 @@ export interface ReadFixture {
 export async function startReadFixture(env: Record<string, string> = {}): Promise<ReadFixture> {
   const h = await startHarness({ target: 'all', env, modules: { query: queryWithReads } });
   const [tokenA, tokenB] = await Promise.all([h.login(h.credentials.a), h.login(h.credentials.b)]);
-  const redis = createClient({ url: h.env.REDIS_URL });
-  await redis.connect();
-  const services = h.service.services;
-  const deps = new QueryDeps(services.config, services.logger, services.stores, services.signingSecret);
+  const redisConnection = await connectTestRedis(h.env.REDIS_URL!);
+  const redis = redisConnection.client;
+  // Built on first use: only tests of store-level sections need it (none in the cluster pass).
+  let deps: QueryDeps | undefined;
   const call = (operation: string, body: unknown, token = tokenA) => h.call(operation, body, { token });
   const fixture: ReadFixture = {
     h,
     tokenA,
     tokenB,
     redis,
-    deps,
+    get deps() {
+      const services = h.service.services;
+      return (deps ??= new QueryDeps(services.config, services.logger, services.stores, services.signingSecret));
+    },
     async add(events, token = tokenA) {
       const r = await h.call('v2.23/events.add_batch', undefined, {
         token,
@@ -79,7 +83,7 @@ export async function startReadFixture(env: Record<string, string> = {}): Promis
     },
     company: (which) => h.credentials[which].company,
     async stop() {
-      await redis.quit().catch(() => undefined);
+      await redisConnection.close().catch(() => undefined);
       await h.stop();
     },
   };

@@ -4,7 +4,8 @@
  * target unless it already serves them), events written through the real
  * ingest, and polling until the writer made them visible.
  */
-import { createClient } from 'redis';
+import type { RedisClient as ServiceRedisClient } from '../../shared/stores/redis-store.js';
+import { connectTestRedis } from '../harness/test-redis.js';
 import { expect } from 'vitest';
 import type { TargetModule } from '../../shared/launcher/target.js';
 import { scalarReadOperations } from '../../query/events/scalar-read-operations.js';
@@ -26,7 +27,7 @@ export interface ReadHarness {
   h: Harness;
   tokenA: string;
   tokenB: string;
-  redis: ReturnType<typeof createClient>;
+  redis: ServiceRedisClient;
   keys: ReturnType<typeof redisKeys>;
   /** Sends events through events.add_batch (NDJSON), in chunks; expects every event accepted. */
   add(events: object[], token?: string): Promise<void>;
@@ -44,8 +45,8 @@ const CHUNK_LINES = 20_000;
 export async function startReadHarness(env: Record<string, string> = {}): Promise<ReadHarness> {
   const h = await startHarness({ target: 'all', env, modules: { query: queryWithScalarReads } });
   const [tokenA, tokenB] = await Promise.all([h.login(h.credentials.a), h.login(h.credentials.b)]);
-  const redis = createClient({ url: h.env.REDIS_URL });
-  await redis.connect();
+  const redisConnection = await connectTestRedis(h.env.REDIS_URL!);
+  const redis = redisConnection.client;
   const call = (operation: string, body: unknown, token = tokenA) => h.call(operation, body, { token });
   const data = async (operation: string, body: unknown, token = tokenA) => {
     const r = await call(operation, body, token);
@@ -83,7 +84,7 @@ export async function startReadHarness(env: Record<string, string> = {}): Promis
       }
     },
     async stop() {
-      await redis.quit();
+      await redisConnection.close().catch(() => undefined);
       await h.stop();
     },
   };

@@ -20,11 +20,13 @@ export interface ClusterHarness extends Pick<Harness, 'baseUrl' | 'credentials' 
   stop(): Promise<void>;
 }
 
-export async function startClusterHarness(options: { env?: Record<string, string>; log?: (line: string) => void } = {}): Promise<ClusterHarness> {
+export async function startClusterHarness(
+  options: { env?: Record<string, string>; log?: (line: string) => void; /** More key pairs in the credentials file (the cluster pass gives each test file its own companies). */ extraCredentials?: TestCredential[] } = {},
+): Promise<ClusterHarness> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'clearml-cluster-'));
   const credentials = { a: credential(unique('company-a-')), b: credential(unique('company-b-')) };
   const credentialsFile = path.join(dataDir, 'credentials.json');
-  writeFileSync(credentialsFile, JSON.stringify([credentials.a, credentials.b]));
+  writeFileSync(credentialsFile, JSON.stringify([credentials.a, credentials.b, ...(options.extraCredentials ?? [])]));
   const suffix = randomBytes(4).toString('hex');
   const env: Record<string, string> = {
     DATA_DIR: dataDir,

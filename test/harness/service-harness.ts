@@ -2,12 +2,19 @@
  * Starts a target in-process against the suite's throwaway stack, isolated
  * from other test files: its own DATA_DIR, credentials (two companies),
  * JetStream stream prefix and InfluxDB database.
+ *
+ * In the cluster pass (TEST_SHAPE=cluster, vitest project `cluster`) it
+ * starts nothing: it answers a harness on the one cluster of the pass
+ * (test/support/cluster-global-setup.ts), with a pair of companies no other
+ * file uses; `service` is not there, so only files that go through the
+ * public API run in that pass.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { closeSync, openSync } from 'node:fs';
 import { inject } from 'vitest';
 import '../support/stack-context.js';
 import { loadConfig, type Config } from '../../shared/config/config.js';
@@ -26,7 +33,10 @@ export interface TestCredential {
 
 export interface Harness {
   readonly baseUrl: string;
+  /** The in-process service (absent in the cluster pass). */
   readonly service: RunningService;
+  /** host:port of the gRPC ingest (nginx's in the cluster pass). */
+  readonly grpcAddress: string;
   readonly config: Readonly<Config>;
   readonly env: Record<string, string>;
   /** Two companies, A and B, each with one key pair. */
@@ -61,6 +71,13 @@ export function credential(company: string): TestCredential {
 export async function startHarness(
   options: { target?: TargetName; env?: Record<string, string>; modules?: Partial<Record<Exclude<TargetName, 'all'>, TargetModule>> } = {},
 ): Promise<Harness> {
+  if (process.env.TEST_SHAPE === 'cluster') {
+    const cluster = inject('cluster').env;
+    const settings = Object.entries(options.env ?? {}).filter(([name, value]) => cluster[name] !== value).map(([name]) => name);
+    // The pass's one cluster has one configuration: a file that needs another cannot run in it.
+    if (settings.length > 0) throw new Error(`this file configures the service (${settings.join(', ')}): it belongs to the single-process pass only`);
+    return clusterPassHarness();
+  }
   const stack = inject('stack');
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'clearml-harness-'));
   const credentials = { a: credential(unique('company-a-')), b: credential(unique('company-b-')) };
@@ -94,6 +111,9 @@ export async function startHarness(
   return {
     baseUrl,
     service,
+    get grpcAddress() {
+      return `127.0.0.1:${service.services.boundPorts.get('grpc')}`;
+    },
     config,
     env,
     credentials,
@@ -104,6 +124,37 @@ export async function startHarness(
     },
     call,
     stop: () => service.stop(),
+  };
+}
+
+/** A harness on the cluster of the cluster pass, with the first pair of companies no other harness took. */
+function clusterPassHarness(): Harness {
+  const cluster = inject('cluster');
+  const pair = cluster.pairs.findIndex((_, n) => {
+    try {
+      closeSync(openSync(path.join(cluster.claims, String(n)), 'wx'));
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (pair < 0) throw new Error(`the cluster pass has ${cluster.pairs.length} pairs of companies; a harness more needs CLUSTER_CREDENTIAL_PAIRS raised`);
+  const stack = inject('stack');
+  const env = { ...cluster.env, NATS_URL: stack.natsUrl, INFLUX_URL: stack.influxUrl, REDIS_URL: stack.redisUrl };
+  const call = apiCaller(cluster.baseUrl);
+  return {
+    baseUrl: cluster.baseUrl,
+    get service(): RunningService {
+      throw new Error('no in-process service in the cluster pass: this test file belongs to the single-process pass only');
+    },
+    grpcAddress: cluster.grpcAddress,
+    config: loadConfig(env),
+    env,
+    credentials: cluster.pairs[pair]!,
+    basic: basicAuthorization,
+    login: (c) => loginThrough(call, c),
+    call,
+    stop: async () => undefined,
   };
 }
 

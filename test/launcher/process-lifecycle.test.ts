@@ -94,7 +94,7 @@ describe('targets', () => {
     const result = spawnSync(process.execPath, [main, 'query'], { env: baseEnv({ API_PORT: 'eighty', REDIS_URL: 'localhost' }), encoding: 'utf8' });
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('API_PORT: expected a TCP port number (1-65535) for the HTTP API, got "eighty"');
-    expect(result.stderr).toContain('REDIS_URL: expected a URL like redis://127.0.0.1:6379, got "localhost"');
+    expect(result.stderr).toContain('REDIS_URL: expected a URL like redis://127.0.0.1:6379, or a comma-separated list of them, got "localhost"');
   });
 
   it('fails start-up loudly when a store it needs does not answer', async () => {

@@ -4,7 +4,8 @@
  * them), tokens for two companies, call helpers, seeding of public records
  * straight into Redis, and event writes through the real ingest.
  */
-import { createClient } from 'redis';
+import type { RedisClient as ServiceRedisClient } from '../../shared/stores/redis-store.js';
+import { connectTestRedis } from '../harness/test-redis.js';
 import { expect } from 'vitest';
 import { QueryDeps } from '../../query/query-deps.js';
 import { queryTarget } from '../../query/query-target.js';
@@ -13,7 +14,7 @@ import { reportKeys } from '../../query/reports/store/report-keys.js';
 import type { TargetModule } from '../../shared/launcher/target.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 
-export type RedisClient = ReturnType<typeof createClient>;
+export type RedisClient = ServiceRedisClient;
 
 const withReports: TargetModule = (services) => {
   const parts = queryTarget(services);
@@ -43,8 +44,8 @@ export interface ReportsFixture {
 export async function startReportsFixture(env: Record<string, string> = {}): Promise<ReportsFixture> {
   const h = await startHarness({ target: 'all', env, modules: { query: withReports } });
   const [tokenA, tokenB] = await Promise.all([h.login(h.credentials.a), h.login(h.credentials.b)]);
-  const redis = createClient({ url: h.env.REDIS_URL });
-  await redis.connect();
+  const redisConnection = await connectTestRedis(h.env.REDIS_URL!);
+  const redis = redisConnection.client;
   const call = async (op: string, body: unknown, token = tokenA) => {
     const r = await h.call(op, body, { token });
     return { status: r.status, meta: r.body.meta, data: r.body.data };
@@ -71,7 +72,7 @@ export async function startReportsFixture(env: Record<string, string> = {}): Pro
       return { code: `${r.meta.result_code}/${r.meta.result_subcode}`, msg: r.meta.result_msg };
     },
     async stop() {
-      await redis.quit();
+      await redisConnection.close().catch(() => undefined);
       await h.stop();
     },
   };

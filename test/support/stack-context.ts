@@ -13,5 +13,14 @@ export interface StackContext {
 declare module 'vitest' {
   export interface ProvidedContext {
     stack: { natsUrl: string; influxUrl: string; redisUrl: string; dataDir: string };
+    /** Only in the cluster pass (test/support/cluster-global-setup.ts). */
+    cluster: {
+      baseUrl: string;
+      grpcAddress: string;
+      env: Record<string, string>;
+      pairs: Array<{ a: { access_key: string; secret_key: string; company: string; user: string }; b: { access_key: string; secret_key: string; company: string; user: string } }>;
+      /** Directory where each harness claims a pair by creating `<n>` exclusively. */
+      claims: string;
+    };
   }
 }
