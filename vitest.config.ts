@@ -58,8 +58,10 @@ export default defineConfig({
           testTimeout: 90_000,
           hookTimeout: 180_000,
           pool: 'forks',
-          // 17 processes of the cluster share the machine with the test files.
+          // 17 processes of the cluster share the machine with the test files: after the
+          // other projects (a later group), two files at a time.
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
