@@ -1,6 +1,7 @@
 // Name uniqueness is atomic with the store (reports.md §2.2, §2.4), and concurrent project resolution makes
 // one project per path (§1.3), also across two query processes sharing Redis.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RedisSingleClient } from '../../shared/stores/redis-store.js';
 import { unique } from '../harness/service-harness.js';
 import { startReportsFixture, type ReportsFixture } from './reports-fixture.js';
 
@@ -18,6 +19,15 @@ describe('concurrent writes', () => {
     expect(codes.filter((c) => c === '200/0')).toHaveLength(1);
     expect(codes.filter((c) => c === '400/801')).toHaveLength(19);
     expect((await f.ok('reports.get_all_ex', { name: `^${name}$` })).tasks).toHaveLength(1);
+    // The refused creates leave no id owned by the company without a record (ids are global).
+    const owned: string[] = [];
+    // (single-process pass only: a cluster client has no whole-keyspace scan)
+    for await (const keys of (f.redis as RedisSingleClient).scanIterator({ MATCH: f.keys.owner('t', '*').replace('%002a', '*'), COUNT: 1000 })) {
+      for (const key of keys) if ((await f.redis.get(key)) === f.companyA) owned.push(key);
+    }
+    const ids = owned.map((key) => /\{t:([^}]*)\}/.exec(key)![1]!);
+    const records = await Promise.all(ids.map((id) => f.redis.exists(f.keys.task(f.companyA, id))));
+    expect(ids.filter((_, i) => records[i] === 0)).toEqual([]);
   });
 
   it('parallel renames of different reports to one name: exactly one wins', async () => {

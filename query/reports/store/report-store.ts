@@ -121,11 +121,17 @@ export class ReportStore {
     if (report.report !== undefined) fields.push('report', report.report);
     // Ids are global (events.md §1.10): the fresh id becomes the company's before its record exists.
     if (!(await this.owners.claim(company, 't', report.id))) throw new Error(`report id ${report.id} is owned by another company`);
-    await this.run(CREATE, company, report.id, [report.name, JSON.stringify(report.tags), ...fields], {
-      name: report.name,
-      target: report.project,
-      creating: true,
-    });
+    try {
+      await this.run(CREATE, company, report.id, [report.name, JSON.stringify(report.tags), ...fields], {
+        name: report.name,
+        target: report.project,
+        creating: true,
+      });
+    } catch (error) {
+      // Refused (a taken name, a vanished project): the fresh id must not stay owned without a record.
+      await this.owners.release(company, 't', report.id);
+      throw error;
+    }
   }
 
   async update(company: string, user: string, now: number, id: string, changes: ReportChanges): Promise<void> {
