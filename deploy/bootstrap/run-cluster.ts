@@ -7,17 +7,13 @@
  * then the stores, each by its pid.
  */
 import path from 'node:path';
-import { createDefaultCredentials, credentialsFileExists } from '../../shared/auth/credentials.js';
+import { ensureDefaultCredentials } from '../../shared/auth/credentials.js';
 import { startClusterStack, type ClusterStack } from '../cluster-stack/cluster-stack.js';
 import { printBanner, readConfiguration, stopOnSignalsAndOrphaning } from './runner.js';
 
 async function main(): Promise<void> {
   const { config, stackConfig } = readConfiguration();
-  let created = false;
-  if (!credentialsFileExists(config.CREDENTIALS_FILE)) {
-    createDefaultCredentials(config.CREDENTIALS_FILE);
-    created = true;
-  }
+  const created = ensureDefaultCredentials(config.CREDENTIALS_FILE);
   let stack: ClusterStack | undefined;
   let stopping = false;
   const log = (line: string) => process.stdout.write(`[cluster] ${line}\n`);

@@ -7,7 +7,7 @@
  * the stack, in that order.
  */
 import path from 'node:path';
-import { createDefaultCredentials, credentialsFileExists } from '../../shared/auth/credentials.js';
+import { ensureDefaultCredentials } from '../../shared/auth/credentials.js';
 import { startService, type RunningService } from '../../shared/launcher/service.js';
 import { targetModules } from '../../shared/launcher/target-modules.js';
 import { createLogger } from '../../shared/observability/logger.js';
@@ -16,11 +16,7 @@ import { printBanner, readConfiguration, stopOnSignalsAndOrphaning } from './run
 
 async function main(): Promise<void> {
   const { config, stackConfig } = readConfiguration();
-  let created = false;
-  if (!credentialsFileExists(config.CREDENTIALS_FILE)) {
-    createDefaultCredentials(config.CREDENTIALS_FILE);
-    created = true;
-  }
+  const created = ensureDefaultCredentials(config.CREDENTIALS_FILE);
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'clearml-all' });
   let stack: LocalStack | undefined;
   let service: RunningService | undefined;

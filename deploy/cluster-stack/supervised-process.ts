@@ -6,20 +6,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ServerProcess } from '../local-stack/server-process.js';
-import { spawnUntilReady } from '../local-stack/start-server.js';
+import { spawnUntilReady, type SpawnSpec } from '../local-stack/start-server.js';
 import { SupervisedServer } from '../local-stack/supervised-server.js';
 
-export interface ProcessSpec {
-  label: string;
-  binary: string;
-  args: string[];
-  /** Working directory; it and the log file's directory are created when missing. */
-  cwd: string;
-  logFile: string;
-  env?: NodeJS.ProcessEnv;
-  /** Where `probe` checks that it answers. */
-  url: string;
-  probe: (url: string, timeoutMs: number) => Promise<void>;
+/** Its working directory and the log file's directory are created when missing. */
+export interface ProcessSpec extends SpawnSpec {
   /** Run before every start (rewrites a config file, for instance). */
   prepare?: () => Promise<void>;
 }

@@ -63,23 +63,27 @@ export type SpawnOutcome =
   | { kind: 'ready'; pid: number }
   | { kind: 'failed'; outcome: Exclude<ReadyOutcome, { kind: 'ready' }>; tail: string; error: Error };
 
-/**
- * Starts one process and waits until `probe` says it answers at `url`; on
- * failure, an error naming it and quoting the end of its log. Shared by the
- * local stack and the cluster stack (nodes, nginx, service processes).
- */
-export async function spawnUntilReady(options: {
+/** One process to start: what to run, where it logs, and how to tell that it answers. */
+export interface SpawnSpec {
   label: string;
   binary: string;
   args: string[];
   cwd: string;
   logFile: string;
   env?: NodeJS.ProcessEnv;
+  /** Where `probe` checks that it answers. */
   url: string;
   probe: (url: string, timeoutMs: number) => Promise<void>;
-  timeoutMs: number;
-  onSpawned: (child: ServerProcess) => void;
-}): Promise<SpawnOutcome> {
+}
+
+/**
+ * Starts one process and waits until `probe` says it answers at `url`; on
+ * failure, an error naming it and quoting the end of its log. Shared by the
+ * local stack and the cluster stack (nodes, nginx, service processes).
+ */
+export async function spawnUntilReady(
+  options: SpawnSpec & { timeoutMs: number; onSpawned: (child: ServerProcess) => void },
+): Promise<SpawnOutcome> {
   const logStart = await fileSize(options.logFile);
   const child = await spawnServer({ binary: options.binary, args: options.args, cwd: options.cwd, logFile: options.logFile, env: options.env });
   options.onSpawned(child);

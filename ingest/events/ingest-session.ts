@@ -4,9 +4,6 @@
  * rules, checks and registers entities in one Redis call, builds the
  * JetStream messages per partition and publishes them.
  */
-import { promisify } from 'node:util';
-import { deflate } from 'node:zlib';
-import { extractSourceUrls, isValidPlotJson, plotLength } from '../../shared/events/domain/plot-fields.js';
 import type { EntityStatus } from '../../shared/entities/entity-registry.js';
 import type { EntityChecks } from './companion-registry.js';
 import { withCallerCredential } from '../../shared/companion/caller-credential.js';
@@ -17,14 +14,13 @@ import { frameRecord, partitionOf, type EntitySummary } from '../../shared/event
 import { newCallId } from '../../shared/protocol/envelope.js';
 import type { EventPublisher, OutgoingMessage } from '../publish/event-publisher.js';
 import type { InflightBudget } from '../publish/inflight-budget.js';
-import { EventEncoder, type PlotFields } from './event-encoder.js';
+import { EventEncoder } from './event-encoder.js';
 import type { IngestMetrics } from './ingest-metrics.js';
 import { eventTooLarge } from './event-limits.js';
 import { normalizeEvent, type NormalizedEvent } from './event-normalizer.js';
+import { needsCompression, plotFields, storedPlot } from './plot-storage.js';
 import { RecordSink } from './record-sink.js';
 import { EntitySummaryBuilder } from './request-summary.js';
-
-const deflateAsync = promisify(deflate);
 
 export interface IngestSettings {
   partitions: number;
@@ -149,14 +145,14 @@ class EventIngestSession implements IngestSession {
       return;
     }
     const event = result.event!;
-    if (event.type === 'plot' && (entity.deferredPlots.length > 0 || this.needsCompression(event))) {
+    if (event.type === 'plot' && (entity.deferredPlots.length > 0 || needsCompression(event, this.deps.settings))) {
       entity.deferredPlots.push({ event, index });
       entity.valid += 1;
       this.hold(event.plotStr!.length + DEFERRED_PLOT_BYTES);
       return;
     }
     const grown = entity.records.append(
-      event.type === 'log' ? this.encoder.log(event) : event.type === 'plot' ? this.encoder.plotPoint(event, this.plotFields(event, `p${event.plotStr}`)) : this.encoder.point(event),
+      event.type === 'log' ? this.encoder.log(event) : event.type === 'plot' ? this.encoder.plotPoint(event, plotFields(event, `p${event.plotStr}`, this.deps.settings)) : this.encoder.point(event),
     );
     if (grown === undefined) {
       this.hold(tally(entity.late, eventTooLarge(this.deps.settings.maxMessageBytes), index));
@@ -179,21 +175,6 @@ class EventIngestSession implements IngestSession {
     }
     budget.take(bytes);
     this.heldBytes += bytes;
-  }
-
-  private needsCompression(event: NormalizedEvent): boolean {
-    const threshold = this.deps.settings.plotCompressionThreshold;
-    return threshold > 0 && (event.plotStr ?? '').length >= threshold;
-  }
-
-  private plotFields(event: NormalizedEvent, stored: string): PlotFields {
-    const text = event.plotStr ?? '';
-    return {
-      stored,
-      length: plotLength(text),
-      sourceUrls: extractSourceUrls(text),
-      valid: this.deps.settings.plotValidation && !event.skipValidation ? isValidPlotJson(text) : undefined,
-    };
   }
 
   private entityState(namespace: 't' | 'm', id: string, allowLocked: boolean): EntityState {
@@ -379,19 +360,10 @@ class EventIngestSession implements IngestSession {
    */
   private async encodeDeferredPlots(): Promise<void> {
     const waiting = [...this.entities.values()].filter((state) => state.deferredPlots.length > 0);
-    const stored = await Promise.all(
-      waiting.map((state) =>
-        Promise.all(
-          state.deferredPlots.map(async ({ event }) => {
-            const text = event.plotStr ?? '';
-            return this.needsCompression(event) ? `z${(await deflateAsync(Buffer.from(text, 'utf8'))).toString('base64')}` : `p${text}`;
-          }),
-        ),
-      ),
-    );
+    const stored = await Promise.all(waiting.map((state) => Promise.all(state.deferredPlots.map(({ event }) => storedPlot(event, this.deps.settings)))));
     waiting.forEach((state, s) => {
       state.deferredPlots.forEach(({ event, index }, i) => {
-        const grown = state.records.append(this.encoder.plotPoint(event, this.plotFields(event, stored[s]![i]!)));
+        const grown = state.records.append(this.encoder.plotPoint(event, plotFields(event, stored[s]![i]!, this.deps.settings)));
         if (grown === undefined) {
           state.valid -= 1;
           this.hold(tally(state.late, eventTooLarge(this.deps.settings.maxMessageBytes), index));

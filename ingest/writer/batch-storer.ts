@@ -28,8 +28,6 @@ export interface BatchStores {
   logs: LogSegmentAppender;
   summaries: SummaryApplier;
   replicas: ReplicaSync;
-  /** A key in each hash slot the batch's Redis writes touched (the masters to confirm). */
-  redisKeysOf(batch: WriteBatch): string[];
   deadLetters: DeadLetters;
   nc: NatsConnection;
   metrics: WriterMetrics;
@@ -62,10 +60,10 @@ export async function storeBatch(batch: WriteBatch, partition: number, stores: B
     });
   }
 
-  if (stores.replicas.enabled && (batch.logs.size > 0 || batch.summaries.length > 0)) {
+  if (stores.replicas.needed(batch)) {
     // Not retried here: after a failover a second WAIT would ask the new master, which may lack
     // the writes. The partition starts over instead and stores the unacknowledged batch again.
-    await timed('redis', () => stores.replicas.confirm(stores.redisKeysOf(batch))).catch((error: unknown) => {
+    await timed('redis', () => stores.replicas.confirm(batch)).catch((error: unknown) => {
       metrics.replicaWaitsFailed.inc();
       throw error;
     });

@@ -20,7 +20,7 @@ import { LogSegmentAppender } from './log-segment-appender.js';
 import { PartitionLeases } from './partition-leases.js';
 import { PartitionOwnership } from './partition-ownership.js';
 import { PartitionWorker } from './partition-worker.js';
-import { batchRedisKeys, nodesOfClient, ReplicaSync } from './replica-sync.js';
+import { nodesOfClient, ReplicaSync } from './replica-sync.js';
 import { SummaryApplier } from './summary-applier.js';
 import { writerKeys } from './writer-keys.js';
 import { createWriterMetrics } from './writer-metrics.js';
@@ -57,8 +57,7 @@ export function createEventsWriter(services: ProcessServices): EventsWriter {
       influx: influxWriter,
       logs: new LogSegmentAppender(redis, settings.redisPrefix, settings.logRetention),
       summaries: new SummaryApplier(redis, settings.redisPrefix),
-      replicas: new ReplicaSync(nodesOfClient(redis), settings.redisReplicas),
-      redisKeysOf: (batch) => batchRedisKeys(redisKeys(settings.redisPrefix), batch),
+      replicas: new ReplicaSync(nodesOfClient(redis), redisKeys(settings.redisPrefix), settings.redisReplicas),
       deadLetters,
       nc,
       metrics,

@@ -37,18 +37,20 @@ export class ReplicaSync {
 
   constructor(
     private readonly nodesOf: NodesOfKeys,
+    private readonly keys: RedisKeys,
     private readonly settings: { replicas: WaitReplicas; timeoutMs: number },
     private readonly clock: () => number = Date.now,
   ) {}
 
-  get enabled(): boolean {
-    return this.settings.replicas !== 0;
+  /** Whether a batch must be confirmed: waiting is on, and the batch wrote to Redis. */
+  needed(batch: Pick<WriteBatch, 'logs' | 'summaries'>): boolean {
+    return this.settings.replicas !== 0 && (batch.logs.size > 0 || batch.summaries.length > 0);
   }
 
-  /** Resolves once every master holding `keys` has its writes on the replicas asked for. */
-  async confirm(keys: Iterable<string>): Promise<void> {
-    if (!this.enabled) return;
-    const nodes = await this.nodesOf(keys);
+  /** Resolves once every master the batch wrote to has its writes on the replicas asked for. */
+  async confirm(batch: Pick<WriteBatch, 'logs' | 'summaries'>): Promise<void> {
+    if (!this.needed(batch)) return;
+    const nodes = await this.nodesOf(batchRedisKeys(this.keys, batch));
     await Promise.all(nodes.map((node) => this.confirmNode(node)));
   }
 
@@ -99,7 +101,7 @@ export function nodesOfClient(client: RedisClient): NodesOfKeys {
 }
 
 /** A key in each hash slot a batch's Redis writes touch: each task's log slot, each summary's company slot. */
-export function batchRedisKeys(keys: RedisKeys, batch: Pick<WriteBatch, 'logs' | 'summaries'>): string[] {
+function batchRedisKeys(keys: RedisKeys, batch: Pick<WriteBatch, 'logs' | 'summaries'>): string[] {
   const out = [...batch.logs.keys()].map((task) => keys.logSegmentCount(task));
   for (const company of new Set(batch.summaries.map((s) => s.summary.c))) out.push(keys.companyEntities(company, 't'));
   return out;

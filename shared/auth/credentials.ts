@@ -96,6 +96,9 @@ export function createDefaultCredentials(file: string): Credential {
   return credential;
 }
 
-export function credentialsFileExists(file: string): boolean {
-  return existsSync(file);
+/** Creates the default credentials file when there is none (`npm start`, `npm run start:cluster`); true when it did. */
+export function ensureDefaultCredentials(file: string): boolean {
+  if (existsSync(file)) return false;
+  createDefaultCredentials(file);
+  return true;
 }
