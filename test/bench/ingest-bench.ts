@@ -10,34 +10,18 @@
  * runs the ingest and writer targets as two processes, as deployed;
  * BENCH_SHAPE=all runs the single `all` process of `npm start`.
  */
-import { credentials, makeClientConstructor, Metadata, type ClientDuplexStream } from '@grpc/grpc-js';
-import http from 'node:http';
-import { create, toBinary } from '@bufbuild/protobuf';
-import { connect } from 'nats';
-import { eventsIngestDefinition } from '../../ingest/grpc/events-ingest-definition.js';
-import { EventChunkSchema, type ChunkAck } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
-import { streamName } from '../../shared/events/wire-format.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
 import { openBenchEnvironment, percentile, progress, round, type BenchService } from './bench-environment.js';
+import { basicAuthorization, eventFields, grpcChunks, ndjsonBodies, postBatches, streamChunks, waitUntilStored } from './scalar-load.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 10_000);
 const CONCURRENCY = 4;
-const SERIES_PER_TASK = 10;
-const TASKS = 20;
 
 interface PhaseResult {
   eventsPerSecond: number;
   ackMs: number[];
   lagMs: number[];
-}
-
-/** The i-th event of a phase: scalars spread over tasks and series, iterations increasing. */
-function eventFields(phase: string, i: number) {
-  const task = `${phase}-t${i % TASKS}`;
-  const series = Math.floor(i / TASKS) % SERIES_PER_TASK;
-  const iter = Math.floor(i / (TASKS * SERIES_PER_TASK));
-  return { task, metric: `metric${series % 3}`, variant: `variant${series}`, iter, value: (i % 1000) / 7 };
 }
 
 async function rawInfluxBaseline(influxUrl: string): Promise<number> {
@@ -61,22 +45,6 @@ async function rawInfluxBaseline(influxUrl: string): Promise<number> {
     }),
   );
   return EVENTS / ((performance.now() - started) / 1000);
-}
-
-async function waitUntilStored(service: BenchService): Promise<void> {
-  const nc = await connect({ servers: service.env.NATS_URL });
-  const jsm = await nc.jetstreamManager();
-  const prefix = service.env.NATS_STREAM_PREFIX ?? 'clearml';
-  try {
-    for (;;) {
-      const consumers = await jsm.consumers.list(streamName(prefix)).next();
-      const busy = consumers.some((c) => c.num_pending > 0 || c.num_ack_pending > 0);
-      if (!busy && consumers.length > 0) return;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  } finally {
-    await nc.close();
-  }
 }
 
 /** Polls markers (one unique task per request) until visible, recording ack → visible lag. */
@@ -120,107 +88,37 @@ class LagProbe {
   }
 }
 
-function ndjsonBody(phase: string, start: number, count: number, marker: string): Buffer {
-  const lines: string[] = [];
-  for (let i = start; i < start + count; i++) {
-    const e = eventFields(phase, i);
-    lines.push(
-      `{"timestamp": ${1718000000000 + i}, "type": "training_stats_scalar", "task": "${e.task}", "iter": ${e.iter}, "metric": "${e.metric}", "variant": "${e.variant}", "value": ${e.value}, "model_event": false, "allow_locked": false}`,
-    );
-  }
-  lines.push(`{"type": "training_stats_scalar", "task": "${marker}", "iter": 0, "metric": "m", "variant": "v", "value": 1}`);
-  return Buffer.from(lines.join('\n'));
-}
-
-/** The Authorization header value: Basic works on every endpoint, and the ingest target has no auth.login. */
-function authorization(service: BenchService): string {
-  const { access_key, secret_key } = service.credential;
-  return `Basic ${Buffer.from(`${access_key}:${secret_key}`).toString('base64')}`;
-}
+const storedBy = (service: BenchService) => waitUntilStored(service.env.NATS_URL!, service.env.NATS_STREAM_PREFIX ?? 'clearml');
 
 async function httpPhase(service: BenchService, influx: InfluxStore): Promise<PhaseResult> {
-  const auth = authorization(service);
-  const bodies: Array<{ body: Buffer; marker: string }> = [];
-  for (let start = 0, n = 0; start < EVENTS; start += BATCH, n++) bodies.push({ body: ndjsonBody('http', start, Math.min(BATCH, EVENTS - start), `http-mk${n}`), marker: `http-mk${n}` });
+  const bodies = ndjsonBodies('http', EVENTS, BATCH);
   progress(`HTTP NDJSON: ${EVENTS} events in ${bodies.length} requests, ${CONCURRENCY} in flight`);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const url = new URL(`${service.baseUrl}/v2.23/events.add_batch`);
   const probe = new LagProbe(influx);
   const ackMs: number[] = [];
   const started = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < bodies.length) {
-        const { body, marker } = bodies[next++]!;
-        const sent = performance.now();
-        const status = await new Promise<number>((resolve, reject) => {
-          const request = http.request(url, { method: 'POST', agent, headers: { authorization: auth, 'content-type': 'application/json-lines', 'content-length': body.length } }, (response) => {
-            response.resume();
-            response.on('end', () => resolve(response.statusCode ?? 0));
-          });
-          request.on('error', reject);
-          request.end(body);
-        });
-        if (status !== 200) throw new Error(`add_batch answered ${status}`);
-        ackMs.push(performance.now() - sent);
-        probe.acked(marker);
-      }
-    }),
-  );
-  await waitUntilStored(service);
+  await postBatches(service.baseUrl, basicAuthorization(service.credential), bodies, CONCURRENCY, (marker, ms) => {
+    ackMs.push(ms);
+    probe.acked(marker);
+  });
+  await storedBy(service);
   const elapsed = (performance.now() - started) / 1000;
   await probe.close();
-  agent.destroy();
   return { eventsPerSecond: EVENTS / elapsed, ackMs, lagMs: probe.lags };
 }
 
 async function grpcPhase(service: BenchService, influx: InfluxStore): Promise<PhaseResult> {
-  // Chunks are encoded before the clock starts (training clients encode on their own machines): send bytes as they are.
-  const definition = { StreamEvents: { ...eventsIngestDefinition.StreamEvents, requestSerialize: (bytes: Uint8Array) => Buffer.from(bytes) } };
-  const Client = makeClientConstructor(definition as never, 'clearml.events.v1.EventsIngest');
-  const client = new Client(`127.0.0.1:${service.grpcPort}`, credentials.createInsecure(), {
-    'grpc.max_send_message_length': 64 * 1024 * 1024,
-  });
-  const chunks: Array<{ bytes: Uint8Array; marker: string }> = [];
-  for (let start = 0, n = 0; start < EVENTS; start += BATCH, n++) {
-    const events = [];
-    for (let i = start; i < Math.min(EVENTS, start + BATCH); i++) {
-      const e = eventFields('grpc', i);
-      events.push({ type: 'training_stats_scalar', task: e.task, iter: BigInt(e.iter), metric: e.metric, variant: e.variant, value: e.value, timestampMs: 1718000000000 + i });
-    }
-    const marker = `grpc-mk${n}`;
-    events.push({ type: 'training_stats_scalar', task: marker, iter: 0n, metric: 'm', variant: 'v', value: 1 });
-    chunks.push({ bytes: toBinary(EventChunkSchema, create(EventChunkSchema, { chunkId: BigInt(n), events: events as never })), marker });
-  }
+  const chunks = grpcChunks('grpc', EVENTS, BATCH);
   progress(`gRPC StreamEvents: ${EVENTS} events in ${chunks.length} chunks`);
-  const metadata = new Metadata();
-  metadata.set('authorization', authorization(service));
   const probe = new LagProbe(influx);
   const ackMs: number[] = [];
-  const sentAt = new Map<bigint, number>();
   const started = performance.now();
-  const stream = (client as unknown as { StreamEvents(md: Metadata): ClientDuplexStream<unknown, ChunkAck> }).StreamEvents(metadata);
-  const done = new Promise<void>((resolve, reject) => {
-    let acked = 0;
-    stream.on('data', (ack: ChunkAck) => {
-      if (ack.error) reject(new Error(`chunk refused: ${ack.error.message}`));
-      ackMs.push(performance.now() - sentAt.get(ack.chunkId)!);
-      probe.acked(chunks[Number(ack.chunkId)]!.marker);
-      if (++acked === chunks.length) resolve();
-    });
-    stream.on('error', reject);
+  await streamChunks(`127.0.0.1:${service.grpcPort}`, basicAuthorization(service.credential), chunks, (marker, ms) => {
+    ackMs.push(ms);
+    probe.acked(marker);
   });
-  for (let n = 0; n < chunks.length; n++) {
-    sentAt.set(BigInt(n), performance.now());
-    if (!stream.write(chunks[n]!.bytes)) await new Promise((r) => stream.once('drain', r));
-  }
-  await done;
-  stream.end();
-  await waitUntilStored(service);
+  await storedBy(service);
   const elapsed = (performance.now() - started) / 1000;
   await probe.close();
-  client.close();
   return { eventsPerSecond: EVENTS / elapsed, ackMs, lagMs: probe.lags };
 }
 

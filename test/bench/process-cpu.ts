@@ -1,0 +1,104 @@
+/**
+ * CPU time per process from /proc (user + system), so that a benchmark can
+ * report what each process spent per event: a figure that does not depend
+ * on how busy the machine was, and that adds up across machines.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Clock ticks per second of /proc/<pid>/stat times: USER_HZ, 100 on every Linux architecture Node runs on. */
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds the process has used so far, or undefined when it is gone. */
+export function cpuSecondsOf(pid: number): number | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14 (utime) and 15 (stime) of proc(5); fields[0] is field 3.
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/** The pids of the process's children, grandchildren... (nginx's workers, for instance). */
+export function descendantsOf(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+  }
+  const found: number[] = [];
+  const walk = (p: number) => {
+    for (const child of children.get(p) ?? []) {
+      found.push(child);
+      walk(child);
+    }
+  };
+  walk(pid);
+  return found;
+}
+
+export interface CpuSample {
+  label: string;
+  pid: number;
+  seconds: number;
+}
+
+/**
+ * Measures the CPU each labelled process spends between start() and stop().
+ * A process whose pid changed in between (restarted) is reported as such
+ * rather than with a figure that would mix two processes. A process's
+ * descendants at start() count as its own.
+ */
+export class CpuMeter {
+  private readonly before = new Map<string, { pid: number; pids: number[]; seconds: number }>();
+
+  constructor(private readonly pidOf: (label: string) => number | undefined, private readonly labels: readonly string[]) {}
+
+  start(): void {
+    this.before.clear();
+    for (const label of this.labels) {
+      const pid = this.pidOf(label);
+      if (pid === undefined) continue;
+      const pids = [pid, ...descendantsOf(pid)];
+      const seconds = totalOf(pids);
+      if (seconds !== undefined) this.before.set(label, { pid, pids, seconds });
+    }
+  }
+
+  stop(): { samples: CpuSample[]; restarted: string[] } {
+    const samples: CpuSample[] = [];
+    const restarted: string[] = [];
+    for (const [label, { pid, pids, seconds }] of this.before) {
+      const after = this.pidOf(label) === pid ? totalOf(pids) : undefined;
+      if (after === undefined) restarted.push(label);
+      else samples.push({ label, pid, seconds: after - seconds });
+    }
+    return { samples, restarted };
+  }
+}
+
+function totalOf(pids: number[]): number | undefined {
+  let total = 0;
+  for (const pid of pids) {
+    const seconds = cpuSecondsOf(pid);
+    if (seconds === undefined) return undefined;
+    total += seconds;
+  }
+  return total;
+}
+
+/** The CPU time of the benchmark's own process (the load client), same units. */
+export function ownCpuSeconds(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1e6;
+}
