@@ -16,6 +16,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 
 export interface BenchService {
   baseUrl: string;
+  /** The service's process id (for its CPU time). */
+  pid: number;
   grpcPort: number;
   env: Record<string, string>;
   credential: { access_key: string; secret_key: string; company: string; user: string };
@@ -82,6 +84,7 @@ export async function openBenchEnvironment(options: { settings?: Partial<ServerO
       }
       const service: BenchService = {
         baseUrl,
+        pid: child.pid!,
         grpcPort,
         env,
         credential,

@@ -17,8 +17,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startClusterStack, type ClusterStack } from '../../deploy/cluster-stack/cluster-stack.js';
-import { progress, round } from './bench-environment.js';
-import { CpuMeter, ownCpuSeconds, type CpuSample } from './process-cpu.js';
+import { progress } from './bench-environment.js';
+import { CpuMeter, cpuPerEvent, cpuTable, ownCpuSeconds, type CpuPhase } from './process-cpu.js';
 import { basicAuthorization, grpcChunks, ndjsonBodies, postBatches, streamChunks, waitUntilStored } from './scalar-load.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 500_000);
@@ -26,17 +26,11 @@ const BATCH = Number(process.env.BENCH_BATCH ?? 10_000);
 const CONCURRENCY = 4;
 const STREAM_PREFIX = 'bench';
 
-interface PhaseFigures {
-  name: string;
+interface PhaseFigures extends CpuPhase {
   eventsPerSecond: number;
-  samples: CpuSample[];
-  clientSeconds: number;
 }
 
-/** The tier of a process label (ingest-2 → ingest, redis-5 → redis). */
-const tierOf = (label: string) => label.replace(/-\d+$/, '');
-
-async function phase(stack: ClusterStack, name: string, send: () => Promise<void>): Promise<PhaseFigures> {
+async function phase(stack: ClusterStack, name: string, events: number, send: () => Promise<void>): Promise<PhaseFigures> {
   const meter = new CpuMeter((label) => stack.pidOf(label), stack.labels());
   const clientBefore = ownCpuSeconds();
   meter.start();
@@ -46,26 +40,9 @@ async function phase(stack: ClusterStack, name: string, send: () => Promise<void
   const elapsed = (performance.now() - started) / 1000;
   const { samples, restarted } = meter.stop();
   if (restarted.length > 0) throw new Error(`processes restarted during the ${name} phase: ${restarted.join(', ')}`);
-  const figures = { name, eventsPerSecond: EVENTS / elapsed, samples, clientSeconds: ownCpuSeconds() - clientBefore };
+  const figures = { name, events, eventsPerSecond: events / elapsed, samples, clientSeconds: ownCpuSeconds() - clientBefore };
   progress(`${name}: ${Math.round(figures.eventsPerSecond)} events/s through nginx`);
   return figures;
-}
-
-const perEvent = (seconds: number) => (seconds / EVENTS) * 1e6;
-
-function printTable(phases: PhaseFigures[]): void {
-  const labels = phases[0]!.samples.map((s) => s.label);
-  const tiers = [...new Set(labels.map(tierOf))];
-  const header = `| process | ${phases.map((p) => `${p.name} µs/event`).join(' | ')} |`;
-  const lines = [header, `|---|${phases.map(() => '---:').join('|')}|`];
-  for (const label of labels) lines.push(`| ${label} | ${phases.map((p) => round(perEvent(p.samples.find((s) => s.label === label)?.seconds ?? 0), 2)).join(' | ')} |`);
-  for (const tier of tiers) {
-    lines.push(`| **${tier}** (all) | ${phases.map((p) => `**${round(perEvent(p.samples.filter((s) => tierOf(s.label) === tier).reduce((sum, s) => sum + s.seconds, 0)), 2)}**`).join(' | ')} |`);
-  }
-  lines.push(`| **servers total** | ${phases.map((p) => `**${round(perEvent(p.samples.reduce((sum, s) => sum + s.seconds, 0)), 2)}**`).join(' | ')} |`);
-  lines.push(`| load client (this process) | ${phases.map((p) => round(perEvent(p.clientSeconds), 2)).join(' | ')} |`);
-  lines.push(`| events/s | ${phases.map((p) => Math.round(p.eventsPerSecond)).join(' | ')} |`);
-  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 async function main(): Promise<void> {
@@ -83,14 +60,14 @@ async function main(): Promise<void> {
     const authorization = basicAuthorization(credential);
     const bodies = ndjsonBodies('http', EVENTS, BATCH);
     progress(`HTTP NDJSON through nginx: ${EVENTS} events in ${bodies.length} requests, ${CONCURRENCY} in flight`);
-    const viaHttp = await phase(stack, 'HTTP', () => postBatches(stack.baseUrl, authorization, bodies, CONCURRENCY, () => {}));
+    // Every body and chunk carries one more event, its marker task's.
+    const viaHttp = await phase(stack, 'HTTP', EVENTS + bodies.length, () => postBatches(stack.baseUrl, authorization, bodies, CONCURRENCY, () => {}));
     const chunks = grpcChunks('grpc', EVENTS, BATCH);
     progress(`gRPC StreamEvents through nginx: ${EVENTS} events in ${chunks.length} chunks`);
-    const viaGrpc = await phase(stack, 'gRPC', () => streamChunks(stack.grpcAddress, authorization, chunks, () => {}));
-    printTable([viaHttp, viaGrpc]);
-    const total = (p: PhaseFigures) => round(perEvent(p.samples.reduce((sum, s) => sum + s.seconds, 0)), 2);
+    const viaGrpc = await phase(stack, 'gRPC', EVENTS + chunks.length, () => streamChunks(stack.grpcAddress, authorization, chunks, () => {}));
+    process.stdout.write(`${cpuTable([viaHttp, viaGrpc])}\n`);
     process.stdout.write(
-      `cluster events_per_s_http=${Math.round(viaHttp.eventsPerSecond)} events_per_s_grpc=${Math.round(viaGrpc.eventsPerSecond)} cpu_us_http=${total(viaHttp)} cpu_us_grpc=${total(viaGrpc)}\n`,
+      `cluster events_per_s_http=${Math.round(viaHttp.eventsPerSecond)} events_per_s_grpc=${Math.round(viaGrpc.eventsPerSecond)} cpu_us_http=${cpuPerEvent(viaHttp)} cpu_us_grpc=${cpuPerEvent(viaGrpc)}\n`,
     );
   } finally {
     await stack.stop();

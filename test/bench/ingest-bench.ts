@@ -2,29 +2,35 @@
  * `npm run bench:ingest`: events per second end to end (acknowledged and
  * stored) for HTTP NDJSON and for gRPC streaming, beside raw line-protocol
  * writes of the same points straight to InfluxDB measured in the same run;
- * ack latency and visibility lag (ack → readable). Last line:
- * `ingest ratio_http=<x> ratio_grpc=<y> ack_p99_ms=<z> lag_p99_ms=<w>`.
+ * ack latency and visibility lag (ack → readable); the CPU time each
+ * process spent per event (from /proc), and InfluxDB's CPU per point in the
+ * pipeline against the raw baseline. Last line: `ingest cpu_us_http=<x>
+ * cpu_us_grpc=<y> influx_cost_ratio=<z> ratio_http=<a> ratio_grpc=<b>
+ * ack_p99_ms=<c> lag_p99_ms=<d>` (cpu_us: ingest + writer + nats-server +
+ * redis-server per event stored).
  *
  * Size with BENCH_EVENTS (default 1,000,000 per phase) and BENCH_BATCH
  * (events per request or chunk, default 10,000). BENCH_SHAPE=split (default)
  * runs the ingest and writer targets as two processes, as deployed;
  * BENCH_SHAPE=all runs the single `all` process of `npm start`.
  */
+import type { StackServer } from '../../deploy/local-stack/stack-servers.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
 import { openBenchEnvironment, percentile, progress, round, type BenchService } from './bench-environment.js';
+import { CpuMeter, cpuPerEvent, cpuTable, ownCpuSeconds, type CpuPhase } from './process-cpu.js';
 import { basicAuthorization, eventFields, grpcChunks, ndjsonBodies, postBatches, streamChunks, waitUntilStored } from './scalar-load.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 10_000);
 const CONCURRENCY = 4;
 
-interface PhaseResult {
+interface PhaseResult extends CpuPhase {
   eventsPerSecond: number;
   ackMs: number[];
   lagMs: number[];
 }
 
-async function rawInfluxBaseline(influxUrl: string): Promise<number> {
+async function rawInfluxBaseline(influxUrl: string, meter: CpuMeter): Promise<{ pointsPerSecond: number; influxCpuUs: number }> {
   const store = new InfluxStore({ url: influxUrl, database: 'bench_raw' });
   await store.ensureDatabase();
   const bodies: string[] = [];
@@ -37,6 +43,7 @@ async function rawInfluxBaseline(influxUrl: string): Promise<number> {
     bodies.push(lines.join('\n'));
   }
   progress(`raw InfluxDB baseline: ${EVENTS} points in ${bodies.length} batches, 2 writers`);
+  meter.start();
   const started = performance.now();
   let next = 0;
   await Promise.all(
@@ -44,7 +51,9 @@ async function rawInfluxBaseline(influxUrl: string): Promise<number> {
       while (next < bodies.length) await store.write(bodies[next++]!);
     }),
   );
-  return EVENTS / ((performance.now() - started) / 1000);
+  const elapsed = (performance.now() - started) / 1000;
+  const { samples } = meter.stop();
+  return { pointsPerSecond: EVENTS / elapsed, influxCpuUs: cpuPerEvent({ name: 'raw', events: EVENTS, samples, clientSeconds: 0 }) };
 }
 
 /** Polls markers (one unique task per request) until visible, recording ack → visible lag. */
@@ -90,11 +99,13 @@ class LagProbe {
 
 const storedBy = (service: BenchService) => waitUntilStored(service.env.NATS_URL!, service.env.NATS_STREAM_PREFIX ?? 'clearml');
 
-async function httpPhase(service: BenchService, influx: InfluxStore): Promise<PhaseResult> {
+async function httpPhase(service: BenchService, influx: InfluxStore, meter: CpuMeter): Promise<PhaseResult> {
   const bodies = ndjsonBodies('http', EVENTS, BATCH);
   progress(`HTTP NDJSON: ${EVENTS} events in ${bodies.length} requests, ${CONCURRENCY} in flight`);
   const probe = new LagProbe(influx);
   const ackMs: number[] = [];
+  const clientBefore = ownCpuSeconds();
+  meter.start();
   const started = performance.now();
   await postBatches(service.baseUrl, basicAuthorization(service.credential), bodies, CONCURRENCY, (marker, ms) => {
     ackMs.push(ms);
@@ -103,14 +114,16 @@ async function httpPhase(service: BenchService, influx: InfluxStore): Promise<Ph
   await storedBy(service);
   const elapsed = (performance.now() - started) / 1000;
   await probe.close();
-  return { eventsPerSecond: EVENTS / elapsed, ackMs, lagMs: probe.lags };
+  return { name: 'HTTP', events: EVENTS + bodies.length, ...measured(meter, clientBefore), eventsPerSecond: EVENTS / elapsed, ackMs, lagMs: probe.lags };
 }
 
-async function grpcPhase(service: BenchService, influx: InfluxStore): Promise<PhaseResult> {
+async function grpcPhase(service: BenchService, influx: InfluxStore, meter: CpuMeter): Promise<PhaseResult> {
   const chunks = grpcChunks('grpc', EVENTS, BATCH);
   progress(`gRPC StreamEvents: ${EVENTS} events in ${chunks.length} chunks`);
   const probe = new LagProbe(influx);
   const ackMs: number[] = [];
+  const clientBefore = ownCpuSeconds();
+  meter.start();
   const started = performance.now();
   await streamChunks(`127.0.0.1:${service.grpcPort}`, basicAuthorization(service.credential), chunks, (marker, ms) => {
     ackMs.push(ms);
@@ -119,27 +132,44 @@ async function grpcPhase(service: BenchService, influx: InfluxStore): Promise<Ph
   await storedBy(service);
   const elapsed = (performance.now() - started) / 1000;
   await probe.close();
-  return { eventsPerSecond: EVENTS / elapsed, ackMs, lagMs: probe.lags };
+  return { name: 'gRPC', events: EVENTS + chunks.length, ...measured(meter, clientBefore), eventsPerSecond: EVENTS / elapsed, ackMs, lagMs: probe.lags };
 }
+
+/** The CPU each process spent since meter.start(): the probe's InfluxDB queries included (they are small: one per 10 ms). */
+function measured(meter: CpuMeter, clientBefore: number): Pick<CpuPhase, 'samples' | 'clientSeconds'> {
+  const { samples, restarted } = meter.stop();
+  if (restarted.length > 0) throw new Error(`processes restarted during the phase: ${restarted.join(', ')}`);
+  return { samples, clientSeconds: ownCpuSeconds() - clientBefore };
+}
+
+/** The pipeline's processes, as the issue counts them: InfluxDB apart (it is compared with the raw baseline). */
+const PIPELINE = new Set(['ingest', 'writer', 'all', 'nats', 'redis']);
 
 async function main(): Promise<void> {
   const environment = await openBenchEnvironment();
   try {
-    const raw = await rawInfluxBaseline(environment.stack.influxUrl);
-    progress(`raw InfluxDB writes: ${Math.round(raw)} points/s`);
+    const { stack } = environment;
+    const baseline = await rawInfluxBaseline(stack.influxUrl, new CpuMeter(() => stack.pidOf('influxdb'), ['influxdb']));
+    const raw = baseline.pointsPerSecond;
+    progress(`raw InfluxDB writes: ${Math.round(raw)} points/s, influxd ${baseline.influxCpuUs} µs of CPU a point`);
     const shape = process.env.BENCH_SHAPE ?? 'split';
     const service = await environment.startService(shape === 'all' ? 'all' : 'ingest');
-    if (shape !== 'all') await environment.startService('writer');
+    const writer = shape === 'all' ? undefined : await environment.startService('writer');
     progress(`service shape: ${shape === 'all' ? 'one all process' : 'an ingest process and a writer process'}`);
-    const influx = new InfluxStore({ url: environment.stack.influxUrl, database: 'clearml' });
-    const viaHttp = await httpPhase(service, influx);
+    const pids: Record<string, number | undefined> = writer ? { ingest: service.pid, writer: writer.pid } : { all: service.pid };
+    const meter = new CpuMeter((label) => pids[label] ?? stack.pidOf(label as StackServer), [...Object.keys(pids), 'nats', 'redis', 'influxdb']);
+    const influx = new InfluxStore({ url: stack.influxUrl, database: 'clearml' });
+    const viaHttp = await httpPhase(service, influx, meter);
     progress(`HTTP end to end: ${Math.round(viaHttp.eventsPerSecond)} events/s, ack p50 ${round(percentile(viaHttp.ackMs, 50))} ms p99 ${round(percentile(viaHttp.ackMs, 99))} ms, lag p99 ${round(percentile(viaHttp.lagMs, 99))} ms`);
-    const viaGrpc = await grpcPhase(service, influx);
+    const viaGrpc = await grpcPhase(service, influx, meter);
     progress(`gRPC end to end: ${Math.round(viaGrpc.eventsPerSecond)} events/s, ack p50 ${round(percentile(viaGrpc.ackMs, 50))} ms p99 ${round(percentile(viaGrpc.ackMs, 99))} ms, lag p99 ${round(percentile(viaGrpc.lagMs, 99))} ms`);
     const ackP99 = percentile([...viaHttp.ackMs, ...viaGrpc.ackMs], 99);
     const lagP99 = percentile([...viaHttp.lagMs, ...viaGrpc.lagMs], 99);
+    process.stdout.write(`CPU per event by process (from /proc; the load client apart):\n${cpuTable([viaHttp, viaGrpc])}\n`);
+    const pipeline = (label: string) => PIPELINE.has(label);
+    const influxCost = (phase: PhaseResult) => cpuPerEvent(phase, (label) => label === 'influxdb') / baseline.influxCpuUs;
     process.stdout.write(
-      `ingest ratio_http=${round(viaHttp.eventsPerSecond / raw, 3)} ratio_grpc=${round(viaGrpc.eventsPerSecond / raw, 3)} ack_p99_ms=${round(ackP99, 1)} lag_p99_ms=${round(lagP99, 1)}\n`,
+      `ingest cpu_us_http=${cpuPerEvent(viaHttp, pipeline)} cpu_us_grpc=${cpuPerEvent(viaGrpc, pipeline)} influx_cost_ratio=${round(Math.max(influxCost(viaHttp), influxCost(viaGrpc)), 3)} ratio_http=${round(viaHttp.eventsPerSecond / raw, 3)} ratio_grpc=${round(viaGrpc.eventsPerSecond / raw, 3)} ack_p99_ms=${round(ackP99, 1)} lag_p99_ms=${round(lagP99, 1)}\n`,
     );
   } finally {
     await environment.close();

@@ -102,3 +102,39 @@ export function ownCpuSeconds(): number {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1e6;
 }
+
+export interface CpuPhase {
+  name: string;
+  /** Events the phase stored: the divisor. */
+  events: number;
+  samples: CpuSample[];
+  /** The load client's CPU seconds, shown apart (it is not part of the service). */
+  clientSeconds: number;
+}
+
+const microsPerEvent = (seconds: number, events: number) => Number(((seconds / events) * 1e6).toFixed(2));
+
+/** CPU µs per event of the samples whose label passes `include` (all by default). */
+export function cpuPerEvent(phase: CpuPhase, include: (label: string) => boolean = () => true): number {
+  return microsPerEvent(phase.samples.filter((s) => include(s.label)).reduce((sum, s) => sum + s.seconds, 0), phase.events);
+}
+
+/**
+ * A markdown table of CPU µs per event: one row per process, one per group
+ * of processes with a numbered label (ingest-1, ingest-2 → ingest), the
+ * servers' total, and the load client; one column per phase.
+ */
+export function cpuTable(phases: CpuPhase[]): string {
+  const labels = phases[0]!.samples.map((s) => s.label);
+  const groupOf = (label: string) => label.replace(/-\d+$/, '');
+  const groups = [...new Set(labels.map(groupOf))].filter((group) => labels.filter((l) => groupOf(l) === group).length > 1);
+  const row = (name: string, cell: (phase: CpuPhase) => number | string) => `| ${name} | ${phases.map(cell).join(' | ')} |`;
+  return [
+    `| process | ${phases.map((p) => `${p.name} µs/event`).join(' | ')} |`,
+    `|---|${phases.map(() => '---:').join('|')}|`,
+    ...labels.map((label) => row(label, (p) => cpuPerEvent(p, (l) => l === label))),
+    ...groups.map((group) => row(`**${group}** (all)`, (p) => `**${cpuPerEvent(p, (l) => groupOf(l) === group)}**`)),
+    row('**servers total**', (p) => `**${cpuPerEvent(p)}**`),
+    row('load client (the benchmark)', (p) => microsPerEvent(p.clientSeconds, p.events)),
+  ].join('\n');
+}
