@@ -94,9 +94,13 @@ export interface NormalizeResult {
 
 export interface NormalizeContext {
   receivedAt: number;
-  defaultWorker: string;
+  /** The request's worker header (X-ClearML-Worker, X-Trains-Worker or gRPC metadata); absent or empty: `<unknown>`. */
+  defaultWorker: string | undefined;
   allowLockedDefault: boolean;
 }
+
+/** §1.2: the `worker` of events that carry none, from a request without a worker header. */
+export const UNKNOWN_WORKER = '<unknown>';
 
 /** A rejection, with the entity named when it is known (request-level rules need it). */
 function rejected(allowLocked: boolean, namespace: 't' | 'm' | undefined, entity: string | undefined, earlyError: string | undefined, lateError: string | undefined): NormalizeResult {
@@ -163,7 +167,7 @@ export function normalizeEvent(raw: RawEvent, context: NormalizeContext): Normal
   const metric = own(raw, 'metric', raw.metric);
   const variant = own(raw, 'variant', raw.variant);
   const ownWorker = own(raw, 'worker', raw.worker);
-  const worker = isAbsent(ownWorker) ? context.defaultWorker : ownWorker;
+  const worker = isAbsent(ownWorker) ? context.defaultWorker || UNKNOWN_WORKER : ownWorker;
   const textReason = textError(metric, METRIC) ?? textError(variant, VARIANT) ?? textError(worker, WORKER);
   if (textReason !== undefined) return rejected(allowLocked, namespace, entity, undefined, textReason);
 

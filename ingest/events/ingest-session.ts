@@ -4,7 +4,6 @@
  * rules, checks and registers entities in one Redis call, builds the
  * JetStream messages per partition and publishes them.
  */
-import type { EntityStatus } from '../../shared/entities/entity-registry.js';
 import type { EntityChecks } from './companion-registry.js';
 import { withCallerCredential } from '../../shared/companion/caller-credential.js';
 import { apiError, isApiError } from '../../shared/errors/error-catalogue.js';
@@ -20,6 +19,7 @@ import { eventTooLarge } from './event-limits.js';
 import { normalizeEvent, type NormalizedEvent } from './event-normalizer.js';
 import { needsCompression, plotFields, storedPlot } from './plot-storage.js';
 import { RecordSink } from './record-sink.js';
+import { assertEntityRoom, entityUsable, notAddedError, requestRuleError, settleOutcome, type EntityTally, type Tally } from './request-rules.js';
 import { EntitySummaryBuilder } from './request-summary.js';
 
 export interface IngestSettings {
@@ -58,30 +58,12 @@ export interface IngestDependencies {
   now?: () => number;
 }
 
-interface Tally {
-  count: number;
-  /** line index of the first event with this reason: errors_info lists reasons in that order */
-  first: number;
-}
-
-interface EntityState {
-  namespace: 't' | 'm';
-  id: string;
+interface EntityState extends EntityTally {
   partition: number;
-  allowLocked: boolean;
-  allowLockedConflict: boolean;
-  /** events that passed every check but the entity's */
-  valid: number;
-  /** events that reached the entity check (no early error), and the first of them */
-  checked: number;
-  firstChecked: number;
-  /** late-check rejections, which count only when the entity itself is usable */
-  late: Map<string, Tally>;
   summary: EntitySummaryBuilder;
   records: RecordSink;
   /** plots waiting for asynchronous compression, with their line index; once one waits, later plots wait too (order) */
   deferredPlots: Array<{ event: NormalizedEvent; index: number }>;
-  status?: EntityStatus;
 }
 
 /** Counts a reason; answers the bytes a new one takes. */
@@ -131,7 +113,7 @@ class EventIngestSession implements IngestSession {
     const index = this.offered++;
     const result = normalizeEvent(rawEvent, {
       receivedAt: this.receivedAt,
-      defaultWorker: this.context.workerHeader || '<unknown>',
+      defaultWorker: this.context.workerHeader,
       allowLockedDefault: this.context.allowLockedDefault ?? false,
     });
     if (result.earlyError !== undefined) {
@@ -183,7 +165,7 @@ class EventIngestSession implements IngestSession {
     if (state === undefined) {
       const { partitions, targetMessageBytes, maxMessageBytes, maxEntitiesPerRequest } = this.deps.settings;
       // Refused at the first entity beyond the cap, while the body may still be arriving.
-      if (this.entities.size >= maxEntitiesPerRequest) throw apiError('too_many_entities', `limit ${maxEntitiesPerRequest} distinct task or model ids`);
+      assertEntityRoom(this.entities.size, maxEntitiesPerRequest);
       this.hold(ENTITY_BYTES);
       state = {
         namespace,
@@ -223,14 +205,14 @@ class EventIngestSession implements IngestSession {
     let result: IngestResult | undefined;
     try {
       if (this.offered === 0) throw apiError('batch_empty');
-      this.checkRequestRules();
+      const ruleError = requestRuleError(this.entities.values());
+      if (ruleError !== undefined) throw ruleError;
       await this.encodeDeferredPlots();
       this.context.signal?.throwIfAborted();
       await this.resolveEntities();
-      result = this.outcome();
-      if (result.added === 0) {
-        throw apiError('events_not_added', undefined, Object.entries(result.errors_info));
-      }
+      result = settleOutcome(this.early, this.entities.values());
+      const notAdded = notAddedError(result);
+      if (notAdded !== undefined) throw notAdded;
       const messages = this.buildMessages();
       this.context.signal?.throwIfAborted();
       await this.deps.publisher.publishAll(messages);
@@ -241,23 +223,6 @@ class EventIngestSession implements IngestSession {
       throw error;
     } finally {
       this.release();
-    }
-  }
-
-  /** events.md §1.8, §1.9: request-wide consistency, checked before anything is stored. */
-  private checkRequestRules(): void {
-    const namespacesById = new Map<string, Set<string>>();
-    for (const state of this.entities.values()) {
-      const set = namespacesById.get(state.id) ?? new Set();
-      set.add(state.namespace);
-      namespacesById.set(state.id, set);
-    }
-    const both = [...namespacesById].filter(([, set]) => set.size > 1).map(([id]) => id);
-    if (both.length > 0) {
-      throw apiError('validation_error', 'Inconsistent model_event setting in the passed events', [['tasks', both]]);
-    }
-    for (const state of this.entities.values()) {
-      if (state.allowLockedConflict) throw apiError('validation_error', `Inconsistent allow_locked setting in the passed events for ${state.id}`);
     }
   }
 
@@ -279,36 +244,6 @@ class EventIngestSession implements IngestSession {
     states.forEach((state, i) => (state.status = statuses[i]));
   }
 
-  private entityUsable(state: EntityState): boolean {
-    return state.status === 'ok' || state.status === 'new' || state.status === 'unknown' || (state.status === 'locked' && state.allowLocked);
-  }
-
-  /** Final reason per event: early checks, then the entity, then the late checks (events.md §1.3 order). */
-  private outcome(): IngestResult {
-    const reasons = new Map<string, Tally>();
-    const merge = (reason: string, t: Tally) => {
-      const existing = reasons.get(reason);
-      if (existing === undefined) reasons.set(reason, { ...t });
-      else {
-        existing.count += t.count;
-        existing.first = Math.min(existing.first, t.first);
-      }
-    };
-    for (const [reason, t] of this.early) merge(reason, t);
-    let added = 0;
-    for (const state of this.entities.values()) {
-      if (this.entityUsable(state)) {
-        added += state.valid;
-        for (const [reason, t] of state.late) merge(reason, t);
-      } else {
-        merge(`${state.namespace === 't' ? 'Invalid task id' : 'Invalid model id'} ${state.id}`, { count: state.checked, first: state.firstChecked });
-      }
-    }
-    const ordered = [...reasons].sort((a, b) => a[1].first - b[1].first);
-    const errors = ordered.reduce((sum, [, t]) => sum + t.count, 0);
-    return { added, errors, errors_info: Object.fromEntries(ordered.map(([reason, t]) => [reason, t.count])) };
-  }
-
   /**
    * Each usable entity's records in line order, then its summary; one
    * message per packed buffer. Message ids name the request (its
@@ -321,7 +256,7 @@ class EventIngestSession implements IngestSession {
    * however it is encoded: the key decides.
    */
   private buildMessages(): OutgoingMessage[] {
-    const usable = [...this.entities.values()].filter((state) => state.valid > 0 && this.entityUsable(state));
+    const usable = [...this.entities.values()].filter((state) => state.valid > 0 && entityUsable(state));
     const { fingerprint } = this.context;
     const request = fingerprint?.idFor(this.context.identity.company) ?? newCallId();
     const packing = (records: number) => (fingerprint?.clientKeyed ? '' : `.${records}`);
