@@ -1,33 +1,63 @@
-// events.md §1.3 per-event checks and the store limits of docs/ingest.md ("Per-event limits"),
-// one row per rule: f(event, expected reason) with undefined for an accepted event.
+// The ingest rules as f-tests (VictoriaMetrics style): the per-event checks of events.md §1.3, in
+// the contract's order, and the per-event limits of the hostile-input issue (docs/ingest.md
+// "Per-event limits"). Each family has a small `f(name, input, expected)`; every call is one row,
+// named after the bullet it proves (`§1.3.7` is step 7 of §1.3, `limit` a row of docs/ingest.md's
+// table). `expected` is what becomes of the event:
+// - `refused(<catalogue id>, <reason>)`: the errors_info key, and the catalogue id the refusal is
+//   counted under (refusal-reasons.ts; alone in a request it answers 400/131, request-rules.test.ts);
+// - `stored({...})`: the normalised fields that are stored; the row also encodes the event and checks
+//   that its record reads back as those fields (storable-event-test-harness.ts).
+// The stored record of each event type is spelled out in full under §1.4. The entity's status (step 6
+// beyond the id's form) and the request-level rules are in request-rules.test.ts.
 import { describe, expect, it } from 'vitest';
-import { normalizeEvent, type NormalizeResult } from './event-normalizer.js';
+import type { ErrorId } from '../../shared/errors/error-catalogue.js';
+import type { LogRecord } from '../../shared/events/wire-format.js';
+import type { RawEvent } from './event-fields.js';
+import { normalizeEvent, type NormalizeContext, type NormalizedEvent } from './event-normalizer.js';
+import { plotFields } from './plot-storage.js';
+import { eventRefusalReason } from './refusal-reasons.js';
+import { encodeAccepted, expectStorable } from './storable-event-test-harness.js';
 
 const RECEIVED_AT = 1_718_000_000_000;
-const context = { receivedAt: RECEIVED_AT, defaultWorker: 'node-7', allowLockedDefault: false };
+const CONTEXT: NormalizeContext = { receivedAt: RECEIVED_AT, defaultWorker: 'node-7', allowLockedDefault: false };
 
-const reasonOf = (result: NormalizeResult) => result.earlyError ?? result.lateError;
+/** An event as a JS object, or as the JSON line a client sends (for what only JSON text can carry). */
+type Input = RawEvent | string;
+type Expected = { refused: string; countedAs: ErrorId } | { stored: Partial<NormalizedEvent> };
 
-/** The row, for the failure message (deep values do not stringify). */
-function label(raw: Record<string, unknown>): string {
-  try {
-    return JSON.stringify(raw).slice(0, 200);
-  } catch {
-    return Object.keys(raw).join(',');
+const refused = (countedAs: ErrorId, reason: string): Expected => ({ refused: reason, countedAs });
+const stored = (fields: Partial<NormalizedEvent> = {}): Expected => ({ stored: fields });
+const invalid = (field: string) => refused('invalid_fields', `Invalid value for field '${field}'`);
+const longer = (field: string, cap: number) => refused('invalid_fields', `Field '${field}' longer than ${cap} characters`);
+const invalidTask = (id: string) => refused('invalid_task_id', `Invalid task id ${id}`);
+const invalidModel = (id: string) => refused('invalid_model_id', `Invalid model id ${id}`);
+const invalidType = (shown: string) => refused('invalid_fields', `Invalid event type ${shown}`);
+const NO_TYPE = refused('missing_required_fields', "Event must have a 'type' field");
+const NO_TASK = refused('missing_required_fields', "Event must have a 'task' field");
+const LOG_FOR_MODEL = refused('validation_error', 'Task log events are not supported for models');
+const ITER_ABOVE = refused('invalid_fields', 'Iteration number should not exceed 9223372036854775807');
+const ITER_BELOW = refused('invalid_fields', 'Iteration number should not be below -9200000000000000000');
+const TIMESTAMP_RANGE = refused('invalid_fields', "Field 'timestamp' out of range (0 to 253402300799999 ms)");
+
+function check(input: Input, expected: Expected, context: NormalizeContext): NormalizedEvent | undefined {
+  const raw = typeof input === 'string' ? (JSON.parse(input) as RawEvent) : input;
+  const result = normalizeEvent(raw, context);
+  const reason = result.earlyError ?? result.lateError;
+  if ('refused' in expected) {
+    expect(reason).toBe(expected.refused);
+    expect(result.event).toBeUndefined();
+    expect(eventRefusalReason(reason!)).toBe(expected.countedAs);
+    return undefined;
   }
+  expect(reason).toBeUndefined();
+  expect(result.event).toMatchObject(expected.stored);
+  expectStorable(result.event!);
+  return result.event;
 }
 
-function f(raw: Record<string, unknown>, expected: string | undefined, ctx = context): void {
-  const result = normalizeEvent(raw, ctx);
-  expect(reasonOf(result), label(raw)).toBe(expected);
-  expect(result.event === undefined).toBe(expected !== undefined);
-}
-
-/** The accepted event's normalised form. */
-function accepted(raw: Record<string, unknown>, ctx = context) {
-  const result = normalizeEvent(raw, ctx);
-  expect(reasonOf(result)).toBeUndefined();
-  return result.event!;
+/** One row: a test named `name` (large inputs are built inside it, from a function). */
+function row(name: string, input: Input | (() => Input), expected: Expected, context = CONTEXT): void {
+  it(name, () => void check(typeof input === 'function' ? input() : input, expected, context));
 }
 
 const deepArray = (depth: number): unknown => {
@@ -41,231 +71,342 @@ const deepObject = (depth: number): unknown => {
   return value;
 };
 
-const log = (fields: Record<string, unknown> = {}) => ({ type: 'log', task: 't1', ...fields });
-const scalar = (fields: Record<string, unknown> = {}) => ({ type: 'training_stats_scalar', task: 't1', value: 1, ...fields });
+const scalar = (fields: RawEvent = {}): RawEvent => ({ type: 'training_stats_scalar', task: 't1', value: 1, ...fields });
+const vector = (fields: RawEvent = {}): RawEvent => ({ type: 'training_stats_vector', task: 't1', ...fields });
+const image = (fields: RawEvent = {}): RawEvent => ({ type: 'training_debug_image', task: 't1', ...fields });
+const plot = (fields: RawEvent = {}): RawEvent => ({ type: 'plot', task: 't1', ...fields });
+const log = (fields: RawEvent = {}): RawEvent => ({ type: 'log', task: 't1', ...fields });
 
-describe('steps 1-6: type, task, entity id (early checks)', () => {
-  it('type', () => {
-    f({ task: 't1' }, "Event must have a 'type' field");
-    f({ type: null, task: 't1' }, "Event must have a 'type' field");
-    f({ type: 'nope', task: 't1' }, 'Invalid event type nope');
-    f({ type: 'a b c', task: 't1' }, 'Invalid event type a_b_c');
-    f({ type: 'training stats scalar', task: 't1', value: 1 }, undefined);
-    f({ type: 5, task: 't1' }, 'Invalid event type 5');
-    f({ type: true, task: 't1' }, 'Invalid event type True');
-    f({ type: ['log'], task: 't1' }, 'Invalid event type <list>');
-    f({ type: { log: 1 }, task: 't1' }, 'Invalid event type <dict>');
-    f({ type: deepArray(10_000), task: 't1' }, 'Invalid event type <list>');
-    f({ type: 'x'.repeat(10_000_000), task: 't1' }, `Invalid event type ${'x'.repeat(256)}…`);
-    f({ type: 'x'.repeat(256), task: 't1' }, `Invalid event type ${'x'.repeat(256)}`);
-  });
-
-  it('log events of models', () => {
-    f({ type: 'log', task: 't1', model_event: true }, 'Task log events are not supported for models');
-    f({ type: 'log', task: 't1', model_event: 'yes' }, 'Task log events are not supported for models');
-  });
-
-  it('task present', () => {
-    f({ type: 'log' }, "Event must have a 'task' field");
-    f({ type: 'log', task: null }, "Event must have a 'task' field");
-    f({ type: 'plot', model: 'm1', model_event: false }, "Event must have a 'task' field");
-  });
-
-  it('task id: non-empty, at most 128 characters of [A-Za-z0-9_.-]', () => {
-    f(log({ task: '' }), 'Invalid task id ');
-    f(log({ task: 'a'.repeat(128) }), undefined);
-    f(log({ task: 'a'.repeat(129) }), `Invalid task id ${'a'.repeat(129)}`);
-    f(log({ task: 'x'.repeat(10_000_000) }), `Invalid task id ${'x'.repeat(256)}…`);
-    f(log({ task: 'Ab_9.-z' }), undefined);
-    f(log({ task: '8f1c2d0b5e57a1c2b3d4e5f60718293a' }), undefined);
-    for (const id of ['a:b', 'a b', 'a/b', 'a*', 'é', '\u0000', 'a\n', '{x}', 'a"b', '\ud800', '😀']) f(log({ task: id }), `Invalid task id ${id}`);
-    f(log({ task: 5 }), 'Invalid task id 5');
-    f(log({ task: ['t1'] }), 'Invalid task id <list>');
-    f(log({ task: deepArray(10_000) }), 'Invalid task id <list>');
-    f(log({ task: deepObject(10_000) }), 'Invalid task id <dict>');
-    f(log({ task: false }), 'Invalid task id False');
-  });
-
-  it('model events: model replaces task, and model ids follow the same rule', () => {
-    const event = accepted({ type: 'plot', task: 'ignored', model: 'm1', model_event: true });
-    expect(event).toMatchObject({ entity: 'm1', namespace: 'm' });
-    f({ type: 'plot', task: 5, model_event: 1 }, 'Invalid model id 5');
-    f({ type: 'plot', task: 't1', model: 'a:b', model_event: true }, 'Invalid model id a:b');
-    f({ type: 'plot', task: 'a'.repeat(300), model_event: true }, `Invalid model id ${'a'.repeat(256)}…`);
-  });
+describe('§1.3.1 control fields and model events', () => {
+  const f = (name: string, input: Input, expected: Expected, context = CONTEXT) => row(`§1.3.1 ${name}`, input, expected, context);
+  f('model_event true: the event belongs to the model whose id is in task', plot({ model_event: true }), stored({ namespace: 'm', entity: 't1' }));
+  f('model_event true and model present: model replaces task', plot({ task: 'ignored', model: 'm1', model_event: true }), stored({ namespace: 'm', entity: 'm1' }));
+  f('model_event true and model null: task stays', plot({ model: null, model_event: true }), stored({ namespace: 'm', entity: 't1' }));
+  f('model_event false: model is ignored', plot({ model: 'm1', model_event: false }), stored({ namespace: 't', entity: 't1' }));
+  f('model_event absent: a task event', plot(), stored({ namespace: 't', entity: 't1' }));
+  f('model_event by truthiness: "false" is true', plot({ model_event: 'false' }), stored({ namespace: 'm' }));
+  f('model_event by truthiness: 1 is true', plot({ model_event: 1 }), stored({ namespace: 'm' }));
+  f('model_event by truthiness: [0] is true', plot({ model_event: [0] }), stored({ namespace: 'm' }));
+  f('model_event by truthiness: 0 is false', plot({ model_event: 0 }), stored({ namespace: 't' }));
+  f('model_event by truthiness: "" is false', plot({ model_event: '' }), stored({ namespace: 't' }));
+  f('model_event by truthiness: {} is false', plot({ model_event: {} }), stored({ namespace: 't' }));
+  f('allow_locked absent: false', log(), stored({ allowLocked: false }));
+  f('allow_locked true', log({ allow_locked: true }), stored({ allowLocked: true }));
+  f('allow_locked by truthiness: "no" is true', log({ allow_locked: 'no' }), stored({ allowLocked: true }));
+  f('allow_locked by truthiness: 0 is false', log({ allow_locked: 0 }), stored({ allowLocked: false }));
+  f('allow_locked absent takes the query string value of events.add (§1.9)', log(), stored({ allowLocked: true }), { ...CONTEXT, allowLockedDefault: true });
+  f('allow_locked null takes the query string value', log({ allow_locked: null }), stored({ allowLocked: true }), { ...CONTEXT, allowLockedDefault: true });
+  f('allow_locked false in the event overrides the query string', log({ allow_locked: false }), stored({ allowLocked: false }), { ...CONTEXT, allowLockedDefault: true });
+  f('skip_validation by truthiness', plot({ skip_validation: 'x' }), stored({ skipValidation: true }));
+  f('skip_validation absent', plot(), stored({ skipValidation: false }));
 });
 
-describe('step 7: iter', () => {
-  it.each([
-    [120, 120],
-    [1.9, 1],
-    [-1.9, -1],
-    [-0, 0],
-    ['-3', -3],
-    [' 12 ', 12],
-    ['+7', 7],
-    [null, undefined],
-    [-2_147_483_648, -2_147_483_648],
-    [2 ** 63 - 1024, 2 ** 63 - 1024],
-    [-9.2e18, -9.2e18],
-  ])('%j is iteration %j', (iter, expected) => {
-    const event = accepted(log({ iter }));
-    expect(Object.is(event.iter, expected)).toBe(true);
-  });
-
-  it('rejections', () => {
-    for (const iter of ['abc', '1e3', '1.5', '', true, {}, [1], deepArray(10_000), '9'.repeat(101), `${'1'.repeat(60_000)}x`]) {
-      f(log({ iter }), "Invalid value for field 'iter'");
-    }
-    for (const iter of [2 ** 63, 1e19, -1e19, 1e300, Number.POSITIVE_INFINITY, '9223372036854775808']) {
-      f(log({ iter }), 'Iteration number should not exceed 9223372036854775807');
-    }
-    // Below this a point's time reads back as "no iteration" (the sentinel of InfluxDB's smallest time).
-    f(log({ iter: -9.21e18 }), 'Iteration number should not be below -9200000000000000000');
-    f(log({ iter: -(2 ** 63) }), 'Iteration number should not be below -9200000000000000000');
-  });
+describe('§1.3.2 type present', () => {
+  const f = (name: string, input: Input, expected: Expected) => row(`§1.3.2 ${name}`, input, expected);
+  f('absent', { task: 't1' }, NO_TYPE);
+  f('null counts as absent', { type: null, task: 't1' }, NO_TYPE);
+  f('checked before task', {}, NO_TYPE);
 });
 
-describe('step 8: timestamp', () => {
-  it.each([
-    [1_718_000_000_123, 1_718_000_000_123],
-    [1_718_000_000_123.9, 1_718_000_000_123],
-    ['1.718e12', 1_718_000_000_000],
-    [' 1718000000123 ', 1_718_000_000_123],
-    ['2024-06-10T06:13:20.200Z', 1_718_000_000_200],
-    ['2024-06-10 06:13:20.200', 1_718_000_000_200],
-    ['2024-06-10T08:13:20.200+02:00', 1_718_000_000_200],
-    [0, 0],
-    [-0, 0],
-    [-0.5, 0],
-    [253_402_300_799_999, 253_402_300_799_999],
-    [null, RECEIVED_AT],
-  ])('%j is %j', (timestamp, expected) => {
-    expect(Object.is(accepted(log({ timestamp })).timestamp, expected)).toBe(true);
-  });
-
-  it('ts replaces timestamp', () => {
-    expect(accepted(log({ ts: 5, timestamp: 'bad' })).timestamp).toBe(5);
-    expect(accepted(log({ ts: null, timestamp: 7 })).timestamp).toBe(7);
-  });
-
-  it('rejections', () => {
-    for (const timestamp of ['yesterday', {}, [], true, '1e999', Number.POSITIVE_INFINITY, Number.NaN, deepArray(10_000), '2024-13-45T00:00:00Z', `${'1'.repeat(60_000)}x`, '9'.repeat(101)]) {
-      f(log({ timestamp }), "Invalid value for field 'timestamp'");
-    }
-    // Log timestamps become Redis stream ids (ms ≥ 0), reads render them as ISO-8601 with a 4-digit year.
-    for (const timestamp of [-1, -1e15, 253_402_300_800_000, 1e20, 2 ** 63, 1e300, '1e20', '1969-12-31T23:59:59.999Z']) {
-      f(log({ timestamp }), "Field 'timestamp' out of range (0 to 253402300799999 ms)");
-    }
-  });
+describe('§1.3.3 type one of the five, spaces replaced', () => {
+  const f = (name: string, input: Input | (() => Input), expected: Expected) => row(`§1.3.3 ${name}`, input, expected);
+  f('training_stats_scalar', scalar(), stored({ type: 'training_stats_scalar' }));
+  f('training_stats_vector', vector({ values: [1] }), stored({ type: 'training_stats_vector' }));
+  f('training_debug_image', image(), stored({ type: 'training_debug_image' }));
+  f('plot', plot(), stored({ type: 'plot' }));
+  f('log', log(), stored({ type: 'log' }));
+  f('spaces become underscores', { type: 'training stats scalar', task: 't1', value: 1 }, stored({ type: 'training_stats_scalar' }));
+  f('unknown: the normalised value is printed', { type: 'nope', task: 't1' }, invalidType('nope'));
+  f('unknown with spaces: printed with underscores', { type: 'a b c', task: 't1' }, invalidType('a_b_c'));
+  f('exact: a trailing space makes another type', { type: 'log ', task: 't1' }, invalidType('log_'));
+  f('exact: upper case is another type', { type: 'LOG', task: 't1' }, invalidType('LOG'));
+  f('a number prints as itself', { type: 5, task: 't1' }, invalidType('5'));
+  f('true prints as Python does', { type: true, task: 't1' }, invalidType('True'));
+  f('a list prints by kind', { type: ['log'], task: 't1' }, invalidType('<list>'));
+  f('an object prints by kind', { type: { log: 1 }, task: 't1' }, invalidType('<dict>'));
+  f('limit: a list nested 10,000 deep is not walked', () => ({ type: deepArray(10_000), task: 't1' }), invalidType('<list>'));
+  f('limit: nested 10,000 deep in the JSON text', `{"type": ${'['.repeat(10_000)}${']'.repeat(10_000)}, "task": "t1"}`, invalidType('<list>'));
+  f('limit: 10 MB is echoed cut at 256 characters', () => ({ type: 'x'.repeat(10_000_000), task: 't1' }), invalidType(`${'x'.repeat(256)}…`));
+  f('limit: 256 characters are echoed whole', { type: 'x'.repeat(256), task: 't1' }, invalidType('x'.repeat(256)));
+  f('limit: the echo never cuts a surrogate pair', { type: `${'a'.repeat(255)}😀`, task: 't1' }, invalidType(`${'a'.repeat(255)}…`));
 });
 
-describe('step 9: string fields and their caps', () => {
-  it('non-strings are invalid, null and absent are absent', () => {
-    f(log({ metric: 5 }), "Invalid value for field 'metric'");
-    f(log({ variant: [] }), "Invalid value for field 'variant'");
-    f(log({ worker: {} }), "Invalid value for field 'worker'");
-    f(log({ msg: ['a'] }), "Invalid value for field 'msg'");
-    f(log({ level: deepArray(10_000) }), "Invalid value for field 'level'");
-    f({ type: 'training_debug_image', task: 't1', url: 1 }, "Invalid value for field 'url'");
-    f({ type: 'training_debug_image', task: 't1', key: true }, "Invalid value for field 'key'");
-    f({ type: 'plot', task: 't1', plot_str: {} }, "Invalid value for field 'plot_str'");
-    expect(accepted(log({ metric: null, variant: '' }))).toMatchObject({ metric: '', variant: '', worker: 'node-7' });
-  });
+describe('§1.3.4 log events of models', () => {
+  const f = (name: string, input: Input, expected: Expected) => row(`§1.3.4 ${name}`, input, expected);
+  f('refused', log({ model_event: true }), LOG_FOR_MODEL);
+  f('model_event by truthiness', log({ model_event: 'yes' }), LOG_FOR_MODEL);
+  f('checked before task', { type: 'log', model_event: true }, LOG_FOR_MODEL);
+  f('other types of models are accepted', scalar({ model_event: true }), stored({ namespace: 'm' }));
+});
 
-  it.each([
+describe('§1.3.5 task present', () => {
+  const f = (name: string, input: Input, expected: Expected) => row(`§1.3.5 ${name}`, input, expected);
+  f('absent', { type: 'log' }, NO_TASK);
+  f('null', { type: 'log', task: null }, NO_TASK);
+  f('model without model_event does not count', { type: 'plot', model: 'm1', model_event: false }, NO_TASK);
+  f('model_event true and neither model nor task', { type: 'plot', model_event: true }, NO_TASK);
+  f('model_event true and model without task: model is the id', { type: 'plot', model: 'm1', model_event: true }, stored({ namespace: 'm', entity: 'm1' }));
+});
+
+describe('§1.3.6 entity id: a non-empty string of at most 128 characters of [A-Za-z0-9_.-] (limit: ids)', () => {
+  const f = (name: string, task: unknown, expected: Expected) => row(`§1.3.6 ${name}`, () => log({ task }), expected);
+  f('empty prints with a trailing space', '', invalidTask(''));
+  f('128 characters', 'a'.repeat(128), stored({ entity: 'a'.repeat(128) }));
+  f('129 characters, echoed whole', 'a'.repeat(129), invalidTask('a'.repeat(129)));
+  f('limit: 10 MB, echoed cut at 256 characters', 'x'.repeat(10_000_000), invalidTask(`${'x'.repeat(256)}…`));
+  f('every character class', 'Ab_9.-z', stored({ entity: 'Ab_9.-z' }));
+  f('a ClearML id (uuid4 hex)', '8f1c2d0b5e57a1c2b3d4e5f60718293a', stored({ entity: '8f1c2d0b5e57a1c2b3d4e5f60718293a' }));
+  for (const id of ['a:b', 'a b', 'a/b', 'a*', 'é', '\u0000', 'a\n', '{x}', 'a"b', '\ud800', '😀', 'a,b', 'a=b', 'a\\b', '~a']) {
+    f(`limit: ${JSON.stringify(id)} is outside the id characters`, id, invalidTask(id));
+  }
+  f('a number', 5, invalidTask('5'));
+  f('false', false, invalidTask('False'));
+  f('a list', ['t1'], invalidTask('<list>'));
+  f('limit: a list nested 10,000 deep', deepArray(10_000), invalidTask('<list>'));
+  f('limit: an object nested 10,000 deep', deepObject(10_000), invalidTask('<dict>'));
+
+  const m = (name: string, input: Input | (() => Input), expected: Expected) => row(`§1.3.6 model ids: ${name}`, input, expected);
+  m('a number in task', { type: 'plot', task: 5, model_event: 1 }, invalidModel('5'));
+  m('the model field', { type: 'plot', task: 't1', model: 'a:b', model_event: true }, invalidModel('a:b'));
+  m('echoed cut at 256 characters', () => ({ type: 'plot', task: 'a'.repeat(300), model_event: true }), invalidModel(`${'a'.repeat(256)}…`));
+});
+
+describe('§1.3.7 iter', () => {
+  const f = (name: string, iter: unknown, expected: Expected) => row(`§1.3.7 ${name}`, () => log({ iter }), expected);
+  f('a JSON integer is taken as is', 120, stored({ iter: 120 }));
+  f('a fraction is truncated toward zero', 1.9, stored({ iter: 1 }));
+  f('a negative fraction is truncated toward zero', -1.9, stored({ iter: -1 }));
+  f('-0 is 0', -0, stored({ iter: 0 }));
+  f('a signed string', '-3', stored({ iter: -3 }));
+  f('a string with surrounding whitespace', ' 12 ', stored({ iter: 12 }));
+  f('a string with a plus sign', '+7', stored({ iter: 7 }));
+  f('"-0" is 0', '-0', stored({ iter: 0 }));
+  f('null counts as absent', null, stored({ iter: undefined }));
+  f('absent', undefined, stored({ iter: undefined }));
+  f('the single-value iteration (−2^31)', -2_147_483_648, stored({ iter: -2_147_483_648 }));
+  f('the largest double below 2^63', 2 ** 63 - 1024, stored({ iter: 2 ** 63 - 1024 }));
+  f('limit: −9.2e18 is the smallest iteration', -9.2e18, stored({ iter: -9.2e18 }));
+  for (const iter of ['abc', '1e3', '1.5', '', '0x10', true, {}, [1]]) f(`${JSON.stringify(iter)} is not an integer`, iter, invalid('iter'));
+  f('limit: a list nested 10,000 deep', deepArray(10_000), invalid('iter'));
+  f('limit: a numeric string over 100 characters', '9'.repeat(101), invalid('iter'));
+  f('limit: a 60,000-character string is not matched', `${'1'.repeat(60_000)}x`, invalid('iter'));
+  f('2^63', 2 ** 63, ITER_ABOVE);
+  f('1e19', 1e19, ITER_ABOVE);
+  f('below −2^63', -1e19, ITER_ABOVE);
+  f('1e300', 1e300, ITER_ABOVE);
+  f('Infinity (gRPC)', Number.POSITIVE_INFINITY, ITER_ABOVE);
+  f('"9223372036854775808"', '9223372036854775808', ITER_ABOVE);
+  f('limit: below −9.2e18 reads back as "no iteration"', -9.21e18, ITER_BELOW);
+  f('limit: −2^63', -(2 ** 63), ITER_BELOW);
+});
+
+describe('§1.3.8 timestamp and ts (limit: what a Redis stream id and a 4-digit year hold)', () => {
+  const f = (name: string, timestamp: unknown, expected: Expected) => row(`§1.3.8 ${name}`, () => log({ timestamp }), expected);
+  f('epoch ms', 1_718_000_000_123, stored({ timestamp: 1_718_000_000_123 }));
+  f('fractions are truncated', 1_718_000_000_123.9, stored({ timestamp: 1_718_000_000_123 }));
+  f('a numeric string with an exponent', '1.718e12', stored({ timestamp: 1_718_000_000_000 }));
+  f('a numeric string with whitespace', ' 1718000000123 ', stored({ timestamp: 1_718_000_000_123 }));
+  f('ISO-8601 UTC', '2024-06-10T06:13:20.200Z', stored({ timestamp: 1_718_000_000_200 }));
+  f('ISO-8601 without a zone is UTC', '2024-06-10 06:13:20.200', stored({ timestamp: 1_718_000_000_200 }));
+  f('ISO-8601 with an offset', '2024-06-10T08:13:20.200+02:00', stored({ timestamp: 1_718_000_000_200 }));
+  f('ISO-8601 with an offset without colon', '2024-06-10T08:13:20.200+0200', stored({ timestamp: 1_718_000_000_200 }));
+  f('ISO-8601 fractions beyond ms are truncated', '2024-06-10T06:13:20.2009Z', stored({ timestamp: 1_718_000_000_200 }));
+  f('limit: 0 is the smallest', 0, stored({ timestamp: 0 }));
+  f('-0 is 0', -0, stored({ timestamp: 0 }));
+  f('-0.5 truncates to 0', -0.5, stored({ timestamp: 0 }));
+  f('limit: 9999-12-31T23:59:59.999Z is the largest', 253_402_300_799_999, stored({ timestamp: 253_402_300_799_999 }));
+  f('null: the receive time', null, stored({ timestamp: RECEIVED_AT }));
+  f('absent: the receive time', undefined, stored({ timestamp: RECEIVED_AT }));
+  for (const timestamp of ['yesterday', '', {}, [], true, '1e999', '2024-13-45T00:00:00Z', '2024-06-10Tfoo']) {
+    f(`${JSON.stringify(timestamp)} is not a timestamp`, timestamp, invalid('timestamp'));
+  }
+  f('Infinity (gRPC)', Number.POSITIVE_INFINITY, invalid('timestamp'));
+  f('NaN (gRPC)', Number.NaN, invalid('timestamp'));
+  f('limit: a list nested 10,000 deep', deepArray(10_000), invalid('timestamp'));
+  f('limit: a numeric string over 100 characters', '9'.repeat(101), invalid('timestamp'));
+  f('limit: a 60,000-character string is not matched', `${'1'.repeat(60_000)}x`, invalid('timestamp'));
+  f('limit: -1 (no Redis stream id)', -1, TIMESTAMP_RANGE);
+  f('limit: -1e15', -1e15, TIMESTAMP_RANGE);
+  f('limit: one ms after 9999', 253_402_300_800_000, TIMESTAMP_RANGE);
+  f('limit: 1e20 (no Redis stream id)', 1e20, TIMESTAMP_RANGE);
+  f('limit: 2^63', 2 ** 63, TIMESTAMP_RANGE);
+  f('limit: 1e300', 1e300, TIMESTAMP_RANGE);
+  f('limit: "1e20"', '1e20', TIMESTAMP_RANGE);
+  f('limit: before 1970', '1969-12-31T23:59:59.999Z', TIMESTAMP_RANGE);
+
+  const ts = (name: string, input: Input, expected: Expected) => row(`§1.3.8 ts: ${name}`, input, expected);
+  ts('replaces timestamp', log({ ts: 5, timestamp: 'bad' }), stored({ timestamp: 5 }));
+  ts('null counts as absent', log({ ts: null, timestamp: 7 }), stored({ timestamp: 7 }));
+  ts('checked like timestamp', log({ ts: {} }), invalid('timestamp'));
+});
+
+describe('§1.3.9 string fields (limit: lengths, valid Unicode)', () => {
+  const f = (name: string, input: Input | (() => Input), expected: Expected, context = CONTEXT) => row(`§1.3.9 ${name}`, input, expected, context);
+  f('metric: a number', log({ metric: 5 }), invalid('metric'));
+  f('variant: a list', log({ variant: [] }), invalid('variant'));
+  f('worker: an object', log({ worker: {} }), invalid('worker'));
+  f('msg: a list', log({ msg: ['a'] }), invalid('msg'));
+  f('level: a list nested 10,000 deep', () => log({ level: deepArray(10_000) }), invalid('level'));
+  f('url: a number', image({ url: 1 }), invalid('url'));
+  f('key: true', image({ key: true }), invalid('key'));
+  f('plot_str: an object', plot({ plot_str: {} }), invalid('plot_str'));
+  f('null counts as absent', log({ metric: null, variant: null, worker: null, level: null, msg: null }), stored({ metric: '', variant: '', worker: 'node-7', level: undefined, msg: undefined }));
+
+  const caps: Array<[string, number, (fields: RawEvent) => RawEvent]> = [
     ['metric', 4096, log],
     ['variant', 4096, log],
     ['worker', 1024, log],
     ['level', 128, log],
     ['msg', 1_048_576, log],
-    ['url', 16_384, (fields: Record<string, unknown>) => ({ type: 'training_debug_image', task: 't1', ...fields })],
-    ['key', 4096, (fields: Record<string, unknown>) => ({ type: 'training_debug_image', task: 't1', ...fields })],
+    ['url', 16_384, image],
+    ['key', 4096, image],
     ['x_axis_label', 4096, scalar],
-  ] as const)('%s: at most %i characters', (field, cap, make) => {
-    f(make({ [field]: 'x'.repeat(cap) }), undefined);
-    f(make({ [field]: 'x'.repeat(cap + 1) }), `Field '${field}' longer than ${cap} characters`);
-  });
+  ];
+  for (const [field, cap, make] of caps) {
+    f(`limit: ${field} of ${cap} characters`, () => make({ [field]: 'x'.repeat(cap) }), stored());
+    f(`limit: ${field} of ${cap + 1} characters`, () => make({ [field]: 'x'.repeat(cap + 1) }), longer(field, cap));
+  }
+  f('limit: a 70,000-character metric (InfluxDB series key)', () => scalar({ metric: 'm'.repeat(70_000) }), longer('metric', 4096));
+  f('limit: the worker header is held to the worker cap', log(), longer('worker', 1024), { ...CONTEXT, defaultWorker: 'w'.repeat(1025) });
+  f('limit: a worker field replaces an over-long header', log({ worker: 'own' }), stored({ worker: 'own' }), { ...CONTEXT, defaultWorker: 'w'.repeat(1025) });
 
-  it('the worker header is held to the same cap', () => {
-    f(log(), `Field 'worker' longer than 1024 characters`, { ...context, defaultWorker: 'w'.repeat(1025) });
-    f(log({ worker: 'own' }), undefined, { ...context, defaultWorker: 'w'.repeat(1025) });
-  });
-
-  it('strings must be valid Unicode (a lone surrogate cannot be stored as sent)', () => {
-    for (const field of ['metric', 'variant', 'worker', 'level', 'msg']) {
-      f(log({ [field]: 'a\ud800b' }), `Invalid value for field '${field}'`);
-      f(log({ [field]: '\udc00' }), `Invalid value for field '${field}'`);
-      f(log({ [field]: 'ok 😀 é \u0000 \n' }), undefined);
-    }
-    f({ type: 'plot', task: 't1', plot_str: '{"a": "\ud83d"}' }, "Invalid value for field 'plot_str'");
-    f({ type: 'training_debug_image', task: 't1', url: '\ud800' }, "Invalid value for field 'url'");
-    f(scalar({ x_axis_label: '\ud800' }), "Invalid value for field 'x_axis_label'");
-  });
-
-  it('x_axis_label that is not a string is ignored (contract: not validated)', () => {
-    expect(accepted(scalar({ x_axis_label: 5 })).xAxisLabel).toBeUndefined();
-    expect(accepted(scalar({ x_axis_label: deepArray(10_000) })).xAxisLabel).toBeUndefined();
-    expect(accepted(scalar({ x_axis_label: 'epoch' })).xAxisLabel).toBe('epoch');
-  });
+  for (const field of ['metric', 'variant', 'worker', 'level', 'msg']) {
+    f(`limit: ${field} with a lone high surrogate`, log({ [field]: 'a\ud800b' }), invalid(field));
+    f(`limit: ${field} with a lone low surrogate`, log({ [field]: '\udc00' }), invalid(field));
+    f(`limit: ${field} with pairs, accents, NUL and newlines`, log({ [field]: 'ok 😀 é \u0000 \n' }), stored());
+  }
+  f('limit: a lone surrogate escaped in the JSON text', '{"type": "training_stats_scalar", "task": "t1", "variant": "\\ud800", "value": 1}', invalid('variant'));
+  f('limit: plot_str with a lone surrogate', plot({ plot_str: '{"a": "\ud83d"}' }), invalid('plot_str'));
+  f('limit: url with a lone surrogate', image({ url: '\ud800' }), invalid('url'));
+  f('limit: x_axis_label with a lone surrogate', scalar({ x_axis_label: '\ud800' }), invalid('x_axis_label'));
+  f('x_axis_label is not validated: a number is ignored', scalar({ x_axis_label: 5 }), stored({ xAxisLabel: undefined }));
+  f('x_axis_label is not validated: a deep list is ignored', () => scalar({ x_axis_label: deepArray(10_000) }), stored({ xAxisLabel: undefined }));
+  f('x_axis_label kept for the task record (§1.11)', scalar({ x_axis_label: 'epoch' }), stored({ xAxisLabel: 'epoch' }));
 });
 
-describe('step 10: values', () => {
-  it.each([
-    [1, 1],
-    [-0.5, -0.5],
-    ['7.5', 7.5],
-    [' -1.25e-3 ', -0.00125],
-    ['.5', 0.5],
-    ['5.', 5],
-    [1.7976931348623157e308, 1.7976931348623157e308],
-    [5e-324, 5e-324],
-  ])('scalar value %j is %j', (value, expected) => {
-    expect(accepted(scalar({ value })).value).toBe(expected);
-  });
+describe('§1.3.10 value and values', () => {
+  const f = (name: string, value: unknown, expected: Expected) => row(`§1.3.10 scalar: ${name}`, () => scalar({ value }), expected);
+  f('a number', 1, stored({ value: 1 }));
+  f('a negative fraction', -0.5, stored({ value: -0.5 }));
+  f('a numeric string', '7.5', stored({ value: 7.5 }));
+  f('a numeric string with whitespace and an exponent', ' -1.25e-3 ', stored({ value: -0.00125 }));
+  f('".5"', '.5', stored({ value: 0.5 }));
+  f('"5."', '5.', stored({ value: 5 }));
+  f('-0 is 0', -0, stored({ value: 0 }));
+  f('the largest double', 1.7976931348623157e308, stored({ value: 1.7976931348623157e308 }));
+  f('the smallest double', 5e-324, stored({ value: 5e-324 }));
+  f('absent', undefined, refused('missing_required_fields', "Missing value for field 'value'"));
+  f('null', null, refused('missing_required_fields', "Missing value for field 'value'"));
+  for (const value of ['abc', '', 'Infinity', 'NaN', '0x10', true, [1], {}]) f(`${JSON.stringify(value)} is not a number`, value, invalid('value'));
+  f('limit: "1e999" is no finite double', '1e999', invalid('value'));
+  f('limit: "-1e400" is no finite double', '-1e400', invalid('value'));
+  f('limit: Infinity (gRPC)', Number.POSITIVE_INFINITY, invalid('value'));
+  f('limit: NaN (gRPC)', Number.NaN, invalid('value'));
+  f('limit: a list nested 10,000 deep', deepArray(10_000), invalid('value'));
+  f('limit: a numeric string over 100 characters', '1'.repeat(101), invalid('value'));
+  f('limit: a 60,000-character string is not matched', `${'1'.repeat(60_000)}x`, invalid('value'));
+  row('§1.3.10 scalar limit: the JSON number 1e999 (Infinity once parsed)', '{"type": "training_stats_scalar", "task": "t1", "value": 1e999}', invalid('value'));
 
-  it('scalar rejections', () => {
-    f(scalar({ value: undefined }), "Missing value for field 'value'");
-    f(scalar({ value: null }), "Missing value for field 'value'");
-    for (const value of ['abc', '', '1e999', '-1e400', 'Infinity', 'NaN', '0x10', true, [1], {}, deepArray(10_000), Number.POSITIVE_INFINITY, Number.NaN, '1'.repeat(101), `${'1'.repeat(60_000)}x`]) {
-      f(scalar({ value }), "Invalid value for field 'value'");
-    }
-  });
-
-  const vector = (fields: Record<string, unknown>) => ({ type: 'training_stats_vector', task: 't1', ...fields });
-  it('vectors', () => {
-    expect(accepted(vector({ values: [1, 2.5, -3] })).values).toEqual([1, 2.5, -3]);
-    expect(accepted(vector({ value: [4] })).values).toEqual([4]);
-    expect(accepted(vector({ values: [1], value: [2] })).values).toEqual([1]);
-    expect(accepted(vector({ values: [] })).values).toEqual([]);
-    f(vector({}), "Missing value for field 'values'");
-    f(vector({ values: null }), "Missing value for field 'values'");
-    for (const values of [[1, 'a'], [1, Number.NaN], [Number.POSITIVE_INFINITY], [[1]], deepArray(10_000), {}, '1,2', 5]) {
-      f(vector({ values }), "Invalid value for field 'values'");
-    }
-    f(vector({ values: new Array(100_000).fill(0.5) }), undefined);
-    f(vector({ values: new Array(100_001).fill(0.5) }), "Field 'values' longer than 100000 items");
-  });
+  const v = (name: string, input: Input | (() => Input), expected: Expected) => row(`§1.3.10 vector: ${name}`, input, expected);
+  v('values, stored under value', vector({ values: [1, 2.5, -3] }), stored({ values: [1, 2.5, -3] }));
+  v('a value array instead', vector({ value: [4] }), stored({ values: [4] }));
+  v('values wins over value', vector({ values: [1], value: [2] }), stored({ values: [1] }));
+  v('values null: value is used', vector({ values: null, value: [2] }), stored({ values: [2] }));
+  v('empty', vector({ values: [] }), stored({ values: [] }));
+  v('-0 items are 0', vector({ values: [-0] }), stored({ values: [0] }));
+  v('absent', vector(), refused('missing_required_fields', "Missing value for field 'values'"));
+  v('null', vector({ values: null }), refused('missing_required_fields', "Missing value for field 'values'"));
+  for (const values of [[1, 'a'], [[1]], {}, '1,2', 5]) v(`${JSON.stringify(values)} is not an array of numbers`, vector({ values }), invalid('values'));
+  v('limit: a NaN item (gRPC)', vector({ values: [1, Number.NaN] }), invalid('values'));
+  v('limit: an Infinity item (gRPC)', vector({ values: [Number.POSITIVE_INFINITY] }), invalid('values'));
+  v('limit: a list nested 10,000 deep', () => vector({ values: deepArray(10_000) }), invalid('values'));
+  v('limit: 100,000 items', () => vector({ values: new Array(100_000).fill(0.5) }), stored());
+  v('limit: 100,001 items', () => vector({ values: new Array(100_001).fill(0.5) }), refused('invalid_fields', "Field 'values' longer than 100000 items"));
 });
 
-describe('only own properties, prototype keys are unknown fields', () => {
-  it('inherited properties are not read', () => {
-    const inherited = Object.create({ type: 'log', task: 't1' }) as Record<string, unknown>;
-    f(inherited, "Event must have a 'type' field");
-    const parsed = JSON.parse('{"__proto__": {"type": "log", "task": "t1"}, "task": "t1"}') as Record<string, unknown>;
-    f(parsed, "Event must have a 'type' field");
-  });
+describe('§1.3.11 fills', () => {
+  const f = (name: string, input: Input, expected: Expected, context = CONTEXT) => row(`§1.3.11 ${name}`, input, expected, context);
+  f('metric and variant absent: ""', log(), stored({ metric: '', variant: '' }));
+  f('metric and variant null or "": ""', log({ metric: null, variant: '' }), stored({ metric: '', variant: '' }));
+  f('worker absent: the worker header', log(), stored({ worker: 'node-7' }));
+  f('worker null: the worker header', log({ worker: null }), stored({ worker: 'node-7' }));
+  f('worker field over the header', log({ worker: 'w2' }), stored({ worker: 'w2' }));
+  f('no worker header: <unknown> (§1.2)', log(), stored({ worker: '<unknown>' }), { ...CONTEXT, defaultWorker: undefined });
+  f('an empty worker header: <unknown>', log(), stored({ worker: '<unknown>' }), { ...CONTEXT, defaultWorker: '' });
+  f('plot_str absent: ""', plot(), stored({ plotStr: '' }));
 
-  it('a polluted Object.prototype changes nothing', () => {
+  /** The plot fields of §1.7 for a plot event, with plot validation on or off. */
+  const p = (name: string, fields: RawEvent, validation: boolean, expected: { length: number; sourceUrls?: string[]; valid?: boolean }) =>
+    it(`§1.3.11 plot fields (§1.7): ${name}`, () => {
+      const event = check(plot(fields), stored(), CONTEXT)!;
+      const text = event.plotStr!;
+      expect(plotFields(event, `p${text}`, { plotValidation: validation, plotCompressionThreshold: 0 })).toStrictEqual({ stored: `p${text}`, sourceUrls: undefined, valid: undefined, ...expected });
+    });
+  p('plot_len in code points', { plot_str: '{"t": "😀"}' }, false, { length: 10 });
+  p('plot_len 0 for an absent plot_str', {}, false, { length: 0 });
+  p('source_urls of embedded images', { plot_str: '{"layout": {"images": [{"source": "https://files/a.png"}]}}' }, false, { length: 59, sourceUrls: ['https://files/a.png'] });
+  p('validation on: valid JSON', { plot_str: '{"data": []}' }, true, { length: 12, valid: true });
+  p('validation on: not JSON, still accepted', { plot_str: '{"data": [' }, true, { length: 10, valid: false });
+  p('validation on: empty is invalid', { plot_str: '' }, true, { length: 0, valid: false });
+  p('validation on: skip_validation leaves it out', { plot_str: 'x', skip_validation: true }, true, { length: 1 });
+});
+
+describe('§1.4 the stored record of each type (company-a, received at 2024-06-10T06:13:20Z)', () => {
+  /** The encoded record: `I <line protocol>` for points, `L <company> <task> <timestamp> <stored JSON>` for logs. */
+  function recordOf(event: NormalizedEvent): string {
+    const record = encodeAccepted(event);
+    if (record.kind !== 'L') return `${record.kind} ${record.body}`;
+    const [company, task, timestamp, json] = JSON.parse(record.body) as LogRecord;
+    return `L ${company} ${task} ${timestamp} ${json}`;
+  }
+  const f = (name: string, input: Input, expected: string) =>
+    it(`§1.4 ${name}`, () => {
+      const event = check(input, stored(), { ...CONTEXT, defaultWorker: 'gpu-node-7' })!;
+      expect(recordOf(event)).toBe(expected);
+    });
+  const common = { task: '8f1c2d', timestamp: 1_718_000_000_123 };
+  f('scalar', { type: 'training_stats_scalar', ...common, iter: 120, metric: 'loss', variant: 'train', value: 0.4132 },
+    'I scalar,c=company-a,e=8f1c2d,m=loss,n=t,v=train y=0.4132,ts=1718000000123i,at=1718000000000i,w="gpu-node-7" 120');
+  f('vector: values under y, as JSON', { type: 'training_stats_vector', ...common, iter: 3, metric: 'weights', variant: 'layer1', values: [0.1, 0.5, 0.2] },
+    'I vector,c=company-a,e=8f1c2d,m=weights,n=t,v=layer1 y="[0.1,0.5,0.2]",ts=1718000000123i,at=1718000000000i,w="gpu-node-7" 3');
+  f('debug image: key a tag, url a field', { type: 'training_debug_image', ...common, iter: 120, metric: 'samples', variant: 'input', key: 'p/e/samples_00000003.jpeg', url: 'https://files/p/e/s.jpeg' },
+    'I image,c=company-a,e=8f1c2d,k=p/e/samples_00000003.jpeg,m=samples,n=t,v=input u="https://files/p/e/s.jpeg",ts=1718000000123i,at=1718000000000i,w="gpu-node-7" 120');
+  f('debug image without url and key', { type: 'training_debug_image', ...common, iter: 1, metric: 'samples', variant: 'input' },
+    'I image,c=company-a,e=8f1c2d,m=samples,n=t,v=input ts=1718000000123i,at=1718000000000i,w="gpu-node-7" 1');
+  f('plot: plot_str as sent, its length and no source_urls', { type: 'plot', ...common, iter: 0, metric: 'roc', variant: 'class1', plot_str: '{"data": [], "layout": {}}' },
+    'I plot,c=company-a,e=8f1c2d,m=roc,n=t,v=class1 p="p{\\"data\\": [], \\"layout\\": {}}",len=26i,src="",ts=1718000000123i,at=1718000000000i,w="gpu-node-7" 0');
+  f('log: the stored JSON, @timestamp the receive time', { type: 'log', ...common, level: 'info', msg: 'epoch 3 done\nval acc 0.91' },
+    'L company-a 8f1c2d 1718000000123 {"timestamp":1718000000123,"metric":"","variant":"","worker":"gpu-node-7","model_event":false,"@timestamp":"2024-06-10T06:13:20.000Z","level":"info","msg":"epoch 3 done\\nval acc 0.91"}');
+  f('log with an iteration', { type: 'log', ...common, iter: 4, msg: 'm' },
+    'L company-a 8f1c2d 1718000000123 {"timestamp":1718000000123,"metric":"","variant":"","worker":"gpu-node-7","model_event":false,"@timestamp":"2024-06-10T06:13:20.000Z","iter":4,"msg":"m"}');
+  f('a model event: namespace m, the model id as entity', { type: 'training_stats_scalar', ...common, task: 'ignored', model: 'm1', model_event: true, iter: 1, metric: 'loss', variant: 'v', value: 2 },
+    'I scalar,c=company-a,e=m1,m=loss,n=m,v=v y=2,ts=1718000000123i,at=1718000000000i,w="gpu-node-7" 1');
+  f('no iteration: the sentinel time', { type: 'training_stats_scalar', ...common, metric: 'loss', variant: 'v', value: 2 },
+    'I scalar,c=company-a,e=8f1c2d,m=loss,n=t,v=v y=2,ts=1718000000123i,at=1718000000000i,w="gpu-node-7" -9223372036854775806');
+  f('names escaped for line protocol, an empty one base64-encoded', { type: 'training_stats_scalar', ...common, iter: 1, metric: 'a b,c=d', variant: '', worker: 'w "1"', value: 2 },
+    'I scalar,c=company-a,e=8f1c2d,m=a\\ b\\,c\\=d,n=t,v=~ y=2,ts=1718000000123i,at=1718000000000i,w="w \\"1\\"" 1');
+  f('a name with a line break base64-encoded', { type: 'training_stats_scalar', ...common, iter: 1, metric: 'loss', variant: 'line\nbreak', value: 2 },
+    'I scalar,c=company-a,e=8f1c2d,m=loss,n=t,v=~bGluZQpicmVhaw y=2,ts=1718000000123i,at=1718000000000i,w="gpu-node-7" 1');
+  f('control fields and unknown fields are not stored', { type: 'training_stats_scalar', ...common, iter: 1, metric: 'loss', variant: 'v', value: 2, allow_locked: true, x_axis_label: 'epoch', skip_validation: true, model: 'm1', extra: { a: 1 }, msg: 'other type' },
+    'I scalar,c=company-a,e=8f1c2d,m=loss,n=t,v=v y=2,ts=1718000000123i,at=1718000000000i,w="gpu-node-7" 1');
+});
+
+describe('limit: only own properties are read; prototype keys are unknown fields', () => {
+  const f = (name: string, input: Input | (() => Input), expected: Expected) => row(`limit (prototype keys): ${name}`, input, expected);
+  f('inherited properties are not read', () => Object.create({ type: 'log', task: 't1' }) as RawEvent, NO_TYPE);
+  f('a __proto__ key of the JSON text is no prototype', '{"__proto__": {"type": "log", "task": "t1"}, "task": "t1"}', NO_TYPE);
+  f('__proto__, constructor and prototype are dropped', '{"type": "log", "task": "t1", "__proto__": {"msg": "x"}, "constructor": {"prototype": {"x": 1}}, "prototype": {"a": 1}, "msg": "kept"}', stored({ msg: 'kept' }));
+
+  it('limit (prototype keys): a polluted Object.prototype supplies no field', () => {
     const proto = Object.prototype as Record<string, unknown>;
     try {
       proto.type = 'log';
       proto.task = 't1';
       proto.iter = 'bad';
       proto.worker = 5;
-      f({}, "Event must have a 'type' field");
-      f({ type: 'log' }, "Event must have a 'task' field");
-      expect(accepted({ type: 'log', task: 't2' })).toMatchObject({ iter: undefined, worker: 'node-7' });
+      check({}, NO_TYPE, CONTEXT);
+      check({ type: 'log' }, NO_TASK, CONTEXT);
+      check({ type: 'log', task: 't2' }, stored({ iter: undefined, worker: 'node-7' }), CONTEXT);
     } finally {
       delete proto.type;
       delete proto.task;
@@ -274,11 +415,12 @@ describe('only own properties, prototype keys are unknown fields', () => {
     }
   });
 
-  it('__proto__, constructor and prototype fields are dropped like any unknown field', () => {
-    const raw = JSON.parse('{"type": "log", "task": "t1", "__proto__": {"msg": "x"}, "constructor": 5, "prototype": {"a": 1}, "msg": "kept"}') as Record<string, unknown>;
-    const event = accepted(raw);
-    expect(event.msg).toBe('kept');
+  it('limit (prototype keys): the normalised event is a plain object without them', () => {
+    const raw = JSON.parse('{"type": "log", "task": "t1", "__proto__": {"msg": "x"}, "constructor": 5, "prototype": {"a": 1}, "msg": "kept"}') as RawEvent;
+    const event = check(raw, stored({ msg: 'kept' }), CONTEXT)!;
     expect(Object.keys(event)).not.toContain('constructor');
+    expect(Object.keys(event)).not.toContain('prototype');
     expect(Object.getPrototypeOf(event)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).msg).toBeUndefined();
   });
 });
