@@ -9,7 +9,7 @@
 //   that its record reads back as those fields (storable-event-test-harness.ts).
 // The stored record of each event type is spelled out in full under §1.4. The entity's status (step 6
 // beyond the id's form) and the request-level rules are in request-rules.test.ts.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ErrorId } from '../../shared/errors/error-catalogue.js';
 import type { LogRecord } from '../../shared/events/wire-format.js';
 import type { RawEvent } from './event-fields.js';
@@ -159,6 +159,12 @@ describe('§1.3.6 entity id: a non-empty string of at most 128 characters of [A-
   for (const id of ['a:b', 'a b', 'a/b', 'a*', 'é', '\u0000', 'a\n', '{x}', 'a"b', '\ud800', '😀', 'a,b', 'a=b', 'a\\b', '~a']) {
     f(`limit: ${JSON.stringify(id)} is outside the id characters`, id, invalidTask(id));
   }
+  it('§1.3.6 empty, as the first event of a process', async () => {
+    vi.resetModules();
+    const fresh = await import('./event-normalizer.js');
+    const result = fresh.normalizeEvent(log({ task: '' }), CONTEXT);
+    expect([result.earlyError, result.event]).toEqual(['Invalid task id ', undefined]);
+  });
   f('a number', 5, invalidTask('5'));
   f('false', false, invalidTask('False'));
   f('a list', ['t1'], invalidTask('<list>'));
@@ -211,13 +217,16 @@ describe('§1.3.8 timestamp and ts (limit: what a Redis stream id and a 4-digit 
   f('ISO-8601 with an offset', '2024-06-10T08:13:20.200+02:00', stored({ timestamp: 1_718_000_000_200 }));
   f('ISO-8601 with an offset without colon', '2024-06-10T08:13:20.200+0200', stored({ timestamp: 1_718_000_000_200 }));
   f('ISO-8601 fractions beyond ms are truncated', '2024-06-10T06:13:20.2009Z', stored({ timestamp: 1_718_000_000_200 }));
+  f('ISO-8601 with an hours-only offset', '2024-06-10T08:13:20.200+02', stored({ timestamp: 1_718_000_000_200 }));
+  f('ISO-8601 with a decimal comma', '2024-06-10T06:13:20,200Z', stored({ timestamp: 1_718_000_000_200 }));
+  f('ISO-8601 on 29 February of a leap year', '2024-02-29T00:00:00Z', stored({ timestamp: 1_709_164_800_000 }));
   f('limit: 0 is the smallest', 0, stored({ timestamp: 0 }));
   f('-0 is 0', -0, stored({ timestamp: 0 }));
   f('-0.5 truncates to 0', -0.5, stored({ timestamp: 0 }));
   f('limit: 9999-12-31T23:59:59.999Z is the largest', 253_402_300_799_999, stored({ timestamp: 253_402_300_799_999 }));
   f('null: the receive time', null, stored({ timestamp: RECEIVED_AT }));
   f('absent: the receive time', undefined, stored({ timestamp: RECEIVED_AT }));
-  for (const timestamp of ['yesterday', '', {}, [], true, '1e999', '2024-13-45T00:00:00Z', '2024-06-10Tfoo']) {
+  for (const timestamp of ['yesterday', '', {}, [], true, '1e999', '2024-13-45T00:00:00Z', '2024-06-10Tfoo', '2024-02-30T00:00:00Z', '2023-02-29', '2024-04-31 12:00']) {
     f(`${JSON.stringify(timestamp)} is not a timestamp`, timestamp, invalid('timestamp'));
   }
   f('Infinity (gRPC)', Number.POSITIVE_INFINITY, invalid('timestamp'));
@@ -250,6 +259,12 @@ describe('§1.3.9 string fields (limit: lengths, valid Unicode)', () => {
   f('url: a number', image({ url: 1 }), invalid('url'));
   f('key: true', image({ key: true }), invalid('key'));
   f('plot_str: an object', plot({ plot_str: {} }), invalid('plot_str'));
+  f('msg of a scalar event: every event is checked', scalar({ msg: 5 }), invalid('msg'));
+  f('level of a plot event', plot({ level: [] }), invalid('level'));
+  f('url of a log event', log({ url: {} }), invalid('url'));
+  f('key of a vector event', vector({ values: [1], key: 1 }), invalid('key'));
+  f('plot_str of a debug image event', image({ plot_str: false }), invalid('plot_str'));
+  f('a string field of another type is dropped', scalar({ msg: 'm', url: 'u', plot_str: 'p' }), stored({ msg: undefined, url: undefined, plotStr: undefined }));
   f('null counts as absent', log({ metric: null, variant: null, worker: null, level: null, msg: null }), stored({ metric: '', variant: '', worker: 'node-7', level: undefined, msg: undefined }));
 
   const caps: Array<[string, number, (fields: RawEvent) => RawEvent]> = [
