@@ -72,9 +72,10 @@ for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_
 /**
  * The last id found well-formed: a request's events name the same entity
  * over and over, and comparing with it (JSON.parse interns short strings, so
- * usually the same string) costs a tenth of the character scan.
+ * usually the same string) costs a tenth of the character scan. It starts as
+ * a well-formed id: starting as '' made the first empty id of a process pass.
  */
-let lastWellFormedId = '';
+let lastWellFormedId = '0';
 
 /** Step 6 without the store: a non-empty string of at most 128 id characters. */
 export function isWellFormedId(value: unknown): value is string {
@@ -108,8 +109,23 @@ export function parseIter(value: unknown): number | undefined | string {
 
 const HAS_ZONE = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/;
 const DATE_PREFIX = /^\d{4}-\d{2}-\d{2}/;
+/** An offset of hours alone after a time (`+02`): ISO-8601, but JavaScript wants the minutes. */
+const HOURS_OFFSET = /(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)[+-]\d{2}$/;
+/** ISO-8601's decimal comma before a fraction of a second. */
+const DECIMAL_COMMA = /(:\d{2}),(\d)/;
 /** Longest ISO-8601 date-time worth parsing (nanosecond fractions and a zone fit easily). */
 const MAX_DATE_TIME_LENGTH = 64;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Whether `YYYY-MM-DD` at the start of `text` names a day of the calendar (JavaScript rolls 2024-02-30 over to 1 March). */
+function isCalendarDate(text: string): boolean {
+  const year = Number(text.slice(0, 4));
+  const month = Number(text.slice(5, 7));
+  const day = Number(text.slice(8, 10));
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!);
+}
 
 /** A timestamp value as epoch ms (fractions truncated), NaN when it is not one (step 8). */
 export function parseTimestamp(value: unknown): number {
@@ -119,8 +135,10 @@ export function parseTimestamp(value: unknown): number {
     const ms = Number(value);
     return Number.isFinite(ms) ? Math.trunc(ms) || 0 : Number.NaN;
   }
-  const text = value.trim();
-  if (text.length > MAX_DATE_TIME_LENGTH || !DATE_PREFIX.test(text)) return Number.NaN;
+  let text = value.trim();
+  if (text.length > MAX_DATE_TIME_LENGTH || !DATE_PREFIX.test(text) || !isCalendarDate(text)) return Number.NaN;
+  text = text.replace(DECIMAL_COMMA, '$1.$2');
+  if (HOURS_OFFSET.test(text)) text += ':00';
   // A date-time without a zone is UTC (JavaScript would read it as local time).
   const withZone = text.length > 10 && !HAS_ZONE.test(text) ? `${text.replace(' ', 'T')}Z` : text.replace(' ', 'T');
   const ms = Date.parse(withZone);

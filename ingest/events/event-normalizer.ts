@@ -117,6 +117,9 @@ function eventType(value: unknown): EventType | undefined {
   return TYPE_SET.has(replaced) ? (replaced as EventType) : undefined;
 }
 
+/** A field step 9 passed: a string, or absent (null becomes undefined). */
+const text = (value: unknown) => (value ?? undefined) as string | undefined;
+
 const typeEcho = (value: unknown): string => echo(typeof value === 'string' ? value.replaceAll(' ', '_') : value);
 
 // Hot path (once per event): results and events are built with every property
@@ -163,12 +166,25 @@ export function normalizeEvent(raw: RawEvent, context: NormalizeContext): Normal
     timestamp = checked;
   }
 
-  // Step 9: string fields (those of the event's type below).
+  // Step 9: string fields, of every event whatever its type (one of another type is checked, then dropped).
   const metric = own(raw, 'metric', raw.metric);
   const variant = own(raw, 'variant', raw.variant);
   const ownWorker = own(raw, 'worker', raw.worker);
   const worker = isAbsent(ownWorker) ? context.defaultWorker || UNKNOWN_WORKER : ownWorker;
-  const textReason = textError(metric, METRIC) ?? textError(variant, VARIANT) ?? textError(worker, WORKER);
+  const url = own(raw, 'url', raw.url);
+  const key = own(raw, 'key', raw.key);
+  const level = own(raw, 'level', raw.level);
+  const msg = own(raw, 'msg', raw.msg);
+  const plotStr = own(raw, 'plot_str', raw.plot_str);
+  const textReason =
+    textError(metric, METRIC) ??
+    textError(variant, VARIANT) ??
+    textError(worker, WORKER) ??
+    textError(url, URL_RULE) ??
+    textError(key, KEY) ??
+    textError(level, LEVEL) ??
+    textError(msg, MSG) ??
+    textError(plotStr, PLOT_STR);
   if (textReason !== undefined) return rejected(allowLocked, namespace, entity, undefined, textReason);
 
   const event: NormalizedEvent = {
@@ -191,13 +207,27 @@ export function normalizeEvent(raw: RawEvent, context: NormalizeContext): Normal
     msg: undefined,
     xAxisLabel: undefined,
   };
-  const reason = completeTypeFields(event, raw);
+  switch (type) {
+    case 'training_debug_image':
+      event.url = text(url);
+      event.key = text(key);
+      break;
+    case 'plot':
+      event.plotStr = text(plotStr) ?? '';
+      event.skipValidation = truthy(own(raw, 'skip_validation', raw.skip_validation));
+      break;
+    case 'log':
+      event.level = text(level);
+      event.msg = text(msg);
+      break;
+  }
+  const reason = completeValues(event, raw);
   if (reason !== undefined) return rejected(allowLocked, namespace, entity, undefined, reason);
   return { event, namespace, entity, allowLocked, earlyError: undefined, lateError: undefined };
 }
 
-/** Step 9 for the type's own fields and step 10; returns the rejection reason, if any. */
-function completeTypeFields(event: NormalizedEvent, raw: RawEvent): string | undefined {
+/** Step 10 (and the scalar's x_axis_label); returns the rejection reason, if any. */
+function completeValues(event: NormalizedEvent, raw: RawEvent): string | undefined {
   switch (event.type) {
     case 'training_stats_scalar': {
       const value = parseScalar(own(raw, 'value', raw.value));
@@ -221,31 +251,7 @@ function completeTypeFields(event: NormalizedEvent, raw: RawEvent): string | und
       event.values = values;
       return undefined;
     }
-    case 'training_debug_image': {
-      const url = own(raw, 'url', raw.url);
-      const key = own(raw, 'key', raw.key);
-      const reason = textError(url, URL_RULE) ?? textError(key, KEY);
-      if (reason !== undefined) return reason;
-      event.url = (url ?? undefined) as string | undefined;
-      event.key = (key ?? undefined) as string | undefined;
+    default:
       return undefined;
-    }
-    case 'plot': {
-      const plotStr = own(raw, 'plot_str', raw.plot_str);
-      const reason = textError(plotStr, PLOT_STR);
-      if (reason !== undefined) return reason;
-      event.plotStr = (plotStr ?? '') as string;
-      event.skipValidation = truthy(own(raw, 'skip_validation', raw.skip_validation));
-      return undefined;
-    }
-    case 'log': {
-      const level = own(raw, 'level', raw.level);
-      const msg = own(raw, 'msg', raw.msg);
-      const reason = textError(level, LEVEL) ?? textError(msg, MSG);
-      if (reason !== undefined) return reason;
-      event.level = (level ?? undefined) as string | undefined;
-      event.msg = (msg ?? undefined) as string | undefined;
-      return undefined;
-    }
   }
 }

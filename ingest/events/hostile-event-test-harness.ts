@@ -6,7 +6,7 @@
  * strings at and beyond the caps, and deeply nested values.
  */
 import fc from 'fast-check';
-import { EVENT_TYPES } from './event-normalizer.js';
+import { EVENT_TYPES, type EventType } from './event-normalizer.js';
 import { MAX_ENTITY_ID_LENGTH, MAX_NAME_LENGTH, MAX_TIMESTAMP } from './event-limits.js';
 
 /** Characters that matter somewhere: line-protocol escapes, base64 triggers, Redis key separators, JSON escapes. */
@@ -104,12 +104,23 @@ export const hostileEvent: fc.Arbitrary<Record<string, unknown>> = fc
     return raw;
   });
 
-/** Events that pass more often: a valid type and task, hostile everything else. */
+/** The string fields of one type (events.md §1.2); every event is checked for all of them (§1.3 step 9). */
+const TYPE_TEXT_FIELDS: Readonly<Record<EventType, readonly string[]>> = {
+  training_stats_scalar: [],
+  training_stats_vector: [],
+  training_debug_image: ['url', 'key'],
+  plot: ['plot_str'],
+  log: ['level', 'msg'],
+};
+const TEXT_FIELDS = ['url', 'key', 'plot_str', 'level', 'msg'];
+
+/** Events that pass more often: a valid type and task, hostile everything else of that type (other types' fields left out). */
 export const mostlyValidEvent: fc.Arbitrary<Record<string, unknown>> = fc
   .tuple(hostileEvent, fc.constantFrom(...EVENT_TYPES), fc.stringMatching(/^[A-Za-z0-9_.-]{1,40}$/))
   .map(([raw, type, task]) => {
     Object.defineProperty(raw, 'type', { value: type, enumerable: true, writable: true, configurable: true });
     Object.defineProperty(raw, 'task', { value: task, enumerable: true, writable: true, configurable: true });
     if (raw.model_event === true && type === 'log') raw.model_event = false;
+    for (const name of TEXT_FIELDS) if (!TYPE_TEXT_FIELDS[type].includes(name)) delete raw[name];
     return raw;
   });
