@@ -88,6 +88,34 @@ describe('§1.3.8 timestamps', () => {
     );
   });
 
+  it('an ISO-8601 date-time with an offset (±hh:mm, ±hhmm, or ±hh for whole hours) reads back as its instant', () => {
+    const DAY = 86_400_000;
+    fc.assert(
+      fc.property(fc.integer({ min: DAY, max: MAX_TIMESTAMP - DAY }), fc.integer({ min: -14 * 60, max: 14 * 60 }), fc.boolean(), (ms, offset, colon) => {
+        const local = new Date(ms + offset * 60_000).toISOString().slice(0, -1);
+        const hh = String(Math.trunc(Math.abs(offset) / 60)).padStart(2, '0');
+        const mm = String(Math.abs(offset) % 60).padStart(2, '0');
+        const sign = offset < 0 ? '-' : '+';
+        expect(checkedTimestamp(`${local}${sign}${hh}${colon ? ':' : ''}${mm}`)).toBe(ms);
+        if (mm === '00') expect(checkedTimestamp(`${local}${sign}${hh}`)).toBe(ms);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('a date is read exactly when it is a day of the calendar', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1970, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }), (year, month, day) => {
+        const text = `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+        const utc = new Date(Date.UTC(year, month - 1, day));
+        const exists = month >= 1 && month <= 12 && day >= 1 && utc.getUTCMonth() === month - 1 && utc.getUTCDate() === day;
+        expect(checkedTimestamp(text)).toBe(exists ? utc.getTime() : "Invalid value for field 'timestamp'");
+        expect(checkedTimestamp(`${text}T12:00:00Z`)).toBe(exists ? utc.getTime() + 43_200_000 : "Invalid value for field 'timestamp'");
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('any number is an integer in range or refused with a timestamp reason', () => {
     fc.assert(
       fc.property(fc.oneof(fc.double(), fc.integer()), (value) => {
