@@ -112,6 +112,8 @@ export class PartitionOwnership {
   private async renewOwned(started: number): Promise<void> {
     const lost = await this.leases.renew([...this.owned]);
     for (const p of lost) this.lose(p);
+    // A renewal counts once a replica has it (when there are replicas): until then holds() keeps counting from the last one.
+    await this.leases.replicated();
     this.renewedAt = started;
   }
 
@@ -125,6 +127,13 @@ export class PartitionOwnership {
       if (!this.owned.has(p)) candidates.push(p);
     }
     const taken = await this.leases.acquire(candidates, wanted);
+    if (taken.length > 0) {
+      // Not used before a replica has them: a failover would otherwise hand them out again.
+      await this.leases.replicated().catch(async (error: unknown) => {
+        await Promise.all(taken.map((p) => this.leases.release(p).catch(() => undefined)));
+        throw error;
+      });
+    }
     for (const p of taken) {
       this.owned.add(p);
       this.handlers.take(p);

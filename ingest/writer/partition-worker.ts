@@ -56,7 +56,9 @@ export class PartitionWorker {
     private readonly deps: PartitionWorkerDeps,
   ) {
     const { stores, settings } = deps;
-    this.fence = new WriteFence(partition, deps.stillOwned);
+    // Once dropped, this worker's calls still under way (waiting for an InfluxDB slot) must not
+    // write even when the partition is taken again: the new tenure has a worker of its own.
+    this.fence = new WriteFence(partition, () => !this.giveUp.signal.aborted && deps.stillOwned());
     this.retry = {
       maxDelayMs: settings.maxRetryDelayMs,
       signal: this.giveUp.signal,
@@ -69,7 +71,7 @@ export class PartitionWorker {
   start(): void {
     this.loop = this.run().catch((error: unknown) => {
       // Told to stop (drop, or the hand-back deadline): nothing to report.
-      if (error instanceof GaveUp && this.stopping) return;
+      if ((error instanceof GaveUp || error instanceof LeaseLost) && this.stopping) return;
       if (error instanceof DeliveryGap) this.deps.logger.warn({ partition: this.partition, err: error }, 'deliveries out of order; consuming the partition again from its first unacknowledged message');
       else if (error instanceof LeaseLost) this.deps.logger.warn({ partition: this.partition, err: error }, 'partition lease not certain any more; giving the partition up');
       else this.deps.logger.error({ partition: this.partition, err: error }, 'partition consumer failed; giving the partition up');
