@@ -75,7 +75,8 @@ export async function storeBatch(batch: WriteBatch, partition: number, stores: B
   metrics.stored.inc({ kind: 'log' }, logLines);
   metrics.stored.inc({ kind: 'summary' }, summaries);
   metrics.batches.inc();
-  stores.logger.debug({ partition, messages: batch.deliveries.length, points, logLines, summaries, ms: Date.now() - batch.startedAt }, 'batch stored');
+  const seqs = [batch.deliveries[0]?.streamSeq, batch.deliveries.at(-1)?.streamSeq];
+  stores.logger.debug({ partition, messages: batch.deliveries.length, seqs, points, logLines, summaries, ms: Date.now() - batch.startedAt, ...retry.fence?.take() }, 'batch stored');
 }
 
 async function deadLetter(batch: WriteBatch, partition: number, stores: BatchStores, retry: RetryOptions): Promise<void> {

@@ -53,18 +53,19 @@ export function createEventsWriter(services: ProcessServices): EventsWriter {
       settings.influxConcurrency,
     );
     const deadLetters = new DeadLetters(nc.jetstream(), jsm, settings.streams);
+    const replicas = new ReplicaSync(nodesOfClient(redis), redisKeys(settings.redisPrefix), settings.redisReplicas);
     const stores: BatchStores = {
       influx: influxWriter,
       logs: new LogSegmentAppender(redis, settings.redisPrefix, settings.logRetention),
       summaries: new SummaryApplier(redis, settings.redisPrefix),
-      replicas: new ReplicaSync(nodesOfClient(redis), redisKeys(settings.redisPrefix), settings.redisReplicas),
+      replicas,
       deadLetters,
       nc,
       metrics,
       logger,
     };
     const control = new ControlRunner(new ControlExecutor(services.stores.influx, redis, nc, settings.redisPrefix), deadLetters, nc, metrics, logger);
-    const leases = new PartitionLeases(redis, keys, writerId, settings.leaseTtlMs);
+    const leases = new PartitionLeases(redis, keys, writerId, settings.leaseTtlMs, replicas);
     const owner: PartitionOwnership = new PartitionOwnership(
       leases,
       {
@@ -78,6 +79,8 @@ export function createEventsWriter(services: ProcessServices): EventsWriter {
             logger,
             stillOwned: () => owner.holds(partition),
             onFailure: () => {
+              // A worker dropped earlier must not give up the partition's next tenure.
+              if (workers.get(partition) !== worker) return;
               workers.delete(partition);
               void owner.abandon(partition);
             },

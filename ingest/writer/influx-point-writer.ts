@@ -45,10 +45,12 @@ export class InfluxPointWriter {
     };
   }
 
-  async write(body: Buffer): Promise<void> {
+  /** `beforeSend` runs once the slot is taken, right before the POST; it may throw to cancel the write. */
+  async write(body: Buffer, beforeSend?: () => void): Promise<void> {
     if (body.length === 0) return;
     await this.takeSlot();
     try {
+      beforeSend?.();
       await this.post(body);
     } finally {
       this.passSlot();

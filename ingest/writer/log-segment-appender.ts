@@ -11,8 +11,11 @@
  * may already be stored (a redelivered message, a retried call), the script
  * first looks each id up in every segment and skips those it finds: log
  * lines have no identity of their own, so this is what keeps redelivery from
- * duplicating them. Fresh messages skip the look-up: their ids are new by
- * construction.
+ * duplicating them. Fresh messages skip the look-up when their id is above
+ * segment 0's top, where no stored id can be (the common case: lines in
+ * time order); below it they are looked up too, so that a call landing after
+ * the next owner of the partition stored the same lines (a writer paused
+ * past its lease, docs/scaling.md) adds nothing twice.
  *
  * Retention (LOG_RETENTION_MAX_LINES, LOG_RETENTION_MAX_AGE_MS; default keep
  * everything) is applied by the same call, to the task it appends to: lines
@@ -56,7 +59,9 @@ for j = 4, #ARGV, 2 do
   local id = ARGV[j]
   local ms, seq = parse(id)
   local exists = false
-  if check then
+  -- An id already stored lies at or below segment 0's top (tops only grow, and a segment takes
+  -- only ids below the tops of the segments before it): only such ids need the look-up.
+  if check or not (ms > topMs[0] or (ms == topMs[0] and seq > topSeq[0])) then
     for i = 0, count - 1 do
       if #redis.call('XRANGE', segment(i), id, id) > 0 then exists = true break end
     end

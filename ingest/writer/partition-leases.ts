@@ -45,13 +45,29 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 3)
 return redis.call('ZCARD', KEYS[1])`);
 
+/** Confirms that the masters of the given keys have this client's writes on their replicas (replica-sync.ts). */
+export interface LeaseReplication {
+  confirmKeys(keys: Iterable<string>): Promise<void>;
+}
+
 export class PartitionLeases {
   constructor(
     private readonly client: RedisClient,
     private readonly keys: WriterKeys,
     readonly writerId: string,
     private readonly ttlMs: number,
+    private readonly replication?: LeaseReplication,
   ) {}
+
+  /**
+   * Resolves once the leases taken or renewed so far are on the Redis
+   * replicas (when there are any): a failover to a replica that lacks a
+   * renewal would let another writer take a partition this one still
+   * writes to. Every lease key is in one hash slot, so one master is asked.
+   */
+  async replicated(): Promise<void> {
+    await this.replication?.confirmKeys([this.keys.liveWriters]);
+  }
 
   /** Announces this writer; answers the number of live writers (itself included). */
   async heartbeat(): Promise<number> {

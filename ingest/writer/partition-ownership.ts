@@ -10,6 +10,24 @@
 import type { Logger } from '../../shared/observability/logger.js';
 import type { PartitionLeases } from './partition-leases.js';
 
+/**
+ * A point in time read on two clocks; the time since it is the larger of the two readings.
+ * The monotonic clock alone would miss a host suspended to RAM (Linux stops it meanwhile),
+ * the wall clock alone a step back (NTP): neither may stretch a lease. Both keep counting
+ * while the process is stopped (SIGSTOP), so a writer that wakes up knows at once.
+ */
+interface Instant {
+  mono: number;
+  wall: number;
+}
+
+const now = (): Instant => ({ mono: performance.now(), wall: Date.now() });
+const since = (start: Instant): number => {
+  const at = now();
+  return Math.max(at.mono - start.mono, at.wall - start.wall);
+};
+const NEVER: Instant = { mono: -Infinity, wall: -Infinity };
+
 export interface PartitionHandlers {
   /** Start consuming the partition (its lease is held). */
   take(partition: number): void;
@@ -32,8 +50,8 @@ export class PartitionOwnership {
   private ticking?: Promise<void>;
   private stopped = false;
   /** Start time of the last renewal that succeeded: every lease held is valid until this + TTL. */
-  private renewedAt = 0;
-  private lastTickOkAt = 0;
+  private renewedAt = NEVER;
+  private lastTickOkAt = NEVER;
   private lastError = '';
 
   constructor(
@@ -59,7 +77,7 @@ export class PartitionOwnership {
 
   /** True while this writer's lease on the partition is certainly still valid (with a margin for clock drift). */
   holds(partition: number): boolean {
-    return this.owned.has(partition) && Date.now() - this.renewedAt < this.options.leaseTtlMs * 0.8;
+    return this.owned.has(partition) && since(this.renewedAt) < this.options.leaseTtlMs * 0.8;
   }
 
   ownedCount(): number {
@@ -69,7 +87,7 @@ export class PartitionOwnership {
   /** Rejects when the ownership loop cannot reach Redis: this writer then consumes nothing. */
   healthy(): void {
     if (this.stopped) throw new Error('writer stopped');
-    if (Date.now() - this.lastTickOkAt > this.options.leaseTtlMs * 2) throw new Error(`partition leases not renewed: ${this.lastError || 'no answer'}`);
+    if (since(this.lastTickOkAt) > this.options.leaseTtlMs * 2) throw new Error(`partition leases not renewed: ${this.lastError || 'no answer'}`);
   }
 
   /** A partition whose consumer failed: give it up so that it is taken again (by us or another writer) from a clean state. */
@@ -86,7 +104,7 @@ export class PartitionOwnership {
   }
 
   private async runTick(): Promise<void> {
-    const started = Date.now();
+    const started = now();
     try {
       await this.renewOwned(started);
       const live = await this.leases.heartbeat();
@@ -98,20 +116,22 @@ export class PartitionOwnership {
       } else if (holding.length < share) {
         await this.acquire(share - holding.length);
       }
-      this.lastTickOkAt = Date.now();
+      this.lastTickOkAt = now();
       this.lastError = '';
     } catch (error) {
       const message = (error as Error).message;
       if (message !== this.lastError) this.logger.warn({ err: error }, 'partition lease renewal failed');
       this.lastError = message;
       // Past this point another writer may take our partitions: stop before it can.
-      if (Date.now() - this.renewedAt >= this.options.leaseTtlMs * 0.66) for (const p of [...this.owned]) this.lose(p);
+      if (since(this.renewedAt) >= this.options.leaseTtlMs * 0.66) for (const p of [...this.owned]) this.lose(p);
     }
   }
 
-  private async renewOwned(started: number): Promise<void> {
+  private async renewOwned(started: Instant): Promise<void> {
     const lost = await this.leases.renew([...this.owned]);
     for (const p of lost) this.lose(p);
+    // A renewal counts once a replica has it (when there are replicas): until then holds() keeps counting from the last one.
+    await this.leases.replicated();
     this.renewedAt = started;
   }
 
@@ -125,6 +145,13 @@ export class PartitionOwnership {
       if (!this.owned.has(p)) candidates.push(p);
     }
     const taken = await this.leases.acquire(candidates, wanted);
+    if (taken.length > 0) {
+      // Not used before a replica has them: a failover would otherwise hand them out again.
+      await this.leases.replicated().catch(async (error: unknown) => {
+        await Promise.all(taken.map((p) => this.leases.release(p).catch(() => undefined)));
+        throw error;
+      });
+    }
     for (const p of taken) {
       this.owned.add(p);
       this.handlers.take(p);

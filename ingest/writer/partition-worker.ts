@@ -17,8 +17,9 @@ import type { ControlRunner } from './control-runner.js';
 import type { Delivery } from './jetstream-delivery.js';
 import { PartitionPuller } from './partition-puller.js';
 import { preparePartitionConsumer } from './partition-consumer.js';
-import { GaveUp, untilStored, type RetryOptions } from './store-retry.js';
+import { GaveUp, LeaseLost, untilStored, type RetryOptions } from './store-retry.js';
 import { WriteBatch } from './write-batch.js';
+import { WriteFence } from './write-fence.js';
 import type { WriterSettings } from './writer-settings.js';
 
 /** Deliveries arrived out of order: the partition must be consumed again from its first unacknowledged message. */
@@ -48,25 +49,31 @@ export class PartitionWorker {
   private keepAlive?: NodeJS.Timeout;
   private lastSeq = 0;
   private readonly retry: RetryOptions;
+  private readonly fence: WriteFence;
 
   constructor(
     readonly partition: number,
     private readonly deps: PartitionWorkerDeps,
   ) {
     const { stores, settings } = deps;
+    // Once dropped, this worker's calls still under way (waiting for an InfluxDB slot) must not
+    // write even when the partition is taken again: the new tenure has a worker of its own.
+    this.fence = new WriteFence(partition, () => !this.giveUp.signal.aborted && deps.stillOwned());
     this.retry = {
       maxDelayMs: settings.maxRetryDelayMs,
       signal: this.giveUp.signal,
       onRetry: (store) => stores.metrics.retries.inc({ store }),
       logger: deps.logger.child({ partition }),
+      fence: this.fence,
     };
   }
 
   start(): void {
     this.loop = this.run().catch((error: unknown) => {
       // Told to stop (drop, or the hand-back deadline): nothing to report.
-      if (error instanceof GaveUp && this.stopping) return;
+      if ((error instanceof GaveUp || error instanceof LeaseLost) && this.stopping) return;
       if (error instanceof DeliveryGap) this.deps.logger.warn({ partition: this.partition, err: error }, 'deliveries out of order; consuming the partition again from its first unacknowledged message');
+      else if (error instanceof LeaseLost) this.deps.logger.warn({ partition: this.partition, err: error }, 'partition lease not certain any more; giving the partition up');
       else this.deps.logger.error({ partition: this.partition, err: error }, 'partition consumer failed; giving the partition up');
       this.abandon();
       this.deps.onFailure(error);
@@ -161,9 +168,15 @@ export class PartitionWorker {
 
   private async flush(): Promise<void> {
     if (this.batch.empty) return;
-    // The lease may already be another writer's: storing now could undo its newer writes.
-    if (!this.deps.stillOwned()) throw new Error('partition lease not renewed in time; batch left for the next owner');
-    await storeBatch(this.batch, this.partition, this.deps.stores, this.retry);
+    this.fence.take(); // calls made for the control message or the set-up before this batch
+    try {
+      await storeBatch(this.batch, this.partition, this.deps.stores, this.retry);
+    } catch (error) {
+      // When the batch's partial writes were issued: the next owner writes them again, after these.
+      const seqs = [this.batch.deliveries[0]?.streamSeq, this.batch.deliveries.at(-1)?.streamSeq];
+      this.deps.logger.debug({ partition: this.partition, messages: this.batch.deliveries.length, seqs, ...this.fence.take() }, 'batch abandoned');
+      throw error;
+    }
     this.puller?.release(this.batch.deliveries);
     this.batch.reset();
   }

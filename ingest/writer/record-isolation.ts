@@ -25,7 +25,8 @@ import type { BatchSummary, TaskLogs, WriteBatch } from './write-batch.js';
 export async function writePoints(batch: WriteBatch, influx: InfluxPointWriter, retry: RetryOptions, from = 0, to = batch.pointCount): Promise<number> {
   if (from >= to) return 0;
   try {
-    await untilStored('influx', retry, () => influx.write(batch.pointBytes(from, to)));
+    // The fence again once the write has its InfluxDB slot: waiting for one can take a while.
+    await untilStored('influx', retry, () => influx.write(batch.pointBytes(from, to), () => retry.fence?.pass()));
     return 0;
   } catch (error) {
     if (!(error instanceof StoreRefused)) throw error;

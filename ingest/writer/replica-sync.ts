@@ -50,7 +50,13 @@ export class ReplicaSync {
   /** Resolves once every master the batch wrote to has its writes on the replicas asked for. */
   async confirm(batch: Pick<WriteBatch, 'logs' | 'summaries'>): Promise<void> {
     if (!this.needed(batch)) return;
-    const nodes = await this.nodesOf(batchRedisKeys(this.keys, batch));
+    await this.confirmKeys(batchRedisKeys(this.keys, batch));
+  }
+
+  /** Resolves once the masters of `keys` have this client's writes so far on the replicas asked for. */
+  async confirmKeys(keys: Iterable<string>): Promise<void> {
+    if (this.settings.replicas === 0) return;
+    const nodes = await this.nodesOf(keys);
     await Promise.all(nodes.map((node) => this.confirmNode(node)));
   }
 

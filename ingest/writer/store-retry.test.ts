@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { SimpleError } from 'redis';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/observability/logger.js';
-import { backoffDelay, GaveUp, RetriesExhausted, StoreRefused, untilStored, type RetryOptions } from './store-retry.js';
+import { backoffDelay, GaveUp, LeaseLost, RetriesExhausted, StoreRefused, untilStored, type RetryOptions } from './store-retry.js';
+import { WriteFence } from './write-fence.js';
 
 const logger = createLogger({ level: 'silent', name: 'test' });
 
@@ -58,5 +59,24 @@ describe('untilStored', () => {
     setTimeout(() => controller.abort(), 30);
     await expect(pending).rejects.toBeInstanceOf(GaveUp);
     await expect(untilStored('nats', options(), () => Promise.reject(new Error('TIMEOUT')), { maxAttempts: 3 })).rejects.toBeInstanceOf(RetriesExhausted);
+  });
+
+  it('passes the fence before every attempt: no attempt is issued once the lease is not certain, and LeaseLost is not retried', async () => {
+    let holds = true;
+    const o = Object.assign(options(), { fence: new WriteFence(3, () => holds) });
+    let calls = 0;
+    const pending = untilStored('redis', o, async () => {
+      calls++;
+      holds = false; // the lease lapses while this attempt fails
+      throw new SimpleError('LOADING Redis is loading the dataset in memory');
+    });
+    await expect(pending).rejects.toBeInstanceOf(LeaseLost);
+    expect(calls).toBe(1);
+    expect(o.fence.take()).toEqual({ issuedFrom: expect.any(Number), issuedTo: expect.any(Number) });
+    expect(o.fence.take()).toBeUndefined();
+    // Thrown from inside the operation (the InfluxDB writer passes it again once it has a slot): not retried either.
+    holds = true;
+    await expect(untilStored('influx', o, () => Promise.reject(new LeaseLost('lapsed while waiting')))).rejects.toBeInstanceOf(LeaseLost);
+    expect(o.retries).toBe(1);
   });
 });

@@ -6,6 +6,7 @@
  * worker keeps the held messages' ack deadlines from passing meanwhile).
  *
  * It stops when told to (the lease is lost, or the writer stops: GaveUp),
+ * when the lease is no longer certain right before an attempt (LeaseLost),
  * when the store refuses the input for good (StoreRefused: the caller
  * isolates the record at fault), after `maxAttempts` when given, and on
  * an error the caller calls fatal.
@@ -16,6 +17,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../shared/observability/logger.js';
+import type { WriteFence } from './write-fence.js';
 import { classifyStoreError, describeError, type DeadLetterReason, type StoreErrorClass } from './store-errors.js';
 
 export type StoreName = 'influx' | 'redis' | 'nats';
@@ -24,6 +26,11 @@ const FIRST_DELAY_MS = 100;
 
 export class GaveUp extends Error {
   override readonly name = 'GaveUp';
+}
+
+/** The partition's lease may already be another writer's: nothing more may be stored for it (write-fence.ts). */
+export class LeaseLost extends Error {
+  override readonly name = 'LeaseLost';
 }
 
 /** The store will never take the input as it is. */
@@ -51,6 +58,8 @@ export interface RetryOptions {
   signal: AbortSignal;
   onRetry(store: StoreName, error: unknown): void;
   logger: Logger;
+  /** Passed right before each attempt is issued; throws LeaseLost to stop. */
+  fence?: WriteFence;
 }
 
 export interface RetryPolicy {
@@ -72,10 +81,11 @@ export async function untilStored<T>(store: StoreName, options: RetryOptions, op
   let attempt = 0;
   for (;;) {
     if (options.signal.aborted) throw new GaveUp(`gave up on ${store}`);
+    options.fence?.pass();
     try {
       return await operation();
     } catch (error) {
-      if (policy.fatal?.(error)) throw error;
+      if (error instanceof LeaseLost || policy.fatal?.(error)) throw error;
       const verdict = classify(error);
       if (!verdict.transient) throw new StoreRefused(store, verdict.reason, describeError(error), { cause: error });
       attempt++;

@@ -56,7 +56,7 @@ export function writerSettings(config: Readonly<Config>): WriterSettings {
     batchEvents: config.WRITER_BATCH_EVENTS,
     flushMs: config.WRITER_FLUSH_MS,
     maxBatchBytes: 16 * 1024 * 1024,
-    leaseTtlMs: 10_000,
+    leaseTtlMs: config.WRITER_LEASE_TTL_MS,
     ackWaitMs: 30_000,
     maxAckPending: 4_096,
     maxHeldBytes: 16 * 1024 * 1024,

@@ -148,6 +148,8 @@ export const configSchema = z.object({
   INGEST_MAX_ENTITIES_PER_REQUEST: positiveInt('entities per request').default(10_000),
   WRITER_BATCH_EVENTS: positiveInt('events per store write').default(10_000),
   WRITER_FLUSH_MS: positiveInt('milliseconds').default(50),
+  /** Lifetime of a writer's partition lease (docs/scaling.md): a stopped or cut-off writer's partitions move after at most this long. */
+  WRITER_LEASE_TTL_MS: z.coerce.number({ error: 'expected an integer of milliseconds, at least 1000' }).int().min(1_000, { error: 'expected an integer of milliseconds, at least 1000' }).default(10_000),
   PLOT_VALIDATION: flag.default(false),
   PLOT_COMPRESSION_THRESHOLD: z.coerce.number({ error: 'expected a non-negative integer' }).int().min(0).default(100_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'expected one of fatal, error, warn, info, debug, trace, silent' }).default('info'),

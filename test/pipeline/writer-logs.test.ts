@@ -62,6 +62,26 @@ describe('logs', () => {
     expect(entries.map((e) => `${e.segment}:${e.id}`)).toEqual(['0:10-1', '0:20-2', '0:30-4', '1:5-3']);
   });
 
+  it('an append that lands late, not told its lines may exist (a writer that lost its lease mid-batch), adds none already stored', async () => {
+    const task = unique('t');
+    const appender = new LogSegmentAppender(pipeline.client.redis as never, pipeline.harness.config.REDIS_KEY_PREFIX);
+    const logs = new TaskLogs();
+    for (const [ts, seq] of [[10, 1], [20, 2], [5, 3], [30, 4]] as const) {
+      logs.timestamps.push(ts);
+      logs.seqs.push(seq);
+      logs.events.push(JSON.stringify({ msg: `${ts}/${seq}` }));
+      logs.owners.push(0);
+      logs.indexes.push(logs.indexes.length);
+    }
+    // The next owner stored them (the line at 5 in a second segment)...
+    expect(await appender.append(task, logs, [0, 1], false)).toBe(2);
+    expect(await appender.append(task, logs, [2, 3], false)).toBe(2);
+    // ...then the previous owner's call for the first three arrives.
+    expect(await new LogSegmentAppender(pipeline.client.redis as never, pipeline.harness.config.REDIS_KEY_PREFIX).append(task, logs, [0, 1, 2], false)).toBe(0);
+    const entries = await pipeline.client.logEntries(task);
+    expect(entries.map((e) => `${e.segment}:${e.id}`)).toEqual(['0:10-1', '0:20-2', '0:30-4', '1:5-3']);
+  });
+
   describe('retention (LOG_RETENTION_MAX_LINES, LOG_RETENTION_MAX_AGE_MS)', () => {
     const appenderWith = (maxLines: number, maxAgeMs: number, now = () => 10_000) =>
       new LogSegmentAppender(pipeline.client.redis as never, pipeline.harness.config.REDIS_KEY_PREFIX, { maxLines, maxAgeMs }, now);

@@ -10,7 +10,13 @@ import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../deploy/local-stack/free-port.js';
 import { findBinary } from '../../deploy/local-stack/install-packages.js';
+import { PartitionLeases } from '../../ingest/writer/partition-leases.js';
+import { PartitionOwnership } from '../../ingest/writer/partition-ownership.js';
+import { nodesOfClient, ReplicaSync } from '../../ingest/writer/replica-sync.js';
+import { writerKeys } from '../../ingest/writer/writer-keys.js';
 import { consumerName, partitionOf, streamName } from '../../shared/events/wire-format.js';
+import { createLogger } from '../../shared/observability/logger.js';
+import { redisKeys } from '../../shared/stores/redis-keys.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 import { PipelineClient, waitFor, type EventSpec } from './writer-fixtures.js';
 
@@ -57,7 +63,7 @@ async function failedWaits(): Promise<number> {
 beforeAll(async () => {
   master = await startRedis([]);
   replica = await startRedis(['--replicaof', '127.0.0.1', String(master.port)]);
-  await waitFor(async () => (await connectedReplicas()) === 1, 15_000);
+  await waitFor(async () => (await connectedReplicas()) === 1 && /^master_link_status:up/m.test(await replica.client.info('replication')), 15_000);
   harness = await startHarness({ target: 'writer', env: { REDIS_URL: `redis://127.0.0.1:${master.port}`, REDIS_WAIT_TIMEOUT_MS: '300' } });
   pipeline = await PipelineClient.open(harness.config);
 });
@@ -106,5 +112,40 @@ describe('writer with a Redis replica (REDIS_WAIT_REPLICAS=auto)', () => {
     expect(await replica.client.xLen(pipeline.keys.logSegment(task, 0))).toBe(1);
     const lm = JSON.parse((await replica.client.hGet(pipeline.keys.lastMetrics(COMPANY, 't', task), JSON.stringify(['loss', 'v'])))!);
     expect(lm).toMatchObject({ value: 0.5, count: 1 });
+  });
+
+  it('uses a partition lease only once the replica has it: with the replica stopped, renewals on the master no longer extend the right to write, and fresh leases are given back', async () => {
+    const ttlMs = 1_500;
+    const replication = new ReplicaSync(nodesOfClient(master.client), redisKeys('leases'), { replicas: 'auto', timeoutMs: 200 });
+    const logger = createLogger({ level: 'silent', name: 'leases' });
+    const owner = (keys: ReturnType<typeof writerKeys>, taken: number[]) =>
+      new PartitionOwnership(
+        new PartitionLeases(master.client, keys, 'writer-under-test', ttlMs, replication),
+        { take: (p) => taken.push(p), drop: () => undefined, handBack: async () => undefined },
+        { partitions: 2, leaseTtlMs: ttlMs },
+        logger,
+      );
+    const keys = writerKeys(unique('lease-'), 's');
+    const first = owner(keys, []);
+    await first.start();
+    expect(first.holds(0) && first.holds(1)).toBe(true);
+    const late: number[] = [];
+    const secondKeys = writerKeys(unique('lease-'), 's');
+    const second = owner(secondKeys, late);
+    replica.child.kill('SIGSTOP');
+    try {
+      const stoppedAt = Date.now();
+      // A failover now would promote a replica whose copies expire TTL after the last renewal it got.
+      await waitFor(() => !first.holds(0) && !first.holds(1), ttlMs * 3, 20);
+      expect(Date.now() - stoppedAt).toBeLessThan(ttlMs + 1_500);
+      // Leases taken while no replica confirms them are not used, and are given back.
+      await second.start();
+      expect(late).toEqual([]);
+      expect(await master.client.exists([0, 1].map((p) => secondKeys.lease(p)))).toBe(0);
+    } finally {
+      replica.child.kill('SIGCONT');
+      await first.stop();
+      await second.stop();
+    }
   });
 });
