@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, startReadFixture, unique, type ReadFixture } from '../events-read/logs-plots-images-fixture.js';
 import { ClearmlStandIn } from './clearml-stand-in.js';
+import { reportsPageBody } from './web-ui-requests.js';
 
 const secret = randomBytes(32).toString('base64url');
 let clearml: ClearmlStandIn;
@@ -208,15 +209,7 @@ describe('reports.get_task_data (web UI report widgets)', () => {
 describe("reports of a ClearML project (the project's reports page)", () => {
   // reports.effects.ts: createReport sends the ClearML project's id and name, getReports asks
   // reports.get_all_ex with the route's project id (reports-routing.module.ts ':projectId/reports').
-  const listOf = (projectId: string, token = tokenA) =>
-    f.data('reports.get_all_ex', {
-      only_fields: ['name', 'comment', 'company', 'tags', 'report', 'project.name', 'user.name', 'status', 'last_update', 'system_tags'],
-      size: 12,
-      project: projectId,
-      scroll_id: null,
-      system_tags: ['__$not', 'archived'],
-      order_by: ['-last_update'],
-    }, token);
+  const listOf = (projectId: string, token = tokenA) => f.data('reports.get_all_ex', reportsPageBody({ project: projectId }), token);
 
   it('lists a report created from the UI in a ClearML project under that project id', async () => {
     const project = { id: unique('clearml-proj-'), company: f.company('a'), name: unique('Team/Vision ') };

@@ -185,7 +185,8 @@ function reportList(data: any, includes: readonly string[] = [], excludes: reado
   }
 }
 
-const listBody = (w: UiWorld, extra: object = {}) => ({
+/** What reports.effects.ts getReports sends for the reports page (of a project: `{project: <route's projectId>}`). */
+export const reportsPageBody = (extra: object = {}) => ({
   only_fields: REPORT_LIST_FIELDS,
   size: REPORTS_PAGE_SIZE,
   scroll_id: null,
@@ -378,27 +379,18 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     body: (w) => ({ metrics: [{ task: w.task, metric: null }], iters: 3, scroll_id: null, navigate_earlier: true, refresh: true }),
     check: (d, w) => debugImages(d, w.task, true),
   },
-  {
-    name: 'debug samples: older iterations',
+  ...([
+    ['older iterations', { navigate_earlier: true, refresh: false }, false],
+    ['newer iterations', { navigate_earlier: false, refresh: false }, false],
+    ['auto refresh', { navigate_earlier: true, refresh: true }, true],
+  ] as const).map(([what, fields, images]): UiRequest => ({
+    name: `debug samples: ${what}`,
     source: DEBUG,
     operation: 'events.debug_images',
-    body: async (w) => imageMetric(w, { scroll_id: await scrollOf(w, 'events.debug_images', imageMetric(w, { scroll_id: null, navigate_earlier: true, refresh: true })), navigate_earlier: true, refresh: false }),
-    check: (d, w) => debugImages(d, w.task, false),
-  },
-  {
-    name: 'debug samples: newer iterations',
-    source: DEBUG,
-    operation: 'events.debug_images',
-    body: async (w) => imageMetric(w, { scroll_id: await scrollOf(w, 'events.debug_images', imageMetric(w, { scroll_id: null, navigate_earlier: true, refresh: true })), navigate_earlier: false, refresh: false }),
-    check: (d, w) => debugImages(d, w.task, false),
-  },
-  {
-    name: 'debug samples: auto refresh',
-    source: DEBUG,
-    operation: 'events.debug_images',
-    body: async (w) => imageMetric(w, { scroll_id: await scrollOf(w, 'events.debug_images', imageMetric(w, { scroll_id: null, navigate_earlier: true, refresh: true })), navigate_earlier: true, refresh: true }),
-    check: (d, w) => debugImages(d, w.task, true),
-  },
+    // the scroll_id of the task's previous answer (debugImages[task].scroll_id)
+    body: async (w) => imageMetric(w, { scroll_id: await scrollOf(w, 'events.debug_images', imageMetric(w, { scroll_id: null, navigate_earlier: true, refresh: true })), ...fields }),
+    check: (d, w) => debugImages(d, w.task, images),
+  })),
   {
     name: 'debug samples of an experiment without events',
     source: DEBUG,
@@ -656,7 +648,7 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     operation: 'reports.get_all_ex',
     body: async (w) => {
       await w.newReport();
-      return listBody(w);
+      return reportsPageBody();
     },
     check: (d) => reportList(d),
   },
@@ -666,7 +658,7 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     operation: 'reports.get_all_ex',
     body: async (w) => {
       await w.newReport();
-      return listBody(w, { project: w.project.id });
+      return reportsPageBody({ project: w.project.id });
     },
     check: (d, w) => {
       reportList(d);
@@ -678,7 +670,7 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     name: 'reports page of "*" (project null: the root reports)',
     source: REPORTS,
     operation: 'reports.get_all_ex',
-    body: (w) => listBody(w, { project: null }),
+    body: (w) => reportsPageBody({ project: null }),
     check: (d) => {
       reportList(d);
       for (const t of d.tasks) expect(t.project.name).toBe('.reports');
@@ -691,7 +683,7 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     body: async (w) => {
       const r = await w.newReport();
       await w.ui('reports.archive', { task: r.id });
-      return listBody(w, { system_tags: ['__$and', 'archived'] });
+      return reportsPageBody({ system_tags: ['__$and', 'archived'] });
     },
     check: (d) => {
       reportList(d);
@@ -703,14 +695,14 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     name: 'reports page: load more',
     source: REPORTS,
     operation: 'reports.get_all_ex',
-    body: async (w) => ({ ...listBody(w), scroll_id: await scrollOf(w, 'reports.get_all_ex', listBody(w)) }),
+    body: async (w) => ({ ...reportsPageBody(), scroll_id: await scrollOf(w, 'reports.get_all_ex', reportsPageBody()) }),
     check: (d) => reportList(d),
   },
   {
     name: 'reports page: sorted by name',
     source: REPORTS,
     operation: 'reports.get_all_ex',
-    body: (w) => listBody(w, { order_by: ['name'] }),
+    body: (w) => reportsPageBody({ order_by: ['name'] }),
     check: (d) => {
       reportList(d);
       const names = d.tasks.map((t: any) => t.name);
@@ -721,7 +713,7 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     name: 'reports page: my work',
     source: REPORTS,
     operation: 'reports.get_all_ex',
-    body: (w) => listBody(w, { user: [w.userId] }),
+    body: (w) => reportsPageBody({ user: [w.userId] }),
     check: (d, w) => {
       reportList(d);
       for (const t of d.tasks) expect(t.user.id).toBe(w.userId);
@@ -734,7 +726,7 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     body: async (w) => {
       const r = await w.newReport();
       await w.ui('reports.update', { task: r.id, tags: ['ui-tag'] });
-      return listBody(w, { filters: { tags: { any: { include: ['ui-tag'], exclude: [] } } } });
+      return reportsPageBody({ filters: { tags: { any: { include: ['ui-tag'], exclude: [] } } } });
     },
     check: (d) => {
       reportList(d);
@@ -748,7 +740,7 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     operation: 'reports.get_all_ex',
     body: async (w) => {
       const r = await w.newReport();
-      return listBody(w, { _any_: { pattern: r.name, fields: ['id', 'name', 'tags', 'project', 'comment', 'report'] } });
+      return reportsPageBody({ _any_: { pattern: r.name, fields: ['id', 'name', 'tags', 'project', 'comment', 'report'] } });
     },
     check: (d) => {
       reportList(d);
@@ -759,7 +751,7 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     name: 'reports page: examples hidden',
     source: REPORTS,
     operation: 'reports.get_all_ex',
-    body: (w) => listBody(w, { allow_public: false }),
+    body: (w) => reportsPageBody({ allow_public: false }),
     check: (d) => reportList(d),
   },
   {
@@ -819,7 +811,7 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     // moveReport: setReportChanges(project {id: res.project_id}), navigateToProjectAfterMove(res.project_id)
     check: async (d, w) => {
       expect(d).toEqual({ project_id: expect.any(String) });
-      const listed = await w.ui('reports.get_all_ex', listBody(w, { project: w.project2.id }));
+      const listed = await w.ui('reports.get_all_ex', reportsPageBody({ project: w.project2.id }));
       expect(listed.data.tasks.length).toBeGreaterThan(0);
     },
   },

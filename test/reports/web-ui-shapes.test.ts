@@ -12,6 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unique } from '../harness/service-harness.js';
+import { reportsPageBody } from '../companion/web-ui-requests.js';
 import { addEvents, eventually, startReportsFixture, type ReportsFixture } from './reports-fixture.js';
 
 let f: ReportsFixture;
@@ -88,14 +89,7 @@ describe('reports.create and reports.move with the web UI fields', () => {
     const otherId = unique('clearml-project-id-');
     expect((await f.call('reports.move', { task: moved.data.id, project: otherId, project_name: unique('Other ') })).status).toBe(200);
     expect((await f.call('reports.move', { task: moved.data.id, project: projectId, project_name: projectName })).status).toBe(200);
-    const listed = await f.call('reports.get_all_ex', {
-      only_fields: ['name', 'comment', 'company', 'tags', 'report', 'project.name', 'user.name', 'status', 'last_update', 'system_tags'],
-      size: 12,
-      project: projectId,
-      scroll_id: null,
-      system_tags: ['__$not', 'archived'],
-      order_by: ['-last_update'],
-    });
+    const listed = await f.call('reports.get_all_ex', reportsPageBody({ project: projectId }));
     expect(listed.status, JSON.stringify(listed.meta)).toBe(200);
     expect(listed.data.tasks.map((t: any) => t.id).sort()).toEqual([created.data.id, moved.data.id].sort());
     expect(listed.data.tasks[0].project).toEqual({ id: created.data.project_id, name: `${projectName}/.reports` });
