@@ -10,7 +10,8 @@ import type { Logger } from '../shared/observability/logger.js';
 import type { InfluxStore } from '../shared/stores/influx-store.js';
 import type { RedisClient } from '../shared/stores/redis-store.js';
 import type { StoreCalls } from '../shared/stores/store-calls.js';
-import { companionFacts } from '../shared/companion/companion-mode.js';
+import { companionFacts, companionProjectNames } from '../shared/companion/companion-mode.js';
+import type { ProjectNamesSource } from '../shared/companion/clearml-project-names.js';
 import type { EntityFactsSource } from '../shared/entities/entity-facts.js';
 import { CompanionEntityAccess } from './events/store/companion-entity-access.js';
 import { EntityAccess } from './events/store/entity-access.js';
@@ -51,6 +52,11 @@ export class QueryDeps {
   /** Task and model facts of the ClearML server in companion mode; undefined standalone. */
   get entityFacts(): EntityFactsSource | undefined {
     return companionFacts(this.config);
+  }
+
+  /** Names of the ClearML server's projects in companion mode; undefined standalone. */
+  get projectNames(): ProjectNamesSource | undefined {
+    return companionProjectNames(this.config);
   }
 
   get entities(): EntityAccess {

@@ -34,6 +34,14 @@ export function reportName(options: { required?: boolean } = {}): FieldBuilder<R
     );
 }
 
+/**
+ * The `project` member of create and move, read as sent: its presence
+ * counts even as null (the reports root), and an absent optional member
+ * stays absent in zod's output. Checked by `nullableString`.
+ */
+export const projectMember: FieldBuilder<unknown> = () =>
+  documented(z.unknown().optional(), { json: { type: ['string', 'null'], description: 'Project id; null: the reports root' } });
+
 /** A string-or-null request member whose presence matters (move's `project`); 400/12 for other types. */
 export function nullableString(value: unknown): string | null {
   if (value === null || value === undefined) return null;

@@ -8,8 +8,8 @@ import { apiError } from '../../shared/errors/error-catalogue.js';
 import { defineOperation } from '../../shared/protocol/operation.js';
 import { bool, documented, requestSchema, str } from '../../shared/protocol/request-fields.js';
 import { controlId, sendControl } from '../events/control-requests.js';
-import { nullableString } from './report-fields.js';
-import { reportProjectBase } from './report-project-base.js';
+import { nullableString, projectMember } from './report-fields.js';
+import { projectIdBase, rememberAlias, type ProjectBase } from './report-project-base.js';
 import { caller, intoReportsProject } from './report-write-operations.js';
 import type { ReportsContext } from './reports-context.js';
 
@@ -23,7 +23,7 @@ const moveRequest = documented(
     project_name: str(),
     /** The web UI's spelling of project_name. */
     projectName: str(),
-    project: () => documented(z.unknown().optional(), { json: { type: ['string', 'null'], description: 'Project id; null: the reports root' } }),
+    project: projectMember,
   }),
   { json: { anyOf: [{ required: ['project_name'] }, { required: ['projectName'] }, { required: ['project'] }] } },
 );
@@ -42,12 +42,18 @@ export function moveOperation(rc: ReportsContext) {
       }
       const who = await caller(rc, context);
       await rc.reports.requireReport(who.company, request.task);
-      const base = projectName ? projectName : await reportProjectBase(rc, who.company, project ?? undefined, undefined);
+      // §3.6: project_name wins; an id unknown here that comes with it is remembered for that name (decision 12).
+      const found: ProjectBase = projectName
+        ? { base: projectName, ...(project && !(await rc.projects.exists(who.company, project)) ? { alias: project } : {}) }
+        : project
+          ? await projectIdBase(rc, who.company, project)
+          : { base: '' };
       const now = Date.now();
-      const [target, previous] = await intoReportsProject(rc, who, now, base, async (projectId) => [
+      const [target, previous] = await intoReportsProject(rc, who, now, found.base, async (projectId) => [
         projectId,
         await rc.reports.move(who.company, who.user, now, request.task, projectId),
       ]);
+      await rememberAlias(rc, who.company, found);
       if (previous !== target) await rc.projects.removeIfEmpty(who.company, previous);
       return { project_id: target };
     },

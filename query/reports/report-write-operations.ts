@@ -7,9 +7,9 @@ import { sortedByCodePoints } from '../../shared/events/domain/code-point-order.
 import { defineOperation, type CallContext } from '../../shared/protocol/operation.js';
 import { requestSchema, str, strList, type FieldBuilder } from '../../shared/protocol/request-fields.js';
 import { z } from 'zod';
-import { abbreviateReport, clientMessage, dateTime, reportName } from './report-fields.js';
+import { abbreviateReport, clientMessage, dateTime, nullableString, projectMember, reportName } from './report-fields.js';
 import type { ReportsContext } from './reports-context.js';
-import { reportProjectBase } from './report-project-base.js';
+import { projectIdBase, rememberAlias, type ProjectBase } from './report-project-base.js';
 import { newId } from './store/project-store.js';
 import { ProjectVanished, type ReportChanges } from './store/report-store.js';
 import { scriptError } from './store/script-errors.js';
@@ -47,7 +47,8 @@ export function createOperation(rc: ReportsContext) {
     minVersion: '1.0',
     request: requestSchema({
       name: reportName({ required: true }),
-      project: str(),
+      // Read as sent: the web UI's "Projects root" is `project: null` beside `projectName: "Projects root"`.
+      project: projectMember,
       // What the ClearML web UI sends beside `project` (report-project-base.ts).
       projectName: str(),
       comment: str(),
@@ -59,10 +60,14 @@ export function createOperation(rc: ReportsContext) {
       const who = await caller(rc, context);
       const now = Date.now();
       const name = request.name!.trimmed;
-      const base = await reportProjectBase(rc, who.company, request.project, request.projectName);
+      const project = nullableString(request.project);
+      // §3.1: null or "" is the root, whatever name comes with it; only a request without `project` is placed by name.
+      const found: ProjectBase = project
+        ? await projectIdBase(rc, who.company, project, request.projectName)
+        : { base: Object.hasOwn(request, 'project') ? '' : (request.projectName ?? '') };
       if (await rc.reports.nameTaken(who.company, name)) throw scriptError(['err', 'exists'], { company: who.company, name });
       const id = newId();
-      const projectId = await intoReportsProject(rc, who, now, base, async (project) => {
+      const projectId = await intoReportsProject(rc, who, now, found.base, async (project) => {
         await rc.reports.create(who.company, who.user, now, {
           id,
           name,
@@ -74,6 +79,7 @@ export function createOperation(rc: ReportsContext) {
         });
         return project;
       });
+      await rememberAlias(rc, who.company, found);
       return { id, project_id: projectId };
     },
   });

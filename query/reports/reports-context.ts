@@ -6,6 +6,7 @@
 import type { QueryDeps } from '../query-deps.js';
 import { IdentityDirectory } from './identity-directory.js';
 import { ScrollStates } from './scroll-states.js';
+import { ProjectAliases } from './store/project-aliases.js';
 import { ProjectSnapshots } from './store/project-snapshots.js';
 import { ProjectStore } from './store/project-store.js';
 import { reportKeys, type ReportKeys } from './store/report-keys.js';
@@ -16,7 +17,7 @@ export class ReportsContext {
   readonly keys: ReportKeys;
   readonly directory: IdentityDirectory;
   readonly scrolls: ScrollStates;
-  private parts?: { reports: ReportStore; projects: ProjectStore; snapshots: ReportSnapshots; projectSnapshots: ProjectSnapshots };
+  private parts?: { reports: ReportStore; projects: ProjectStore; aliases: ProjectAliases; snapshots: ReportSnapshots; projectSnapshots: ProjectSnapshots };
 
   constructor(readonly deps: QueryDeps) {
     this.keys = reportKeys(deps.keyPrefix);
@@ -31,6 +32,7 @@ export class ReportsContext {
       this.parts = {
         reports: new ReportStore(redis, this.keys),
         projects,
+        aliases: new ProjectAliases(redis, this.keys),
         snapshots: new ReportSnapshots(redis, this.keys),
         projectSnapshots: new ProjectSnapshots(redis, this.keys, projects),
       };
@@ -44,6 +46,10 @@ export class ReportsContext {
 
   get projects(): ProjectStore {
     return this.built.projects;
+  }
+
+  get aliases(): ProjectAliases {
+    return this.built.aliases;
   }
 
   get snapshots(): ReportSnapshots {

@@ -1,7 +1,8 @@
 /**
- * The two calls companion mode makes to the ClearML API server:
+ * The calls companion mode makes to the ClearML API server:
  * `tasks.get_all_ex` and `models.get_all_ex` with an `id` list, projected to
- * what the entity checks need, sent with the caller's own credential so
+ * what the entity checks need, and `projects.get_all_ex` for the name of a
+ * project a report goes into, sent with the caller's own credential so
  * that the ClearML server applies its own company rules
  * (docs/clearml-companion.md).
  *
@@ -17,6 +18,14 @@ import type { EntityFact, FactNamespace } from '../entities/entity-facts.js';
 
 /** ClearML's largest page (apiserver/database/model/base.py, `max_page_size` default). */
 export const CLEARML_MAX_PAGE = 500;
+
+/** A ClearML project as companion mode needs it: its full (`/`-separated) name and owner. */
+export interface ProjectFact {
+  readonly id: string;
+  readonly name: string;
+  /** `''` for a public project. */
+  readonly company: string;
+}
 
 const TASK_FIELDS = ['id', 'name', 'company', 'project.name', 'status', 'type'];
 const MODEL_FIELDS = ['id', 'name', 'company', 'project.name', 'ready'];
@@ -49,6 +58,31 @@ export class ClearmlClient {
       for (const item of list) {
         const fact = factOf(item);
         if (fact !== undefined) found.push(fact);
+      }
+    }
+    return found;
+  }
+
+  /** The projects of `ids` (hidden ones too) the ClearML server shows to the holder of `authorization`. */
+  async projects(ids: readonly string[], authorization: string | undefined): Promise<ProjectFact[]> {
+    const found: ProjectFact[] = [];
+    for (let start = 0; start < ids.length; start += CLEARML_MAX_PAGE) {
+      const chunk = ids.slice(start, start + CLEARML_MAX_PAGE);
+      const data = await this.call('projects.get_all_ex', authorization, {
+        id: chunk,
+        only_fields: ['id', 'name', 'company'],
+        search_hidden: true,
+        allow_public: false,
+        page: 0,
+        page_size: chunk.length,
+      });
+      const list = (data as Record<string, unknown> | undefined)?.projects;
+      if (!Array.isArray(list)) throw unavailable('answer without a project list');
+      for (const item of list) {
+        const record = item !== null && typeof item === 'object' ? (item as Record<string, unknown>) : {};
+        const id = text(record.id);
+        const name = text(record.name);
+        if (id !== undefined && name !== undefined) found.push({ id, name, company: reference(record.company)?.id ?? '' });
       }
     }
     return found;

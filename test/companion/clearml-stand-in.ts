@@ -23,6 +23,12 @@
  *   project as `{"id", "name"}`, `project` alone gives `{"id"}`.
  *   Answer `{"tasks": [...]}` / `{"models": [...]}` in the envelope of
  *   apiserver/service_repo/apicall.py.
+ * - `projects.get_all_ex` (apiserver/services/projects.py `get_all_ex`,
+ *   apiserver/apimodels/projects.py `ProjectsGetRequest`): the same
+ *   company/public rule (`allow_public` default true); hidden projects are
+ *   left out unless `search_hidden` or an `id` list is given
+ *   (`_hidden_query`); with `search_hidden` a hidden project is marked
+ *   `"hidden": true`; answer `{"projects": [...]}`, projected as above.
  *
  * Test switches: `down` (connections refused), `delayMs` (slow answers),
  * `leakCompany` (answers another company's records, a misbehaving server),
@@ -43,6 +49,14 @@ export interface StandInTask {
   system_tags?: string[];
 }
 
+export interface StandInProject {
+  id: string;
+  company: string;
+  /** Full name, `/`-separated (apiserver/database/model/project.py). */
+  name: string;
+  system_tags?: string[];
+}
+
 export interface StandInModel {
   id: string;
   company: string;
@@ -56,6 +70,7 @@ const MAX_PAGE_SIZE = 500;
 export class ClearmlStandIn {
   readonly tasks = new Map<string, StandInTask>();
   readonly models = new Map<string, StandInModel>();
+  readonly projects = new Map<string, StandInProject>();
   readonly calls = new Map<string, number>();
   delayMs = 0;
   leakCompany = false;
@@ -155,6 +170,19 @@ export class ClearmlStandIn {
         .slice(0, pageSize)
         .map((r) => project(r as unknown as Record<string, unknown>, onlyFields));
       return send(200, 0, 'OK', endpoint === 'tasks.get_all_ex' ? { tasks: records } : { models: records });
+    }
+    if (endpoint === 'projects.get_all_ex') {
+      const searchHidden = body.search_hidden === true;
+      const records = [...this.projects.values()]
+        .filter((p) => visible(p.company) && (ids === undefined || ids.includes(p.id)))
+        .filter((p) => searchHidden || ids !== undefined || !p.system_tags?.includes('hidden'))
+        .slice(0, pageSize)
+        .map((p) => {
+          const out = project(p as unknown as Record<string, unknown>, onlyFields);
+          if (searchHidden && p.system_tags?.includes('hidden')) out.hidden = true;
+          return out;
+        });
+      return send(200, 0, 'OK', { projects: records });
     }
     return send(404, 0, `Unable to find endpoint for name ${endpoint} and version 2.31`, {});
   }

@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, startReadFixture, unique, type ReadFixture } from '../events-read/logs-plots-images-fixture.js';
 import { ClearmlStandIn } from './clearml-stand-in.js';
+import { reportsPageBody } from './web-ui-requests.js';
 
 const secret = randomBytes(32).toString('base64url');
 let clearml: ClearmlStandIn;
@@ -202,6 +203,49 @@ describe('reports.get_task_data (web UI report widgets)', () => {
     expect(d.single_value_metrics).toEqual([]);
     const all = await f.data('reports.get_task_data', {}, tokenB);
     expect(all.tasks.map((t: any) => t.id)).not.toContain(withEvents);
+  });
+});
+
+describe("reports of a ClearML project (the project's reports page)", () => {
+  // reports.effects.ts: createReport sends the ClearML project's id and name, getReports asks
+  // reports.get_all_ex with the route's project id (reports-routing.module.ts ':projectId/reports').
+  const listOf = (projectId: string, token = tokenA) => f.data('reports.get_all_ex', reportsPageBody({ project: projectId }), token);
+
+  it('lists a report created from the UI in a ClearML project under that project id', async () => {
+    const project = { id: unique('clearml-proj-'), company: f.company('a'), name: unique('Team/Vision ') };
+    clearml.projects.set(project.id, project);
+    const created = await f.data('reports.create', { name: unique('weekly '), comment: '', project: project.id, projectName: project.name }, tokenA);
+    const listed = await listOf(project.id);
+    expect(listed.tasks.map((t: any) => t.id)).toEqual([created.id]);
+    expect(listed.tasks[0].project).toEqual({ id: created.project_id, name: `${project.name}/.reports` });
+    expect((await listOf(project.id, tokenB)).tasks).toEqual([]);
+  });
+
+  it('takes the name of a ClearML project id sent without projectName from the ClearML server (stock clients send only the id)', async () => {
+    const project = { id: unique('clearml-proj-'), company: f.company('a'), name: unique('Audio ') };
+    clearml.projects.set(project.id, project);
+    const created = await f.data('reports.create', { name: unique('report '), project: project.id }, tokenA);
+    const listed = await listOf(project.id);
+    expect(listed.tasks.map((t: any) => t.id)).toEqual([created.id]);
+    expect(listed.tasks[0].project.name).toBe(`${project.name}/.reports`);
+    const moved = await f.data('reports.create', { name: unique('report ') }, tokenA);
+    const target = { id: unique('clearml-proj-'), company: f.company('a'), name: unique('Target ') };
+    clearml.projects.set(target.id, target);
+    expect(await f.data('reports.move', { task: moved.id, project: target.id }, tokenA)).toHaveProperty('project_id');
+    expect((await listOf(target.id)).tasks.map((t: any) => t.id)).toEqual([moved.id]);
+  });
+
+  it("refuses a ClearML project id the ClearML server does not show to the caller (400/401)", async () => {
+    const ofB = { id: unique('clearml-proj-'), company: f.company('b'), name: unique('B only ') };
+    clearml.projects.set(ofB.id, ofB);
+    expectError(await call('reports.create', { name: unique('report '), project: ofB.id }), 400, 401);
+    clearml.leakCompany = true;
+    try {
+      expectError(await call('reports.create', { name: unique('report '), project: ofB.id }), 400, 401);
+    } finally {
+      clearml.leakCompany = false;
+    }
+    expectError(await call('reports.create', { name: unique('report '), project: unique('nowhere-') }), 400, 401);
   });
 });
 

@@ -65,6 +65,7 @@ function keyOf(d: Descriptor): string {
     case 'reportChanges':
     case 'reportChangesFloor':
     case 'projectNames':
+    case 'projectAliases':
     case 'projectVersion':
       return reports[kind](a);
     case 'writerLease':
@@ -84,7 +85,7 @@ const descriptor: fc.Arbitrary<Descriptor> = fc.oneof(
   fc.tuple(fc.constant('logSegment'), hostile, segment),
   fc.tuple(fc.constantFrom('logSegmentCount', 'controlResult', 'writerLive'), hostile),
   fc.tuple(fc.constantFrom('navigation', 'reportScroll', 'project', 'projectTasks'), hostile, hostile),
-  fc.tuple(fc.constantFrom('reports', 'reportNames', 'reportTags', 'reportVersion', 'reportChanges', 'reportChangesFloor', 'projectNames', 'projectVersion'), hostile),
+  fc.tuple(fc.constantFrom('reports', 'reportNames', 'reportTags', 'reportVersion', 'reportChanges', 'reportChangesFloor', 'projectNames', 'projectAliases', 'projectVersion'), hostile),
   fc.tuple(fc.constant('writerLease'), hostile, segment),
   fc.constantFrom<Descriptor>(['userNames'], ['companyNames']),
 );
@@ -92,7 +93,7 @@ const descriptor: fc.Arbitrary<Descriptor> = fc.oneof(
 /** What a key means. */
 const meaning = (d: Descriptor) => JSON.stringify(d);
 
-const COMPANY_NAMES = ['reports', 'reportNames', 'reportTags', 'reportVersion', 'reportChanges', 'reportChangesFloor', 'projectNames', 'projectVersion'] as const;
+const COMPANY_NAMES = ['reports', 'reportNames', 'reportTags', 'reportVersion', 'reportChanges', 'reportChangesFloor', 'projectNames', 'projectAliases', 'projectVersion'] as const;
 
 /**
  * Reads a key back into the builder and arguments that made it, following
@@ -146,7 +147,7 @@ function parseKey(key: string): Descriptor {
       if (after === ':models') return ['companyEntities', part, 'm'];
       const named = /^:(nav|rscroll):(.*)$/.exec(after);
       if (named) return [named[1] === 'nav' ? 'navigation' : 'reportScroll', part, decode(named[2]!)];
-      const suffix = { reports: 'reports', report_names: 'reportNames', report_tags: 'reportTags', rv: 'reportVersion', rchg: 'reportChanges', rfloor: 'reportChangesFloor', project_names: 'projectNames', pv: 'projectVersion' }[after.slice(1)];
+      const suffix = { reports: 'reports', report_names: 'reportNames', report_tags: 'reportTags', rv: 'reportVersion', rchg: 'reportChanges', rfloor: 'reportChangesFloor', project_names: 'projectNames', project_aliases: 'projectAliases', pv: 'projectVersion' }[after.slice(1)];
       if (after.startsWith(':') && suffix && (COMPANY_NAMES as readonly string[]).includes(suffix)) return [suffix, part];
       return fail(`company suffix ${after}`);
     }

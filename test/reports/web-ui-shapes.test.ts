@@ -5,10 +5,14 @@
  *   (allegroai/clearml-web report-widgets `app.effects.ts`), so task and
  *   model records carry a `project` object, also implicit ones;
  * - reports.create receives `project` and `projectName`
- *   (`report-dialog.component.ts`), the id possibly unknown here.
+ *   (`report-dialog.component.ts`), the id possibly unknown here, or null
+ *   for the "Projects root" option;
+ * - the reports page of a project lists by the id the report was created
+ *   with (reports.effects.ts `getReports`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unique } from '../harness/service-harness.js';
+import { reportsPageBody } from '../companion/web-ui-requests.js';
 import { addEvents, eventually, startReportsFixture, type ReportsFixture } from './reports-fixture.js';
 
 let f: ReportsFixture;
@@ -65,6 +69,36 @@ describe('reports.create and reports.move with the web UI fields', () => {
     expect(bad.meta.result_subcode).toBe(401);
     const typed = await f.call('reports.create', { name: unique('report '), projectName: 5 });
     expect(typed.meta.result_subcode).toBe(12);
+  });
+
+  it('puts a report created at the "Projects root" option under the root .reports project (project null)', async () => {
+    // create-new-report-form.component.ts: projectsRoot = {name: 'Projects root', id: null}; the dialog sends both.
+    const r = await f.call('reports.create', { name: unique('root report '), comment: '', project: null, projectName: 'Projects root' });
+    expect(r.status, JSON.stringify(r.meta)).toBe(200);
+    const got = await f.call('reports.get_all_ex', { id: [r.data.id], only_fields: ['project.name'] });
+    expect(got.data.tasks[0].project.name).toBe('.reports');
+  });
+
+  it("lists a report created or moved with a project id unknown here under that id (the project's reports page)", async () => {
+    // reports.effects.ts getReports: project = the route's projectId, the id the report was created with.
+    const projectId = unique('clearml-project-id-');
+    const projectName = unique('Listed ');
+    const created = await f.call('reports.create', { name: unique('report '), comment: '', project: projectId, projectName });
+    expect(created.status, JSON.stringify(created.meta)).toBe(200);
+    const moved = await f.call('reports.create', { name: unique('report ') });
+    const otherId = unique('clearml-project-id-');
+    expect((await f.call('reports.move', { task: moved.data.id, project: otherId, project_name: unique('Other ') })).status).toBe(200);
+    expect((await f.call('reports.move', { task: moved.data.id, project: projectId, project_name: projectName })).status).toBe(200);
+    const listed = await f.call('reports.get_all_ex', reportsPageBody({ project: projectId }));
+    expect(listed.status, JSON.stringify(listed.meta)).toBe(200);
+    expect(listed.data.tasks.map((t: any) => t.id).sort()).toEqual([created.data.id, moved.data.id].sort());
+    expect(listed.data.tasks[0].project).toEqual({ id: created.data.project_id, name: `${projectName}/.reports` });
+    // The same id again, with another name (a project renamed in the ClearML server), keeps the first project.
+    const again = await f.call('reports.create', { name: unique('report '), project: projectId, projectName: unique('Renamed ') });
+    expect(again.data.project_id).toBe(created.data.project_id);
+    // Another company does not see the first company's id mapping.
+    const b = await f.call('reports.get_all_ex', { project: projectId }, f.tokenB);
+    expect(b.data.tasks).toEqual([]);
   });
 
   it('moves a report to a project id unknown here by its name (the UI sends project and project_name)', async () => {

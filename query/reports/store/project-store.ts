@@ -36,6 +36,14 @@ export class ProjectStore {
     return { id, name: name ?? '', company: owner };
   }
 
+  /** Whether `id` names a project here: the company's own or a public one. */
+  async exists(company: string, id: string): Promise<boolean> {
+    const keys = company === '' ? [this.keys.project('', id)] : [this.keys.project(company, id), this.keys.project('', id)];
+    // One EXISTS per key: on a cluster the company's slot and the public one differ.
+    const found = await Promise.all(keys.map((key) => this.redis.exists(key)));
+    return found.some((n) => n === 1);
+  }
+
   /**
    * The id of the reports project for `base` (§1.3), created with its
    * ancestors when missing. The ids of the existing prefixes are read first

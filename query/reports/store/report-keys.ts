@@ -40,6 +40,8 @@ export function reportKeys(prefix: string) {
     projectTasks: shared.projectTasks,
     /** Hash: full project name -> id. */
     projectNames: (company: string) => `${co(company)}:project_names`,
+    /** Hash: project id unknown here (a ClearML server's) -> the project name reports given that id went under. */
+    projectAliases: (company: string) => `${co(company)}:project_aliases`,
     /** Counter: bumped by every project write of the company. */
     projectVersion: (company: string) => `${co(company)}:pv`,
     userNames: shared.userNames,
