@@ -9,9 +9,10 @@
 import path from 'node:path';
 import { ensureDefaultCredentials } from '../../shared/auth/credentials.js';
 import { startClusterStack, type ClusterStack } from '../cluster-stack/cluster-stack.js';
-import { printBanner, readConfiguration, stopOnSignalsAndOrphaning } from './runner.js';
+import { answerCommandLine, printBanner, readConfiguration, stopOnSignalsAndOrphaning } from './runner.js';
 
 async function main(): Promise<void> {
+  answerCommandLine('npm run start:cluster');
   const { config, stackConfig } = readConfiguration();
   const created = ensureDefaultCredentials(config.CREDENTIALS_FILE);
   let stack: ClusterStack | undefined;

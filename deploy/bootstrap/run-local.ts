@@ -12,12 +12,13 @@ import { startService, type RunningService } from '../../shared/launcher/service
 import { targetModules } from '../../shared/launcher/target-modules.js';
 import { createLogger } from '../../shared/observability/logger.js';
 import { startLocalStack, type LocalStack } from '../local-stack/local-stack.js';
-import { printBanner, readConfiguration, stopOnSignalsAndOrphaning } from './runner.js';
+import { answerCommandLine, printBanner, readConfiguration, stopOnSignalsAndOrphaning } from './runner.js';
 
 async function main(): Promise<void> {
+  answerCommandLine('npm start');
   const { config, stackConfig } = readConfiguration();
   const created = ensureDefaultCredentials(config.CREDENTIALS_FILE);
-  const logger = createLogger({ level: config.LOG_LEVEL, name: 'clearml-all' });
+  const logger = createLogger({ level: config.LOG_LEVEL, name: 'clearml-all', format: config.LOG_FORMAT });
   let stack: LocalStack | undefined;
   let service: RunningService | undefined;
   let stopping = false;

@@ -6,17 +6,28 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { loadCredentials } from '../../shared/auth/credentials.js';
-import { ConfigError, loadConfig, type Config } from '../../shared/config/config.js';
+import { ConfigError, configSchema, loadConfig, type Config } from '../../shared/config/config.js';
+import { variableDocs } from '../../shared/config/config-variables.js';
+import { helpText, parseCommandLine } from '../../shared/launcher/command-line.js';
+import { versionLine } from '../../shared/observability/build-info.js';
 
 const portNumber = z.coerce.number({ error: 'expected a TCP port number (1-65535)' }).int({ error: 'expected a TCP port number (1-65535)' }).min(1, { error: 'expected a TCP port number (1-65535)' }).max(65535, { error: 'expected a TCP port number (1-65535)' });
 
 /** Settings of the local stack only (docs/configuration.md, "Local stack"). */
 export const stackSettings = z.object({
-  NATS_PORT: portNumber.default(14222),
-  INFLUX_PORT: portNumber.default(18086),
-  REDIS_PORT: portNumber.default(16379),
-  REDIS_APPENDFSYNC: z.enum(['always', 'everysec', 'no'], { error: 'expected always, everysec or no' }).default('everysec'),
-  NATS_MAX_FILE_STORE_BYTES: z.coerce.number({ error: 'expected a number of bytes' }).int({ error: 'expected a number of bytes' }).positive({ error: 'expected a number of bytes' }).default(10 * 1024 ** 3),
+  NATS_PORT: portNumber.default(14222).meta({ description: "Port of the stack's nats-server (a cluster's first node)" }),
+  INFLUX_PORT: portNumber.default(18086).meta({ description: "Port of the stack's influxd" }),
+  REDIS_PORT: portNumber.default(16379).meta({ description: "Port of the stack's redis-server (a cluster's first node)" }),
+  REDIS_APPENDFSYNC: z
+    .enum(['always', 'everysec', 'no'], { error: 'expected always, everysec or no' })
+    .default('everysec')
+    .meta({ description: "Redis appendfsync of the stack's servers: always, everysec or no" }),
+  NATS_MAX_FILE_STORE_BYTES: z.coerce
+    .number({ error: 'expected a number of bytes' })
+    .int({ error: 'expected a number of bytes' })
+    .positive({ error: 'expected a number of bytes' })
+    .default(10 * 1024 ** 3)
+    .meta({ description: "JetStream storage cap (max_file_store) of the stack's nats-server" }),
 });
 
 /** How often the runner checks that the process that started it (npm) is still there. */
@@ -25,6 +36,25 @@ const PARENT_CHECK_MS = 500;
 export function fail(message: string): never {
   process.stderr.write(`${message}\n`);
   process.exit(2);
+}
+
+/**
+ * Answers `--help` and `--version` (and refuses other arguments) before
+ * anything starts; `command` is how the user ran it (`npm start`).
+ */
+export function answerCommandLine(command: string): void {
+  const commandLine = parseCommandLine(process.argv.slice(2));
+  if (commandLine.kind === 'help') {
+    const variables = [...variableDocs(configSchema.shape), ...variableDocs(stackSettings.shape)];
+    process.stdout.write(helpText({ usage: [`${command} [-- OPTIONS]`], variables }));
+    process.exit(0);
+  }
+  if (commandLine.kind === 'version') {
+    process.stdout.write(`${versionLine()}\n`);
+    process.exit(0);
+  }
+  if (commandLine.kind === 'mistake') fail(`${commandLine.message}\n(${command} -- --help lists the options)`);
+  if (commandLine.positional.length > 0) fail(`${command} takes no arguments, got: ${commandLine.positional.join(' ')}`);
 }
 
 export function readConfiguration(): { config: Readonly<Config>; stackConfig: z.infer<typeof stackSettings> } {
