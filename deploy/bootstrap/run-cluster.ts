@@ -40,8 +40,8 @@ async function main(): Promise<void> {
       log,
     });
     if (stopping) return;
-    printBanner(config, config.API_PORT, created, [
-      `gRPC ingest on ${stack.grpcAddress}; ${stack.labels().length} processes started in ${((Date.now() - startedAt) / 1000).toFixed(1)} s (logs under ${path.join(config.DATA_DIR, 'cluster')}):`,
+    printBanner(config, { httpPort: config.API_PORT, grpcAddress: stack.grpcAddress }, created, [
+      `${stack.labels().length} processes started in ${((Date.now() - startedAt) / 1000).toFixed(1)} s (logs under ${path.join(config.DATA_DIR, 'cluster')}):`,
       ...stack.labels().map((label) => `  ${label} (pid ${stack!.pidOf(label)})`),
     ]);
   } catch (error) {

@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     });
     const serviceConfig = Object.freeze({ ...config, NATS_URL: stack.natsUrl, INFLUX_URL: stack.influxUrl, REDIS_URL: stack.redisUrl });
     service = await startService({ target: 'all', config: serviceConfig, logger, modules: targetModules });
-    printBanner(config, service.httpPort, created);
+    printBanner(config, { httpPort: service.httpPort, grpcAddress: `${config.API_HOST}:${service.services.boundPorts.get('grpc')}` }, created);
   } catch (error) {
     process.stderr.write(`Start-up failed: ${(error as Error).message}\n`);
     await stop(1);

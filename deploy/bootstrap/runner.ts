@@ -71,22 +71,50 @@ export function readConfiguration(): { config: Readonly<Config>; stackConfig: z.
   }
 }
 
-export function printBanner(config: Readonly<Config>, port: number, created: boolean, extra: string[] = []): void {
+/** Where clients reach the service: the HTTP API's port, gRPC's host:port. */
+export interface Listening {
+  httpPort: number;
+  grpcAddress: string;
+}
+
+export function printBanner(config: Readonly<Config>, listening: Listening, created: boolean, extra: string[] = []): void {
   const first = firstCredential(config.CREDENTIALS_FILE);
-  const base = `http://${config.API_HOST}:${port}`;
+  const base = `http://${config.API_HOST}:${listening.httpPort}`;
   const lines = [
     '',
     `ClearML events & reports API ready on ${base}`,
+    `gRPC ingest (clearml.events.v1.EventsIngest) on ${listening.grpcAddress}`,
     ...extra,
     `${created ? 'Created' : 'Using'} credentials in ${config.CREDENTIALS_FILE} (company "${first.company}"):`,
     `  access_key: ${first.access_key}`,
     `  secret_key: ${first.secret_key}`,
     'Log in:',
     `  curl -s -u '${first.access_key}:${first.secret_key}' ${base}/auth.login`,
+    'For the ClearML SDK, in ~/clearml.conf:',
+    ...clearmlConf(base, first).map((line) => `  ${line}`),
     'Stop with Ctrl-C.',
     '',
   ];
   process.stdout.write(lines.join('\n'));
+}
+
+/**
+ * The `api` section of clearml.conf as the SDK reads it (HOCON; quoted
+ * strings are JSON's). This service serves neither the web app nor files:
+ * those two lines stay comments until there is a ClearML server to name.
+ */
+export function clearmlConf(apiServer: string, credential: { access_key: string; secret_key: string }): string[] {
+  return [
+    'api {',
+    `    api_server: ${apiServer}`,
+    '    # web_server: <the ClearML web app, if any>',
+    '    # files_server: <the ClearML files server, if any>',
+    '    credentials {',
+    `        access_key: ${JSON.stringify(credential.access_key)}`,
+    `        secret_key: ${JSON.stringify(credential.secret_key)}`,
+    '    }',
+    '}',
+  ];
 }
 
 function firstCredential(file: string): { access_key: string; secret_key: string; company: string } {

@@ -3,6 +3,7 @@
 // runner starts its own stack and leaves no process behind. Requires `npm run build` (npm test does it).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -70,6 +71,24 @@ describe('npm start runner', () => {
     expect(credentials[0].company).toBe('default');
     expect(output()).toContain(`access_key: ${credentials[0].access_key}`);
     expect(output()).toContain(`curl -s -u '${credentials[0].access_key}:${credentials[0].secret_key}' http://127.0.0.1:${apiPort}/auth.login`);
+    // The gRPC port it names is the one listening (GRPC_PORT 0 picked it).
+    const grpcPort = Number(/gRPC ingest \(clearml\.events\.v1\.EventsIngest\) on 127\.0\.0\.1:(\d+)\n/.exec(output())?.[1]);
+    expect(grpcPort).toBeGreaterThan(0);
+    await new Promise<void>((resolve, reject) => net.connect(grpcPort, '127.0.0.1', function (this: net.Socket) { this.end(); resolve(); }).on('error', reject));
+    // A clearml.conf `api` section as the SDK reads it, with this key pair.
+    expect(output()).toContain(
+      [
+        'api {',
+        `      api_server: http://127.0.0.1:${apiPort}`,
+        '      # web_server: <the ClearML web app, if any>',
+        '      # files_server: <the ClearML files server, if any>',
+        '      credentials {',
+        `          access_key: "${credentials[0].access_key}"`,
+        `          secret_key: "${credentials[0].secret_key}"`,
+        '      }',
+        '  }',
+      ].join('\n'),
+    );
     const login = await fetch(`http://127.0.0.1:${apiPort}/auth.login`, {
       headers: { authorization: `Basic ${Buffer.from(`${credentials[0].access_key}:${credentials[0].secret_key}`).toString('base64')}` },
     });
