@@ -8,8 +8,7 @@ import { z } from 'zod';
 import { loadCredentials } from '../../shared/auth/credentials.js';
 import { ConfigError, configSchema, loadConfig, type Config } from '../../shared/config/config.js';
 import { variableDocs } from '../../shared/config/config-variables.js';
-import { helpText, parseCommandLine } from '../../shared/launcher/command-line.js';
-import { versionLine } from '../../shared/observability/build-info.js';
+import { exitWithMistake, positionalOrExit } from '../../shared/launcher/command-line.js';
 
 const portNumber = z.coerce.number({ error: 'expected a TCP port number (1-65535)' }).int({ error: 'expected a TCP port number (1-65535)' }).min(1, { error: 'expected a TCP port number (1-65535)' }).max(65535, { error: 'expected a TCP port number (1-65535)' });
 
@@ -39,22 +38,16 @@ export function fail(message: string): never {
 }
 
 /**
- * Answers `--help` and `--version` (and refuses other arguments) before
- * anything starts; `command` is how the user ran it (`npm start`).
+ * Answers `--help` and `--version` (and refuses arguments) before anything
+ * starts; `command` is how the user ran it (`npm start`).
  */
 export function answerCommandLine(command: string): void {
-  const commandLine = parseCommandLine(process.argv.slice(2));
-  if (commandLine.kind === 'help') {
-    const variables = [...variableDocs(configSchema.shape), ...variableDocs(stackSettings.shape)];
-    process.stdout.write(helpText({ usage: [`${command} [-- OPTIONS]`], variables }));
-    process.exit(0);
-  }
-  if (commandLine.kind === 'version') {
-    process.stdout.write(`${versionLine()}\n`);
-    process.exit(0);
-  }
-  if (commandLine.kind === 'mistake') fail(`${commandLine.message}\n(${command} -- --help lists the options)`);
-  if (commandLine.positional.length > 0) fail(`${command} takes no arguments, got: ${commandLine.positional.join(' ')}`);
+  const hint = `${command} -- --help lists the options`;
+  const positional = positionalOrExit(process.argv.slice(2), () => ({
+    usage: [`${command} [-- OPTIONS]`],
+    variables: [...variableDocs(configSchema.shape), ...variableDocs(stackSettings.shape)],
+  }), hint);
+  if (positional.length > 0) exitWithMistake(`${command} takes no arguments, got: ${positional.join(' ')}`, hint);
 }
 
 export function readConfiguration(): { config: Readonly<Config>; stackConfig: z.infer<typeof stackSettings> } {

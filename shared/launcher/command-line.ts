@@ -4,7 +4,7 @@
  * is a mistake, the rest are positional (the launcher's target).
  */
 import { formatVariableDocs, type VariableDoc } from '../config/config-variables.js';
-import { buildInfo } from '../observability/build-info.js';
+import { buildInfo, versionLine } from '../observability/build-info.js';
 
 export type CommandLine = { kind: 'run'; positional: string[] } | { kind: 'help' } | { kind: 'version' } | { kind: 'mistake'; message: string };
 
@@ -42,4 +42,28 @@ export function helpText(parts: HelpParts): string {
     '',
   );
   return lines.join('\n');
+}
+
+/**
+ * What an executable does with its command line before anything starts:
+ * prints the help or the version and exits 0, refuses a mistake with exit
+ * code 2; otherwise answers the positional arguments.
+ */
+export function positionalOrExit(args: readonly string[], help: () => HelpParts, hint: string): string[] {
+  const commandLine = parseCommandLine(args);
+  if (commandLine.kind === 'help') {
+    process.stdout.write(helpText(help()));
+    process.exit(0);
+  }
+  if (commandLine.kind === 'version') {
+    process.stdout.write(`${versionLine()}\n`);
+    process.exit(0);
+  }
+  if (commandLine.kind === 'mistake') exitWithMistake(commandLine.message, hint);
+  return commandLine.positional;
+}
+
+export function exitWithMistake(message: string, hint: string): never {
+  process.stderr.write(`${message}\n(${hint})\n`);
+  process.exit(2);
 }

@@ -6,39 +6,24 @@
  */
 import { ConfigError, configSchema, loadConfig } from '../config/config.js';
 import { variableDocs } from '../config/config-variables.js';
-import { versionLine } from '../observability/build-info.js';
 import { createLogger } from '../observability/logger.js';
-import { helpText, parseCommandLine } from './command-line.js';
+import { exitWithMistake, positionalOrExit } from './command-line.js';
 import { startService } from './service.js';
 import { targetModules } from './target-modules.js';
 import { isTargetName, TARGET_NAMES, TARGET_SUMMARIES, type TargetName } from './target.js';
 
-function mistake(message: string): never {
-  process.stderr.write(`${message}\n(--help lists the targets and options)\n`);
-  process.exit(2);
-}
+const HINT = '--help lists the targets and options';
 
-/** The target to run, or the command line's answer (help, version) and exit. */
+/** The target to run (the command line's, TARGET's, or all); help, version and mistakes end here. */
 function targetFromCommandLine(): TargetName {
-  const commandLine = parseCommandLine(process.argv.slice(2));
-  if (commandLine.kind === 'help') {
-    process.stdout.write(
-      helpText({
-        usage: ['node dist/shared/launcher/main.js [TARGET] [OPTIONS]', 'npm run serve -- [TARGET] [OPTIONS]'],
-        choices: { title: 'Targets (default: all, or the TARGET variable)', items: TARGET_SUMMARIES },
-        variables: variableDocs(configSchema.shape),
-      }),
-    );
-    process.exit(0);
-  }
-  if (commandLine.kind === 'version') {
-    process.stdout.write(`${versionLine()}\n`);
-    process.exit(0);
-  }
-  if (commandLine.kind === 'mistake') mistake(commandLine.message);
-  if (commandLine.positional.length > 1) mistake(`Expected one target, got ${commandLine.positional.length}: ${commandLine.positional.join(' ')}`);
-  const target = commandLine.positional[0] ?? process.env.TARGET ?? 'all';
-  if (!isTargetName(target)) mistake(`Unknown target "${target}": expected one of ${TARGET_NAMES.join(', ')}`);
+  const positional = positionalOrExit(process.argv.slice(2), () => ({
+    usage: ['node dist/shared/launcher/main.js [TARGET] [OPTIONS]', 'npm run serve -- [TARGET] [OPTIONS]'],
+    choices: { title: 'Targets (default: all, or the TARGET variable)', items: TARGET_SUMMARIES },
+    variables: variableDocs(configSchema.shape),
+  }), HINT);
+  if (positional.length > 1) exitWithMistake(`Expected one target, got ${positional.length}: ${positional.join(' ')}`, HINT);
+  const target = positional[0] ?? process.env.TARGET ?? 'all';
+  if (!isTargetName(target)) exitWithMistake(`Unknown target "${target}": expected one of ${TARGET_NAMES.join(', ')}`, HINT);
   return target;
 }
 
