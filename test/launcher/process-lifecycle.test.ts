@@ -7,6 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runnerEnv } from '../../deploy/bootstrap/node-smoke.js';
 import { findFreePort } from '../../deploy/local-stack/local-stack.js';
 import { alive, baseEnv, exited, main, runLocal, start, track, waitFor } from './launched-process.js';
 
@@ -51,19 +52,8 @@ describe('targets', () => {
 
 describe('npm start runner', () => {
   it('creates credentials, starts its own stack and the API, prints the key pair, and leaves nothing behind', async () => {
-    const [apiPort, natsPort, influxPort, redisPort] = await Promise.all([findFreePort(), findFreePort(), findFreePort(), findFreePort()]);
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'clearml-start-'));
-    const env = {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      DATA_DIR: dataDir,
-      API_PORT: String(apiPort),
-      GRPC_PORT: '0',
-      NATS_PORT: String(natsPort),
-      INFLUX_PORT: String(influxPort),
-      REDIS_PORT: String(redisPort),
-      LOG_LEVEL: 'warn',
-    };
+    const [apiPort, env] = await runnerEnv(dataDir);
     const { child, output } = start(runLocal, [], env);
     await waitFor(async () => output().includes('Stop with Ctrl-C.'), 60_000, 'the start banner');
     const credentials = JSON.parse(readFileSync(path.join(dataDir, 'credentials.json'), 'utf8'));
@@ -105,9 +95,7 @@ describe('npm start runner', () => {
   }, 120_000);
 
   it('stops, stores included, when the process that started it goes away (SIGTERM to `npm start` does not reach it)', async () => {
-    const [apiPort, natsPort, influxPort, redisPort] = await Promise.all([findFreePort(), findFreePort(), findFreePort(), findFreePort()]);
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'clearml-start-'));
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, API_PORT: String(apiPort), GRPC_PORT: '0', NATS_PORT: String(natsPort), INFLUX_PORT: String(influxPort), REDIS_PORT: String(redisPort), LOG_LEVEL: 'warn' };
+    const [, env] = await runnerEnv(mkdtempSync(path.join(os.tmpdir(), 'clearml-start-')));
     // A parent in between, as npm is: it exits on SIGTERM without passing the signal on.
     const parent = track(spawn('sh', ['-c', `"${process.execPath}" "${runLocal}"; true`], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
     let output = '';
