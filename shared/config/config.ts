@@ -25,6 +25,9 @@ const positiveInt = (what: string) =>
     error: `expected a positive integer (${what})`,
   });
 
+/** Integer from 0 (0 usually meaning none or unlimited). */
+const nonNegativeInt = (what?: string) => z.coerce.number({ error: what ? `expected a non-negative integer (${what})` : 'expected a non-negative integer' }).int().min(0);
+
 const url = (schemes: string[], example: string) =>
   z.string().refine(
     (value) => {
@@ -151,28 +154,16 @@ export const configSchema = z.object({
   NATS_DUPLICATE_WINDOW_MS: positiveInt('milliseconds')
     .default(600_000)
     .meta({ description: 'How long JetStream remembers message ids: a request re-sent within it stores nothing twice' }),
-  NATS_STREAM_MAX_BYTES: z.coerce
-    .number({ error: 'expected a non-negative integer (bytes)' })
-    .int()
-    .min(0)
+  NATS_STREAM_MAX_BYTES: nonNegativeInt('bytes')
     .default(0)
     .meta({ description: 'Size limit of the events stream (0: none but the server\'s storage); beyond it ingest answers 503 with Retry-After' }),
-  NATS_STREAM_MAX_AGE_MS: z.coerce
-    .number({ error: 'expected a non-negative integer (milliseconds)' })
-    .int()
-    .min(0)
+  NATS_STREAM_MAX_AGE_MS: nonNegativeInt('milliseconds')
     .default(0)
     .meta({ description: 'Age limit of the events stream (0: none); events the writers have not stored by then are dropped' }),
-  LOG_RETENTION_MAX_LINES: z.coerce
-    .number({ error: 'expected a non-negative integer (lines)' })
-    .int()
-    .min(0)
+  LOG_RETENTION_MAX_LINES: nonNegativeInt('lines')
     .default(0)
     .meta({ description: 'Log lines a task keeps (0: all); the writer drops the oldest beyond it as lines arrive' }),
-  LOG_RETENTION_MAX_AGE_MS: z.coerce
-    .number({ error: 'expected a non-negative integer (milliseconds)' })
-    .int()
-    .min(0)
+  LOG_RETENTION_MAX_AGE_MS: nonNegativeInt('milliseconds')
     .default(0)
     .meta({ description: 'Age of the log lines a task keeps, by their timestamp (0: all); applied when the task receives lines' }),
   INGEST_MAX_ENTITIES_PER_REQUEST: positiveInt('entities per request')
@@ -181,10 +172,7 @@ export const configSchema = z.object({
   WRITER_BATCH_EVENTS: positiveInt('events per store write').default(10_000).meta({ description: 'Events per store write' }),
   WRITER_FLUSH_MS: positiveInt('milliseconds').default(50).meta({ description: 'Longest wait before a partial batch is written' }),
   PLOT_VALIDATION: flag.default(false).meta({ description: 'Store valid_plot (events.md §1.7)' }),
-  PLOT_COMPRESSION_THRESHOLD: z.coerce
-    .number({ error: 'expected a non-negative integer' })
-    .int()
-    .min(0)
+  PLOT_COMPRESSION_THRESHOLD: nonNegativeInt()
     .default(100_000)
     .meta({ description: 'plot_str length from which plots are stored compressed (0: never)' }),
   LOG_LEVEL: z
