@@ -9,9 +9,10 @@
 import path from 'node:path';
 import { ensureDefaultCredentials } from '../../shared/auth/credentials.js';
 import { startClusterStack, type ClusterStack } from '../cluster-stack/cluster-stack.js';
-import { printBanner, readConfiguration, stopOnSignalsAndOrphaning } from './runner.js';
+import { answerCommandLine, printBanner, readConfiguration, stopOnSignalsAndOrphaning } from './runner.js';
 
 async function main(): Promise<void> {
+  answerCommandLine('npm run start:cluster');
   const { config, stackConfig } = readConfiguration();
   const created = ensureDefaultCredentials(config.CREDENTIALS_FILE);
   let stack: ClusterStack | undefined;
@@ -39,8 +40,8 @@ async function main(): Promise<void> {
       log,
     });
     if (stopping) return;
-    printBanner(config, config.API_PORT, created, [
-      `gRPC ingest on ${stack.grpcAddress}; ${stack.labels().length} processes started in ${((Date.now() - startedAt) / 1000).toFixed(1)} s (logs under ${path.join(config.DATA_DIR, 'cluster')}):`,
+    printBanner(config, { httpPort: config.API_PORT, grpcAddress: stack.grpcAddress }, created, [
+      `${stack.labels().length} processes started in ${((Date.now() - startedAt) / 1000).toFixed(1)} s (logs under ${path.join(config.DATA_DIR, 'cluster')}):`,
       ...stack.labels().map((label) => `  ${label} (pid ${stack!.pidOf(label)})`),
     ]);
   } catch (error) {

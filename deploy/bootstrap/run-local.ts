@@ -12,12 +12,13 @@ import { startService, type RunningService } from '../../shared/launcher/service
 import { targetModules } from '../../shared/launcher/target-modules.js';
 import { createLogger } from '../../shared/observability/logger.js';
 import { startLocalStack, type LocalStack } from '../local-stack/local-stack.js';
-import { printBanner, readConfiguration, stopOnSignalsAndOrphaning } from './runner.js';
+import { answerCommandLine, printBanner, readConfiguration, stopOnSignalsAndOrphaning } from './runner.js';
 
 async function main(): Promise<void> {
+  answerCommandLine('npm start');
   const { config, stackConfig } = readConfiguration();
   const created = ensureDefaultCredentials(config.CREDENTIALS_FILE);
-  const logger = createLogger({ level: config.LOG_LEVEL, name: 'clearml-all' });
+  const logger = createLogger({ level: config.LOG_LEVEL, name: 'clearml-all', format: config.LOG_FORMAT });
   let stack: LocalStack | undefined;
   let service: RunningService | undefined;
   let stopping = false;
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
     });
     const serviceConfig = Object.freeze({ ...config, NATS_URL: stack.natsUrl, INFLUX_URL: stack.influxUrl, REDIS_URL: stack.redisUrl });
     service = await startService({ target: 'all', config: serviceConfig, logger, modules: targetModules });
-    printBanner(config, service.httpPort, created);
+    printBanner(config, { httpPort: service.httpPort, grpcAddress: `${config.API_HOST}:${service.services.boundPorts.get('grpc')}` }, created);
   } catch (error) {
     process.stderr.write(`Start-up failed: ${(error as Error).message}\n`);
     await stop(1);

@@ -6,17 +6,27 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { loadCredentials } from '../../shared/auth/credentials.js';
-import { ConfigError, loadConfig, type Config } from '../../shared/config/config.js';
+import { ConfigError, configSchema, loadConfig, type Config } from '../../shared/config/config.js';
+import { variableDocs } from '../../shared/config/config-variables.js';
+import { exitWithMistake, positionalOrExit } from '../../shared/launcher/command-line.js';
 
 const portNumber = z.coerce.number({ error: 'expected a TCP port number (1-65535)' }).int({ error: 'expected a TCP port number (1-65535)' }).min(1, { error: 'expected a TCP port number (1-65535)' }).max(65535, { error: 'expected a TCP port number (1-65535)' });
 
 /** Settings of the local stack only (docs/configuration.md, "Local stack"). */
 export const stackSettings = z.object({
-  NATS_PORT: portNumber.default(14222),
-  INFLUX_PORT: portNumber.default(18086),
-  REDIS_PORT: portNumber.default(16379),
-  REDIS_APPENDFSYNC: z.enum(['always', 'everysec', 'no'], { error: 'expected always, everysec or no' }).default('everysec'),
-  NATS_MAX_FILE_STORE_BYTES: z.coerce.number({ error: 'expected a number of bytes' }).int({ error: 'expected a number of bytes' }).positive({ error: 'expected a number of bytes' }).default(10 * 1024 ** 3),
+  NATS_PORT: portNumber.default(14222).meta({ description: "Port of the stack's nats-server (a cluster's first node)" }),
+  INFLUX_PORT: portNumber.default(18086).meta({ description: "Port of the stack's influxd" }),
+  REDIS_PORT: portNumber.default(16379).meta({ description: "Port of the stack's redis-server (a cluster's first node)" }),
+  REDIS_APPENDFSYNC: z
+    .enum(['always', 'everysec', 'no'], { error: 'expected always, everysec or no' })
+    .default('everysec')
+    .meta({ description: "Redis appendfsync of the stack's servers: always, everysec or no" }),
+  NATS_MAX_FILE_STORE_BYTES: z.coerce
+    .number({ error: 'expected a number of bytes' })
+    .int({ error: 'expected a number of bytes' })
+    .positive({ error: 'expected a number of bytes' })
+    .default(10 * 1024 ** 3)
+    .meta({ description: "JetStream storage cap (max_file_store) of the stack's nats-server" }),
 });
 
 /** How often the runner checks that the process that started it (npm) is still there. */
@@ -25,6 +35,19 @@ const PARENT_CHECK_MS = 500;
 export function fail(message: string): never {
   process.stderr.write(`${message}\n`);
   process.exit(2);
+}
+
+/**
+ * Answers `--help` and `--version` (and refuses arguments) before anything
+ * starts; `command` is how the user ran it (`npm start`).
+ */
+export function answerCommandLine(command: string): void {
+  const hint = `${command} -- --help lists the options`;
+  const positional = positionalOrExit(process.argv.slice(2), () => ({
+    usage: [`${command} [-- OPTIONS]`],
+    variables: [...variableDocs(configSchema.shape), ...variableDocs(stackSettings.shape)],
+  }), hint);
+  if (positional.length > 0) exitWithMistake(`${command} takes no arguments, got: ${positional.join(' ')}`, hint);
 }
 
 export function readConfiguration(): { config: Readonly<Config>; stackConfig: z.infer<typeof stackSettings> } {
@@ -41,22 +64,50 @@ export function readConfiguration(): { config: Readonly<Config>; stackConfig: z.
   }
 }
 
-export function printBanner(config: Readonly<Config>, port: number, created: boolean, extra: string[] = []): void {
+/** Where clients reach the service: the HTTP API's port, gRPC's host:port. */
+export interface Listening {
+  httpPort: number;
+  grpcAddress: string;
+}
+
+export function printBanner(config: Readonly<Config>, listening: Listening, created: boolean, extra: string[] = []): void {
   const first = firstCredential(config.CREDENTIALS_FILE);
-  const base = `http://${config.API_HOST}:${port}`;
+  const base = `http://${config.API_HOST}:${listening.httpPort}`;
   const lines = [
     '',
     `ClearML events & reports API ready on ${base}`,
+    `gRPC ingest (clearml.events.v1.EventsIngest) on ${listening.grpcAddress}`,
     ...extra,
     `${created ? 'Created' : 'Using'} credentials in ${config.CREDENTIALS_FILE} (company "${first.company}"):`,
     `  access_key: ${first.access_key}`,
     `  secret_key: ${first.secret_key}`,
     'Log in:',
     `  curl -s -u '${first.access_key}:${first.secret_key}' ${base}/auth.login`,
+    'For the ClearML SDK, in ~/clearml.conf:',
+    ...clearmlConf(base, first).map((line) => `  ${line}`),
     'Stop with Ctrl-C.',
     '',
   ];
   process.stdout.write(lines.join('\n'));
+}
+
+/**
+ * The `api` section of clearml.conf as the SDK reads it (HOCON; quoted
+ * strings are JSON's). This service serves neither the web app nor files:
+ * those two lines stay comments until there is a ClearML server to name.
+ */
+export function clearmlConf(apiServer: string, credential: { access_key: string; secret_key: string }): string[] {
+  return [
+    'api {',
+    `    api_server: ${apiServer}`,
+    '    # web_server: <the ClearML web app, if any>',
+    '    # files_server: <the ClearML files server, if any>',
+    '    credentials {',
+    `        access_key: ${JSON.stringify(credential.access_key)}`,
+    `        secret_key: ${JSON.stringify(credential.secret_key)}`,
+    '    }',
+    '}',
+  ];
 }
 
 function firstCredential(file: string): { access_key: string; secret_key: string; company: string } {

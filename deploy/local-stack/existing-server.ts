@@ -2,6 +2,7 @@
  * Servers the user runs (NATS_URL, INFLUX_URL, REDIS_URL): the launcher
  * starts nothing for them, it only waits until they answer.
  */
+import { withoutCredentials } from '../../shared/config/without-credentials.js';
 import { SERVER_NAMES, type StackServer } from './stack-servers.js';
 import { probeFor, waitUntilReady } from './wait-ready.js';
 
@@ -19,12 +20,14 @@ export async function waitForExistingServer(
 ): Promise<string> {
   const { label, urlVar } = SERVER_NAMES[server];
   assertUsableUrl(server, url);
-  log(`waiting for the existing ${label} at ${url}`);
+  // A URL may carry a password (redis://:pass@host): the terminal and its scrollback get none.
+  const shown = withoutCredentials(url);
+  log(`waiting for the existing ${label} at ${shown}`);
   const outcome = await waitUntilReady({ url, probe: probeFor(server, false), timeoutMs });
   if (outcome.kind !== 'ready') {
     const reason = outcome.kind === 'timeout' ? outcome.lastError : 'stopped';
     throw new Error(
-      `${label} at ${url} (${urlVar}) did not answer within ${timeoutMs} ms: ${reason}. ` +
+      `${label} at ${shown} (${urlVar}) did not answer within ${timeoutMs} ms: ${reason}. ` +
         `Check the server, or unset ${urlVar} to let the launcher start its own.`,
     );
   }
@@ -44,6 +47,6 @@ function assertUsableUrl(server: StackServer, url: string): void {
     scheme = undefined;
   }
   if (!scheme || !expected.includes(scheme)) {
-    throw new Error(`${SERVER_NAMES[server].urlVar}=${url} is not a valid ${expected.join('/')} URL`);
+    throw new Error(`${SERVER_NAMES[server].urlVar}=${withoutCredentials(url)} is not a valid ${expected.join('/')} URL`);
   }
 }

@@ -7,6 +7,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { isSecretName } from './config-variables.js';
+import { withoutCredentials } from './without-credentials.js';
 import { urlList } from './url-list.js';
 
 const MiB = 1024 * 1024;
@@ -22,6 +24,9 @@ const positiveInt = (what: string) =>
   z.coerce.number({ error: `expected a positive integer (${what})` }).int({ error: `expected a positive integer (${what})` }).positive({
     error: `expected a positive integer (${what})`,
   });
+
+/** Integer from 0 (0 usually meaning none or unlimited). */
+const nonNegativeInt = (what?: string) => z.coerce.number({ error: what ? `expected a non-negative integer (${what})` : 'expected a non-negative integer' }).int().min(0);
 
 const url = (schemes: string[], example: string) =>
   z.string().refine(
@@ -83,97 +88,127 @@ const flag = z.preprocess(
 ).transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
 
 export const configSchema = z.object({
-  API_HOST: z.string().min(1, { error: 'expected a host name or address to listen on' }).default('127.0.0.1'),
-  API_PORT: port('the HTTP API').default(8008),
-  GRPC_PORT: port('the gRPC ingest API').default(8009),
+  API_HOST: z.string().min(1, { error: 'expected a host name or address to listen on' }).default('127.0.0.1').meta({ description: 'Listen address of the HTTP API and gRPC' }),
+  API_PORT: port('the HTTP API').default(8008).meta({ description: 'HTTP port of the API, /health, /ready, /metrics, /openapi.json (0 picks a free one)' }),
+  GRPC_PORT: port('the gRPC ingest API').default(8009).meta({ description: 'gRPC ingest port, targets ingest and all (0 picks a free one)' }),
   API_PATH_PREFIX: z
     .string()
     .regex(/^(\/[^/]+)*$/, { error: 'expected empty or a path prefix like /api' })
-    .default(''),
-  DATA_DIR: z.string().min(1, { error: 'expected a directory path' }).default('var'),
-  CREDENTIALS_FILE: z.string().min(1, { error: 'expected a file path' }).optional(),
-  AUTH_SECRET: z.string().min(32, { error: 'expected at least 32 characters of secret' }).optional(),
-  DEPLOYMENT_ENV: z.string().default('<unknown>'),
-  SERVER_BUILD: z.string().default('1'),
-  /** One server, or seed servers of a NATS cluster (comma-separated): the client learns the others from them. */
-  NATS_URL: urls(['nats:', 'tls:'], 'nats://127.0.0.1:4222').default('nats://127.0.0.1:14222'),
-  INFLUX_URL: url(['http:', 'https:'], 'http://127.0.0.1:8086').default('http://127.0.0.1:18086'),
-  INFLUX_DB: z.string().regex(/^[A-Za-z0-9_]+$/, { error: 'expected a database name of letters, digits and _' }).default('clearml'),
-  INFLUX_USERNAME: z.string().optional(),
-  INFLUX_PASSWORD: z.string().optional(),
-  /** One server, or seed nodes of a Redis Cluster (comma-separated). */
-  REDIS_URL: urls(['redis:', 'rediss:'], 'redis://127.0.0.1:6379').default('redis://127.0.0.1:16379'),
-  /** Talk to REDIS_URL as a Redis Cluster even when it names one seed node (several imply it). */
-  REDIS_CLUSTER: flag.default(false),
-  /** Prefix of the JetStream stream, consumer and subject names (lets deployments share a NATS cluster). */
-  NATS_STREAM_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/, { error: 'expected letters, digits, _ or -' }).default('clearml'),
-  /** Number of subject partitions; per-task order holds within one. Fixed for the life of a stream. */
-  NATS_PARTITIONS: positiveInt('JetStream subject partitions').default(8),
-  /** Prefix of every Redis key (lets deployments share a Redis). */
-  REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/, { error: 'expected letters, digits, _ or -' }).default('clearml'),
-  MAX_BODY_BYTES: positiveInt('bytes').default(64 * MiB),
-  MAX_LINE_BYTES: positiveInt('bytes').optional(),
-  INGEST_MAX_INFLIGHT_BYTES: positiveInt('bytes').default(512 * MiB),
-  INGEST_PUBLISH_TIMEOUT_MS: positiveInt('milliseconds').default(10_000),
-  /** Longest wait for one Redis command (or MULTI) outside a request's own limits. */
-  REDIS_COMMAND_TIMEOUT_MS: positiveInt('milliseconds').default(5_000),
-  /**
-   * Replicas a Redis master must have a batch's writes on before the writer acknowledges it
-   * (WAIT): `auto` one when the master has replicas connected, else none; 0 never waits.
-   */
-  REDIS_WAIT_REPLICAS: z.union([z.literal('auto'), z.coerce.number().int().min(0)], { error: "expected 'auto' or a non-negative integer (replicas)" }).default('auto'),
-  /** Longest WAIT for the replicas; a shorter answer makes the writer store the batch again. */
-  REDIS_WAIT_TIMEOUT_MS: positiveInt('milliseconds').default(1_000),
-  /** Longest wait for one InfluxDB HTTP call (query, ping, database creation), body included. */
-  INFLUX_TIMEOUT_MS: positiveInt('milliseconds').default(30_000),
-  /** Longest wait for a NATS handshake, flush or JetStream API call (stream info, create). */
-  NATS_REQUEST_TIMEOUT_MS: positiveInt('milliseconds').default(5_000),
-  /** Longest wait of each /ready check. */
-  READY_TIMEOUT_MS: positiveInt('milliseconds').default(2_000),
-  /** How often the gRPC health service reads the process's readiness. */
-  GRPC_HEALTH_INTERVAL_MS: positiveInt('milliseconds').default(5_000),
-  /** Replicas of the event streams (3 on a NATS cluster of three or more nodes). */
-  NATS_STREAM_REPLICAS: positiveInt('replicas').default(1),
-  /** How long JetStream remembers message ids: a request re-sent within it stores nothing twice. */
-  NATS_DUPLICATE_WINDOW_MS: positiveInt('milliseconds').default(600_000),
-  /** Size limit of the events stream (0: none but the server's storage); beyond it ingest answers 503 with Retry-After. */
-  NATS_STREAM_MAX_BYTES: z.coerce.number({ error: 'expected a non-negative integer (bytes)' }).int().min(0).default(0),
-  /** Age limit of the events stream (0: none). Events the writers have not stored by then are dropped. */
-  NATS_STREAM_MAX_AGE_MS: z.coerce.number({ error: 'expected a non-negative integer (milliseconds)' }).int().min(0).default(0),
-  /** Log lines a task keeps (0: all); the writer drops the oldest beyond it as lines arrive. */
-  LOG_RETENTION_MAX_LINES: z.coerce.number({ error: 'expected a non-negative integer (lines)' }).int().min(0).default(0),
-  /** Age of the log lines a task keeps, by their timestamp (0: all); applied when the task receives lines. */
-  LOG_RETENTION_MAX_AGE_MS: z.coerce.number({ error: 'expected a non-negative integer (milliseconds)' }).int().min(0).default(0),
-  /** Distinct task/model ids one add/add_batch request (or gRPC chunk) may name before 413. */
-  INGEST_MAX_ENTITIES_PER_REQUEST: positiveInt('entities per request').default(10_000),
-  WRITER_BATCH_EVENTS: positiveInt('events per store write').default(10_000),
-  WRITER_FLUSH_MS: positiveInt('milliseconds').default(50),
+    .default('')
+    .meta({ description: 'Deployment prefix removed from request paths (e.g. /api)', defaultText: 'none' }),
+  DATA_DIR: z.string().min(1, { error: 'expected a directory path' }).default('var').meta({ description: 'Local stack data, generated secret, default credentials' }),
+  CREDENTIALS_FILE: z.string().min(1, { error: 'expected a file path' }).optional().meta({
+    description: 'JSON array of {"access_key", "secret_key", "company", "user"} key pairs',
+    defaultText: 'DATA_DIR/credentials.json',
+  }),
+  AUTH_SECRET: z.string().min(32, { error: 'expected at least 32 characters of secret' }).optional().meta({
+    description: 'Secret (at least 32 characters) signing tokens and scroll cursors; every process of a deployment shares it',
+    defaultText: 'generated into DATA_DIR/auth-secret',
+    secret: true,
+  }),
+  DEPLOYMENT_ENV: z.string().default('<unknown>').meta({ description: 'The env claim of tokens' }),
+  SERVER_BUILD: z.string().default('1').meta({ description: 'The server_build claim of tokens' }),
+  NATS_URL: urls(['nats:', 'tls:'], 'nats://127.0.0.1:4222')
+    .default('nats://127.0.0.1:14222')
+    .meta({ description: 'NATS server with JetStream, or comma-separated seed servers of a NATS cluster (the client learns the others from them)' }),
+  INFLUX_URL: url(['http:', 'https:'], 'http://127.0.0.1:8086').default('http://127.0.0.1:18086').meta({ description: 'InfluxDB v1 HTTP API (1.x, 2.x compatibility, 3.x)' }),
+  INFLUX_DB: z.string().regex(/^[A-Za-z0-9_]+$/, { error: 'expected a database name of letters, digits and _' }).default('clearml').meta({ description: 'InfluxDB database (created when missing)' }),
+  INFLUX_USERNAME: z.string().optional().meta({ description: 'InfluxDB user name, when it requires credentials', defaultText: 'none' }),
+  INFLUX_PASSWORD: z.string().optional().meta({ description: 'InfluxDB password', defaultText: 'none', secret: true }),
+  REDIS_URL: urls(['redis:', 'rediss:'], 'redis://127.0.0.1:6379')
+    .default('redis://127.0.0.1:16379')
+    .meta({ description: 'Redis, or comma-separated seed nodes of a Redis Cluster (several imply REDIS_CLUSTER)' }),
+  REDIS_CLUSTER: flag.default(false).meta({ description: 'Talk to REDIS_URL as a Redis Cluster even when it names one seed node' }),
+  NATS_STREAM_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, { error: 'expected letters, digits, _ or -' })
+    .default('clearml')
+    .meta({ description: 'Prefix of the JetStream stream, consumer and subject names (lets deployments share a NATS cluster)' }),
+  NATS_PARTITIONS: positiveInt('JetStream subject partitions')
+    .default(8)
+    .meta({ description: 'Subject partitions of the events stream; per-task order holds within one. Fixed for the life of a stream' }),
+  // Not a secret despite its name: it names a key namespace (`secret: false` stops the name rule).
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, { error: 'expected letters, digits, _ or -' })
+    .default('clearml')
+    .meta({ description: 'Prefix of every Redis key (lets deployments share a Redis)', secret: false }),
+  MAX_BODY_BYTES: positiveInt('bytes').default(64 * MiB).meta({ description: 'Request body limit of every operation (413 beyond)' }),
+  MAX_LINE_BYTES: positiveInt('bytes').optional().meta({ description: 'Longest NDJSON line (413 beyond)', defaultText: 'MAX_BODY_BYTES' }),
+  INGEST_MAX_INFLIGHT_BYTES: positiveInt('bytes').default(512 * MiB).meta({ description: 'Bytes of parsed events held per ingest process before 429 + Retry-After' }),
+  INGEST_PUBLISH_TIMEOUT_MS: positiveInt('milliseconds').default(10_000).meta({ description: 'Time JetStream has to acknowledge a publish before 503' }),
+  REDIS_COMMAND_TIMEOUT_MS: positiveInt('milliseconds').default(5_000).meta({ description: 'Longest wait for one Redis command (or MULTI) outside a request\'s own limits' }),
+  REDIS_WAIT_REPLICAS: z
+    .union([z.literal('auto'), z.coerce.number().int().min(0)], { error: "expected 'auto' or a non-negative integer (replicas)" })
+    .default('auto')
+    .meta({
+      description:
+        'Replicas a Redis master must have a batch\'s writes on before the writer acknowledges it (WAIT): auto one when the master has replicas connected, else none; 0 never waits',
+    }),
+  REDIS_WAIT_TIMEOUT_MS: positiveInt('milliseconds').default(1_000).meta({ description: 'Longest WAIT for the replicas; a shorter answer makes the writer store the batch again' }),
+  INFLUX_TIMEOUT_MS: positiveInt('milliseconds').default(30_000).meta({ description: 'Longest wait for one InfluxDB HTTP call (query, ping, database creation), body included' }),
+  NATS_REQUEST_TIMEOUT_MS: positiveInt('milliseconds').default(5_000).meta({ description: 'Longest wait for a NATS handshake, flush or JetStream API call' }),
+  READY_TIMEOUT_MS: positiveInt('milliseconds').default(2_000).meta({ description: 'Longest wait of each /ready check' }),
+  GRPC_HEALTH_INTERVAL_MS: positiveInt('milliseconds').default(5_000).meta({ description: 'How often the gRPC health service reads the process\'s readiness' }),
+  NATS_STREAM_REPLICAS: positiveInt('replicas').default(1).meta({ description: 'Replicas of the event streams (3 on a NATS cluster of three or more nodes)' }),
+  NATS_DUPLICATE_WINDOW_MS: positiveInt('milliseconds')
+    .default(600_000)
+    .meta({ description: 'How long JetStream remembers message ids: a request re-sent within it stores nothing twice' }),
+  NATS_STREAM_MAX_BYTES: nonNegativeInt('bytes')
+    .default(0)
+    .meta({ description: 'Size limit of the events stream (0: none but the server\'s storage); beyond it ingest answers 503 with Retry-After' }),
+  NATS_STREAM_MAX_AGE_MS: nonNegativeInt('milliseconds')
+    .default(0)
+    .meta({ description: 'Age limit of the events stream (0: none); events the writers have not stored by then are dropped' }),
+  LOG_RETENTION_MAX_LINES: nonNegativeInt('lines')
+    .default(0)
+    .meta({ description: 'Log lines a task keeps (0: all); the writer drops the oldest beyond it as lines arrive' }),
+  LOG_RETENTION_MAX_AGE_MS: nonNegativeInt('milliseconds')
+    .default(0)
+    .meta({ description: 'Age of the log lines a task keeps, by their timestamp (0: all); applied when the task receives lines' }),
+  INGEST_MAX_ENTITIES_PER_REQUEST: positiveInt('entities per request')
+    .default(10_000)
+    .meta({ description: 'Distinct task/model ids one add/add_batch request (or gRPC chunk) may name before 413' }),
+  WRITER_BATCH_EVENTS: positiveInt('events per store write').default(10_000).meta({ description: 'Events per store write' }),
+  WRITER_FLUSH_MS: positiveInt('milliseconds').default(50).meta({ description: 'Longest wait before a partial batch is written' }),
   /** Lifetime of a writer's partition lease (docs/scaling.md): a stopped or cut-off writer's partitions move after at most this long. */
-  WRITER_LEASE_TTL_MS: z.coerce.number({ error: 'expected an integer of milliseconds, at least 1000' }).int().min(1_000, { error: 'expected an integer of milliseconds, at least 1000' }).default(10_000),
-  PLOT_VALIDATION: flag.default(false),
-  PLOT_COMPRESSION_THRESHOLD: z.coerce.number({ error: 'expected a non-negative integer' }).int().min(0).default(100_000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'expected one of fatal, error, warn, info, debug, trace, silent' }).default('info'),
-  SHUTDOWN_PHASE_TIMEOUT_MS: positiveInt('milliseconds').default(10_000),
-  /** Browser origins whose pages may call the API with the login cookie and read the answers (docs/protocol.md). */
-  CORS_ALLOWED_ORIGINS: origins.default([]),
-  /** ClearML API server this service runs beside (companion mode, docs/clearml-companion.md); unset: standalone. */
-  CLEARML_SERVER_URL: optionalUrl(['http:', 'https:'], 'http://clearml-apiserver:8008'),
-  /** ClearML's `secure.auth.token_secret`: tokens the ClearML server issued are accepted with it. Never logged. */
-  CLEARML_TOKEN_SECRET: z.string().min(1, { error: 'expected the ClearML server token secret' }).optional(),
-  /** Longest wait for one call to the ClearML server (then 503). */
-  CLEARML_TIMEOUT_MS: positiveInt('milliseconds').default(5_000),
-  /** How long facts about a task or model (existence, name, project, status) taken from the ClearML server are reused. */
-  CLEARML_FACTS_TTL_MS: positiveInt('milliseconds').default(5_000),
-  /** Most task/model facts kept per process. */
-  CLEARML_FACTS_CACHE_SIZE: positiveInt('entries').default(50_000),
-  /** Time a client has to send a request's headers. */
-  HTTP_HEADERS_TIMEOUT_MS: positiveInt('milliseconds').default(20_000),
-  /** Time a client has to send a whole request, body included (a stalled upload ends with 408). */
-  HTTP_REQUEST_TIMEOUT_MS: positiveInt('milliseconds').default(300_000),
-  /** A connection with no bytes in either direction for this long is closed (stalled bodies, clients that stop reading). */
-  HTTP_IDLE_TIMEOUT_MS: positiveInt('milliseconds').default(120_000),
-  /** How long an idle keep-alive connection is kept open between requests. */
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt('milliseconds').default(72_000),
+  WRITER_LEASE_TTL_MS: z.coerce.number({ error: 'expected an integer of milliseconds, at least 1000' }).int().min(1_000, { error: 'expected an integer of milliseconds, at least 1000' }).default(10_000).meta({ description: "Lifetime of a writer's partition lease; a stopped or cut-off writer's partitions move to the others within it" }),
+  PLOT_VALIDATION: flag.default(false).meta({ description: 'Store valid_plot (events.md §1.7)' }),
+  PLOT_COMPRESSION_THRESHOLD: nonNegativeInt()
+    .default(100_000)
+    .meta({ description: 'plot_str length from which plots are stored compressed (0: never)' }),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'expected one of fatal, error, warn, info, debug, trace, silent' })
+    .default('info')
+    .meta({ description: 'pino level: fatal, error, warn, info, debug, trace, silent' }),
+  LOG_FORMAT: z
+    .enum(['auto', 'json', 'pretty'], { error: 'expected auto, json or pretty' })
+    .default('auto')
+    .meta({ description: 'Log lines as JSON (json), human-readable (pretty), or pretty when standard output is a terminal and JSON otherwise (auto)' }),
+  SHUTDOWN_PHASE_TIMEOUT_MS: positiveInt('milliseconds').default(10_000).meta({ description: 'Time allowed to each shutdown phase (stop accepting, drain, close clients)' }),
+  CORS_ALLOWED_ORIGINS: origins
+    .default([])
+    .meta({ description: 'Browser origins whose pages may call the API with the login cookie and read the answers (comma-separated, or * for any)', defaultText: 'none' }),
+  CLEARML_SERVER_URL: optionalUrl(['http:', 'https:'], 'http://clearml-apiserver:8008').meta({
+    description: 'ClearML API server this service runs beside (companion mode); unset: standalone',
+    defaultText: 'none',
+  }),
+  CLEARML_TOKEN_SECRET: z.string().min(1, { error: 'expected the ClearML server token secret' }).optional().meta({
+    description: "ClearML's secure.auth.token_secret: tokens the ClearML server issued are accepted with it",
+    defaultText: 'none',
+    secret: true,
+  }),
+  CLEARML_TIMEOUT_MS: positiveInt('milliseconds').default(5_000).meta({ description: 'Longest wait for one call to the ClearML server (then 503)' }),
+  CLEARML_FACTS_TTL_MS: positiveInt('milliseconds')
+    .default(5_000)
+    .meta({ description: 'How long facts about a task or model (existence, name, project, status) taken from the ClearML server are reused' }),
+  CLEARML_FACTS_CACHE_SIZE: positiveInt('entries').default(50_000).meta({ description: 'Most task/model facts kept per process' }),
+  HTTP_HEADERS_TIMEOUT_MS: positiveInt('milliseconds').default(20_000).meta({ description: "Time a client has to send a request's headers (at most HTTP_REQUEST_TIMEOUT_MS)" }),
+  HTTP_REQUEST_TIMEOUT_MS: positiveInt('milliseconds').default(300_000).meta({ description: 'Time a client has to send a whole request, body included (a stalled upload ends with 408)' }),
+  HTTP_IDLE_TIMEOUT_MS: positiveInt('milliseconds')
+    .default(120_000)
+    .meta({ description: 'A connection with no bytes in either direction for this long is closed (stalled bodies, clients that stop reading)' }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt('milliseconds').default(72_000).meta({ description: 'How long an idle keep-alive connection is kept open between requests' }),
 }).refine((c) => c.HTTP_HEADERS_TIMEOUT_MS <= c.HTTP_REQUEST_TIMEOUT_MS, {
   path: ['HTTP_HEADERS_TIMEOUT_MS'],
   error: 'expected at most HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)',
@@ -213,32 +248,20 @@ function readConfigFile(file: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-/** Variables whose values are never shown, not even in configuration errors. */
-const SECRET_NAME = /SECRET|PASSWORD|TOKEN/;
 const MAX_SHOWN_CHARS = 200;
 
 /**
- * How a configuration error shows the value it refused: secrets by length
- * only, anything else without the user-info part of a URL (`user:pass@`) or
- * its query, cut to a readable length.
+ * How a configuration error shows the value it refused: secrets (the schema
+ * says so, or the name does: SECRET, PASSWORD, TOKEN, KEY) by length only,
+ * anything else without the user-info part of a URL (`user:pass@`) or its
+ * query, cut to a readable length.
  */
 export function describeGivenValue(name: string, value: unknown): string {
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
-  if (SECRET_NAME.test(name)) return `a value of ${text.length} characters (not shown: secret)`;
+  const field = (configSchema.shape as Record<string, z.ZodType>)[name];
+  if (isSecretName(name, field?.meta())) return `a value of ${text.length} characters (not shown: secret)`;
   const shown = withoutCredentials(text);
   return JSON.stringify(shown.length > MAX_SHOWN_CHARS ? `${shown.slice(0, MAX_SHOWN_CHARS)}...` : shown);
-}
-
-function withoutCredentials(text: string): string {
-  let out = text;
-  const at = out.lastIndexOf('@');
-  if (at >= 0) {
-    // Whatever precedes the last @ may be a password, even one that made the URL invalid.
-    const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:(\/\/)?/.exec(out)?.[0] ?? '';
-    out = `${scheme}***${out.slice(at)}`;
-  }
-  const query = out.indexOf('?');
-  return query >= 0 ? `${out.slice(0, query)}?***` : out;
 }
 
 /** Parses configuration from an environment (process.env at the composition root, a literal in tests). */

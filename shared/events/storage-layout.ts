@@ -6,6 +6,7 @@
  * construction and GROUP BY time() buckets iterations. Redis holds log
  * streams, entity records, metric listings and navigation state.
  */
+import { escape } from '@influxdata/influxdb-client';
 
 export const MEASUREMENT = {
   training_stats_scalar: 'scalar',
@@ -81,14 +82,24 @@ export function decodeTagValue(stored: string): string {
   return stored.startsWith('~') ? Buffer.from(stored.slice(1), 'base64url').toString('utf8') : stored;
 }
 
-/** Line-protocol escaping of an (already encoded) tag value: commas, equals signs and spaces. */
+/**
+ * Line-protocol escaping is the InfluxDB client library's (`escape.tag`,
+ * `escape.quoted`). Its escapers look at every character even when there is
+ * nothing to escape (6 to 15 times one regex test on such text, measured:
+ * docs/storage.md), and most names, workers and URLs have nothing: one test
+ * for the characters they change skips them.
+ */
+const TAG_ESCAPED = /[, =\n\r\t]/;
+const QUOTED_ESCAPED = /["\\]/;
+
+/** An (already encoded) tag value: commas, equals signs and spaces escaped. */
 export function escapeTagValue(value: string): string {
-  return /[, =]/.test(value) ? value.replace(/[, =]/g, '\\$&') : value;
+  return TAG_ESCAPED.test(value) ? escape.tag(value) : value;
 }
 
-/** Line-protocol string field: quoted, with `"` and `\` escaped (newlines are accepted raw by InfluxDB). */
+/** A string field: quoted, with `"` and `\` escaped (newlines are accepted raw by InfluxDB). */
 export function quoteFieldString(value: string): string {
-  return `"${/["\\]/.test(value) ? value.replace(/["\\]/g, '\\$&') : value}"`;
+  return QUOTED_ESCAPED.test(value) ? escape.quoted(value) : `"${value}"`;
 }
 
 /** InfluxQL string literal for WHERE clauses. */

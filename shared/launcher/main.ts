@@ -1,21 +1,34 @@
 /**
  * The one executable: `node dist/shared/launcher/main.js [all|ingest|writer|query]`
- * (default `all`, or the TARGET variable). Reads the environment here and
- * nowhere else, starts the target, and stops it cleanly on SIGINT/SIGTERM
- * (a second signal exits at once).
+ * (default `all`, or the TARGET variable; `--help`, `--version`). Reads the
+ * environment here and nowhere else, starts the target, and stops it
+ * cleanly on SIGINT/SIGTERM (a second signal exits at once).
  */
-import { ConfigError, loadConfig } from '../config/config.js';
+import { ConfigError, configSchema, loadConfig } from '../config/config.js';
+import { variableDocs } from '../config/config-variables.js';
 import { createLogger } from '../observability/logger.js';
+import { exitWithMistake, positionalOrExit } from './command-line.js';
 import { startService } from './service.js';
 import { targetModules } from './target-modules.js';
-import { isTargetName, TARGET_NAMES } from './target.js';
+import { isTargetName, TARGET_NAMES, TARGET_SUMMARIES, type TargetName } from './target.js';
+
+const HINT = '--help lists the targets and options';
+
+/** The target to run (the command line's, TARGET's, or all); help, version and mistakes end here. */
+function targetFromCommandLine(): TargetName {
+  const positional = positionalOrExit(process.argv.slice(2), () => ({
+    usage: ['node dist/shared/launcher/main.js [TARGET] [OPTIONS]', 'npm run serve -- [TARGET] [OPTIONS]'],
+    choices: { title: 'Targets (default: all, or the TARGET variable)', items: TARGET_SUMMARIES },
+    variables: variableDocs(configSchema.shape),
+  }), HINT);
+  if (positional.length > 1) exitWithMistake(`Expected one target, got ${positional.length}: ${positional.join(' ')}`, HINT);
+  const target = positional[0] ?? process.env.TARGET ?? 'all';
+  if (!isTargetName(target)) exitWithMistake(`Unknown target "${target}": expected one of ${TARGET_NAMES.join(', ')}`, HINT);
+  return target;
+}
 
 async function main(): Promise<void> {
-  const target = process.argv[2] ?? process.env.TARGET ?? 'all';
-  if (!isTargetName(target)) {
-    process.stderr.write(`Unknown target "${target}": expected one of ${TARGET_NAMES.join(', ')}\n`);
-    process.exit(2);
-  }
+  const target = targetFromCommandLine();
   let config;
   try {
     config = loadConfig(process.env);
@@ -26,7 +39,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger({ level: config.LOG_LEVEL, name: `clearml-${target}` });
+  const logger = createLogger({ level: config.LOG_LEVEL, name: `clearml-${target}`, format: config.LOG_FORMAT });
   let service;
   try {
     service = await startService({ target, config, logger, modules: targetModules });

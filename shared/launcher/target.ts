@@ -41,6 +41,14 @@ export type TargetModule = (services: ProcessServices) => TargetParts;
 export const TARGET_NAMES = ['all', 'ingest', 'writer', 'query'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
+/** What each target serves, for `--help`. */
+export const TARGET_SUMMARIES: Readonly<Record<TargetName, string>> = {
+  all: 'ingest, writer and query in one process on one HTTP port (what npm start runs)',
+  ingest: 'events.add and events.add_batch over HTTP and gRPC, published to JetStream',
+  writer: 'JetStream consumers that store events into InfluxDB and Redis',
+  query: 'every read operation, reports.* and auth.login',
+};
+
 export function isTargetName(value: string): value is TargetName {
   return (TARGET_NAMES as readonly string[]).includes(value);
 }

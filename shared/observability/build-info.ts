@@ -1,7 +1,8 @@
 /**
- * What this build is, for `clearml_build_info`: the package version, the
- * Node.js version running it. Read once from package.json, which sits two
- * folders up from the source and three from its build in dist/.
+ * What this build is, for `clearml_build_info` and `--version`: the package
+ * name and version, the Node.js version running it. Read once from
+ * package.json, which sits two folders up from the source and three from
+ * its build in dist/.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -22,4 +23,9 @@ function packageVersion(): string {
   return 'unknown';
 }
 
-export const buildInfo = { version: packageVersion(), nodeVersion: process.version } as const;
+export const buildInfo = { name: PACKAGE_NAME, version: packageVersion(), nodeVersion: process.version } as const;
+
+/** The `--version` line. */
+export function versionLine(): string {
+  return `${buildInfo.name} ${buildInfo.version} (Node.js ${buildInfo.nodeVersion})`;
+}

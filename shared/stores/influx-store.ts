@@ -1,8 +1,9 @@
 /**
  * InfluxDB through its v1 HTTP API (line-protocol /write, InfluxQL /query):
- * served by InfluxDB 1.x, by 2.x compatibility endpoints and by 3.x. See
- * docs/storage.md for why this is plain fetch rather than the client
- * library's WriteApi (slower Point, gzip by default, close() before store).
+ * served by InfluxDB 1.x, by 2.x compatibility endpoints and by 3.x. Plain
+ * fetch rather than the client library's transport or its v2 Write/Query
+ * APIs: docs/storage.md, "The InfluxDB client library", says why (and what
+ * of the library the service does use: its line-protocol escaping).
  */
 import { UNTIMED, type StoreCalls } from './store-calls.js';
 import { StoreUnavailableError } from './store-errors.js';

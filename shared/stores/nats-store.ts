@@ -10,6 +10,7 @@
  */
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { urlList } from '../config/url-list.js';
+import { withoutCredentials } from '../config/without-credentials.js';
 import type { Logger } from '../observability/logger.js';
 import { withDeadline } from './deadline.js';
 import { StoreUnavailableError } from './store-errors.js';
@@ -46,7 +47,7 @@ export async function connectNats(options: NatsStoreOptions, logger: Logger): Pr
     // The handshake, and the default of every JetStream API request.
     timeout: requestTimeoutMs,
   });
-  const connection = await withDeadline(connecting, connectTimeoutMs, () => new Error(`NATS at ${url} did not answer within ${connectTimeoutMs} ms (NATS_URL)`));
+  const connection = await withDeadline(connecting, connectTimeoutMs, () => new Error(`NATS at ${withoutCredentials(url)} did not answer within ${connectTimeoutMs} ms (NATS_URL)`));
   let connected = true;
   void (async () => {
     for await (const status of connection.status()) {

@@ -1,74 +1,15 @@
 // The built executables as operators run them: targets start, answer /health, /ready and /metrics,
 // stop cleanly on SIGTERM; bad configuration stops start-up naming the variable; the `npm start`
 // runner starts its own stack and leaves no process behind. Requires `npm run build` (npm test does it).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, inject, it } from 'vitest';
-import '../support/stack-context.js';
+import { describe, expect, it } from 'vitest';
+import { runnerEnv } from '../../deploy/bootstrap/node-smoke.js';
 import { findFreePort } from '../../deploy/local-stack/local-stack.js';
-
-const root = path.resolve(import.meta.dirname, '../..');
-const main = path.join(root, 'dist/shared/launcher/main.js');
-const runLocal = path.join(root, 'dist/deploy/bootstrap/run-local.js');
-const children: ChildProcess[] = [];
-
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.pid) child.kill('SIGKILL');
-});
-
-function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const stack = inject('stack');
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'clearml-proc-'));
-  const credentials = path.join(dataDir, 'credentials.json');
-  writeFileSync(credentials, JSON.stringify([{ access_key: 'AK', secret_key: 'SK', company: 'c1', user: 'u1' }]));
-  const suffix = Math.random().toString(16).slice(2, 10);
-  return {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    DATA_DIR: dataDir,
-    CREDENTIALS_FILE: credentials,
-    NATS_URL: stack.natsUrl,
-    INFLUX_URL: stack.influxUrl,
-    REDIS_URL: stack.redisUrl,
-    NATS_STREAM_PREFIX: `p${suffix}`,
-    REDIS_KEY_PREFIX: `p${suffix}`,
-    INFLUX_DB: `p${suffix}`,
-    LOG_LEVEL: 'warn',
-    ...extra,
-  };
-}
-
-function start(script: string, args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  return { child, output: () => output };
-}
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+import { alive, baseEnv, exited, main, runLocal, start, track, waitFor } from './launched-process.js';
 
 describe('targets', () => {
   it.each(['all', 'ingest', 'writer', 'query'])('%s starts, is ready, serves health and metrics, stops on SIGTERM', async (target) => {
@@ -111,19 +52,8 @@ describe('targets', () => {
 
 describe('npm start runner', () => {
   it('creates credentials, starts its own stack and the API, prints the key pair, and leaves nothing behind', async () => {
-    const [apiPort, natsPort, influxPort, redisPort] = await Promise.all([findFreePort(), findFreePort(), findFreePort(), findFreePort()]);
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'clearml-start-'));
-    const env = {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      DATA_DIR: dataDir,
-      API_PORT: String(apiPort),
-      GRPC_PORT: '0',
-      NATS_PORT: String(natsPort),
-      INFLUX_PORT: String(influxPort),
-      REDIS_PORT: String(redisPort),
-      LOG_LEVEL: 'warn',
-    };
+    const [apiPort, env] = await runnerEnv(dataDir);
     const { child, output } = start(runLocal, [], env);
     await waitFor(async () => output().includes('Stop with Ctrl-C.'), 60_000, 'the start banner');
     const credentials = JSON.parse(readFileSync(path.join(dataDir, 'credentials.json'), 'utf8'));
@@ -131,6 +61,24 @@ describe('npm start runner', () => {
     expect(credentials[0].company).toBe('default');
     expect(output()).toContain(`access_key: ${credentials[0].access_key}`);
     expect(output()).toContain(`curl -s -u '${credentials[0].access_key}:${credentials[0].secret_key}' http://127.0.0.1:${apiPort}/auth.login`);
+    // The gRPC port it names is the one listening (GRPC_PORT 0 picked it).
+    const grpcPort = Number(/gRPC ingest \(clearml\.events\.v1\.EventsIngest\) on 127\.0\.0\.1:(\d+)\n/.exec(output())?.[1]);
+    expect(grpcPort).toBeGreaterThan(0);
+    await new Promise<void>((resolve, reject) => net.connect(grpcPort, '127.0.0.1', function (this: net.Socket) { this.end(); resolve(); }).on('error', reject));
+    // A clearml.conf `api` section as the SDK reads it, with this key pair.
+    expect(output()).toContain(
+      [
+        'api {',
+        `      api_server: http://127.0.0.1:${apiPort}`,
+        '      # web_server: <the ClearML web app, if any>',
+        '      # files_server: <the ClearML files server, if any>',
+        '      credentials {',
+        `          access_key: "${credentials[0].access_key}"`,
+        `          secret_key: "${credentials[0].secret_key}"`,
+        '      }',
+        '  }',
+      ].join('\n'),
+    );
     const login = await fetch(`http://127.0.0.1:${apiPort}/auth.login`, {
       headers: { authorization: `Basic ${Buffer.from(`${credentials[0].access_key}:${credentials[0].secret_key}`).toString('base64')}` },
     });
@@ -147,12 +95,9 @@ describe('npm start runner', () => {
   }, 120_000);
 
   it('stops, stores included, when the process that started it goes away (SIGTERM to `npm start` does not reach it)', async () => {
-    const [apiPort, natsPort, influxPort, redisPort] = await Promise.all([findFreePort(), findFreePort(), findFreePort(), findFreePort()]);
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'clearml-start-'));
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, API_PORT: String(apiPort), GRPC_PORT: '0', NATS_PORT: String(natsPort), INFLUX_PORT: String(influxPort), REDIS_PORT: String(redisPort), LOG_LEVEL: 'warn' };
+    const [, env] = await runnerEnv(mkdtempSync(path.join(os.tmpdir(), 'clearml-start-')));
     // A parent in between, as npm is: it exits on SIGTERM without passing the signal on.
-    const parent = spawn('sh', ['-c', `"${process.execPath}" "${runLocal}"; true`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(parent);
+    const parent = track(spawn('sh', ['-c', `"${process.execPath}" "${runLocal}"; true`], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
     let output = '';
     parent.stdout!.on('data', (d: Buffer) => (output += d.toString()));
     await waitFor(async () => output.includes('Stop with Ctrl-C.'), 60_000, 'the start banner');
