@@ -3,13 +3,13 @@
 // (architecture.md "Durability chain": a 200 means kept, redelivery duplicates nothing) and the service recovered by itself.
 // Its own stack and split deployment (child processes from dist/, built by `npm test`): it kills stores.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openFaultDeployment, type FaultDeployment } from './fault-deployment.js';
-import { scenario } from './fault-scenarios.js';
+import { openLocalFaultDeployment, type LocalFaultDeployment } from './local-fault-deployment.js';
+import { scenario } from './local-fault-scenarios.js';
 import { PipelineWatch } from './pipeline-drain.js';
 import { runScenario, type ScenarioSettings } from './scenario-runner.js';
 import { login } from './service-calls.js';
 
-let deployment: FaultDeployment;
+let deployment: LocalFaultDeployment;
 let watch: PipelineWatch;
 let tokens: string[];
 
@@ -20,15 +20,15 @@ const settings: ScenarioSettings = {
   recoveryTimeoutMs: 30_000,
   finishTimeoutMs: 20_000,
   drainTimeoutMs: 30_000,
-  shape: { http: 1, grpcAddBatch: 1, grpcStream: 1, batchEvents: 40, intervalMs: 200 },
+  shape: { http: 1, grpcAddBatch: 1, grpcStream: 1, reads: 0, batchEvents: 40, intervalMs: 200 },
   policy: { timeoutMs: 10_000, firstDelayMs: 250, maxDelayMs: 4_000 },
   log: () => {},
 };
 
 beforeAll(async () => {
-  deployment = await openFaultDeployment({ log: () => {} });
+  deployment = await openLocalFaultDeployment({ log: () => {} });
   tokens = await Promise.all(deployment.credentials.map((credential) => login(deployment.queryUrl, credential)));
-  watch = await PipelineWatch.open(deployment.stack.natsUrl, deployment.streamPrefix, deployment.partitions);
+  watch = await PipelineWatch.open(deployment.natsUrl, deployment.streamPrefix, deployment.partitions);
 }, 120_000);
 
 afterAll(async () => {
