@@ -66,21 +66,33 @@ export function toDelivery(msg: Msg): Delivery | undefined {
  * partition if their consumer is gone.
  */
 const ACK_ATTEMPTS = 15;
-/** "No responders" this many times in a row: NATS is up and the consumer is gone, start over now. */
-const ACK_NO_RESPONDERS = 3;
+/**
+ * "No responders" for this long: NATS is up and the consumer is gone, start
+ * over now. Shorter silences are a consumer leader election on a NATS
+ * cluster (its leader's node was lost; 4 to 9 s in nats-server 2.9):
+ * starting over then would recreate the consumer while a node is down, and
+ * nats-server 2.9 does not always bring a consumer recreated so back to
+ * full strength on that node (docs/faults.md, "The cluster's scenarios").
+ */
+export const NO_CONSUMER_MS = 15_000;
 
 /**
  * The retry policy of an acknowledgement: give up after ACK_ATTEMPTS, or at
- * once when no consumer answers: the partition is then taken again from a
- * fresh consumer, which replays what was not acknowledged.
+ * once when no consumer has answered for NO_CONSUMER_MS: the partition is
+ * then taken again from a fresh consumer, which replays what was not
+ * acknowledged.
  */
-export function ackPolicy(): RetryPolicy {
-  let noResponders = 0;
+export function ackPolicy(clock: () => number = Date.now): RetryPolicy {
+  let silentSince: number | undefined;
   return {
     maxAttempts: ACK_ATTEMPTS,
     fatal: (error) => {
-      noResponders = (error as { code?: string }).code === '503' ? noResponders + 1 : 0;
-      return noResponders >= ACK_NO_RESPONDERS;
+      if ((error as { code?: string }).code !== '503') {
+        silentSince = undefined;
+        return false;
+      }
+      silentSince ??= clock();
+      return clock() - silentSince >= NO_CONSUMER_MS;
     },
   };
 }

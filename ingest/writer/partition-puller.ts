@@ -12,7 +12,7 @@
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import { createInbox } from 'nats';
 import type { Logger } from '../../shared/observability/logger.js';
-import { toDelivery, type Delivery } from './jetstream-delivery.js';
+import { NO_CONSUMER_MS, toDelivery, type Delivery } from './jetstream-delivery.js';
 
 export interface PullerOptions {
   stream: string;
@@ -51,6 +51,8 @@ export class PartitionPuller {
   private backoffUntil = 0;
   private lastStatus = '';
   private refusals = 0;
+  /** When the current run of refused pulls began. */
+  private refusedSince = 0;
   /** Set when pulls keep being refused (consumer deleted, stream gone): the partition must be set up again. */
   failure?: Error;
 
@@ -160,8 +162,10 @@ export class PartitionPuller {
       const text = `${code} ${description}`;
       if (text !== this.lastStatus) this.logger.warn({ consumer: this.options.consumer, status: text }, 'pull request refused');
       this.lastStatus = text;
-      if (++this.refusals >= 10) {
-        this.failure = new Error(`pull requests refused ${this.refusals} times: ${text}`);
+      if (this.refusals++ === 0) this.refusedSince = Date.now();
+      // Not before NO_CONSUMER_MS: shorter refusals are a consumer leader election on a NATS cluster.
+      if (this.refusals >= 10 && Date.now() - this.refusedSince >= NO_CONSUMER_MS) {
+        this.failure = new Error(`pull requests refused ${this.refusals} times in ${Math.round((Date.now() - this.refusedSince) / 1000)} s: ${text}`);
         this.wake?.();
       }
       this.backoffUntil = Date.now() + 1_000;
