@@ -12,7 +12,7 @@
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import { createInbox } from 'nats';
 import type { Logger } from '../../shared/observability/logger.js';
-import { NO_CONSUMER_MS, toDelivery, type Delivery } from './jetstream-delivery.js';
+import { toDelivery, type Delivery } from './jetstream-delivery.js';
 
 export interface PullerOptions {
   stream: string;
@@ -29,6 +29,8 @@ export interface PullerOptions {
    */
   maxBytes: number;
   expiresMs: number;
+  /** Refusals of at least this long (and 10 in a row) mean the consumer or stream is gone (noConsumerAfterMs). */
+  refusedForMs: number;
 }
 
 export class PartitionPuller {
@@ -163,8 +165,7 @@ export class PartitionPuller {
       if (text !== this.lastStatus) this.logger.warn({ consumer: this.options.consumer, status: text }, 'pull request refused');
       this.lastStatus = text;
       if (this.refusals++ === 0) this.refusedSince = Date.now();
-      // Not before NO_CONSUMER_MS: shorter refusals are a consumer leader election on a NATS cluster.
-      if (this.refusals >= 10 && Date.now() - this.refusedSince >= NO_CONSUMER_MS) {
+      if (this.refusals >= 10 && Date.now() - this.refusedSince >= this.options.refusedForMs) {
         this.failure = new Error(`pull requests refused ${this.refusals} times in ${Math.round((Date.now() - this.refusedSince) / 1000)} s: ${text}`);
         this.wake?.();
       }

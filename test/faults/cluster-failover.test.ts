@@ -4,12 +4,11 @@
 // Each time the cluster fails over (the replica, another node takes over), the killed node rejoins,
 // every acknowledged event is readable exactly once, and clients saw a bounded run of failures.
 // Its own cluster (it kills processes; the cluster pass's shared one must not lose any).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openClusterFaultDeployment, type ClusterFaultDeployment } from './cluster-fault-deployment.js';
+import { describe, expect, it } from 'vitest';
+import { openClusterFaultDeployment } from './cluster-fault-deployment.js';
 import { NATS_LEADER_KILL, REDIS_MASTER_KILL } from './cluster-fault-scenarios.js';
-import { PipelineWatch } from './pipeline-drain.js';
-import { runScenario, type ScenarioSettings } from './scenario-runner.js';
-import { login } from './service-calls.js';
+import type { ScenarioSettings } from './scenario-runner.js';
+import { expectNothingLost, scenarioSuite } from './scenario-suite.js';
 
 /**
  * Longest run of failures a client may see (s): the store's failover (Redis: cluster-node-timeout
@@ -17,10 +16,6 @@ import { login } from './service-calls.js';
  * with room for a loaded 2-core machine. A client that never recovers fails the row instead.
  */
 const FAILING_BOUND_S = 30;
-
-let deployment: ClusterFaultDeployment;
-let watch: PipelineWatch;
-let tokens: string[];
 
 const settings: ScenarioSettings = {
   pauseMs: 0,
@@ -35,27 +30,13 @@ const settings: ScenarioSettings = {
   log: () => {},
 };
 
-beforeAll(async () => {
-  deployment = await openClusterFaultDeployment({ log: () => {}, maxHeapMb: 192 });
-  tokens = await Promise.all(deployment.credentials.map((credential) => login(deployment.queryUrl, credential)));
-  watch = await PipelineWatch.open(deployment.natsUrl, deployment.streamPrefix, deployment.partitions);
-}, 180_000);
-
-afterAll(async () => {
-  await watch?.close();
-  await deployment?.stop();
-}, 60_000);
+const suite = scenarioSuite(() => openClusterFaultDeployment({ log: () => {}, maxHeapMb: 192 }), 180_000);
 
 describe('a clustered store node killed with -9 under load through nginx', () => {
   it.each([NATS_LEADER_KILL, REDIS_MASTER_KILL])('$name: fails over, nothing acknowledged is lost or duplicated, failures last a bounded time', async (target) => {
-    const row = await runScenario(deployment, watch, tokens, target, `cluster-failover-${Date.now().toString(36)}`, settings);
+    const row = await suite.run(target, 'cluster-failover', settings);
     const why = row.notes.join('\n');
-
-    // The fault hit a running load: events were acknowledged, and clients had to retry.
-    expect(row.acked).toBeGreaterThan(0);
-    expect(row.serverErrors + row.noAnswer, why).toBeGreaterThan(0);
-    expect(row, why).toMatchObject({ lost: 0, duplicated: 0, rejected: 0, abandoned: 0, drained: true, unrecovered: false });
-    expect(row.stored).toBe(row.acked);
+    expectNothingLost(row);
     // Another node took over, and the killed one came back (full strength: cluster-health.ts).
     expect(why).toMatch(/took over/);
     expect(row.backSeconds, why).toBeDefined();

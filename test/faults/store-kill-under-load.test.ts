@@ -2,16 +2,11 @@
 // gRPC clients send mixed events and retry like the SDK; afterwards every acknowledged event is readable exactly once
 // (architecture.md "Durability chain": a 200 means kept, redelivery duplicates nothing) and the service recovered by itself.
 // Its own stack and split deployment (child processes from dist/, built by `npm test`): it kills stores.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openLocalFaultDeployment, type LocalFaultDeployment } from './local-fault-deployment.js';
+import { describe, it } from 'vitest';
+import { openLocalFaultDeployment } from './local-fault-deployment.js';
 import { scenario } from './local-fault-scenarios.js';
-import { PipelineWatch } from './pipeline-drain.js';
-import { runScenario, type ScenarioSettings } from './scenario-runner.js';
-import { login } from './service-calls.js';
-
-let deployment: LocalFaultDeployment;
-let watch: PipelineWatch;
-let tokens: string[];
+import type { ScenarioSettings } from './scenario-runner.js';
+import { expectNothingLost, scenarioSuite } from './scenario-suite.js';
 
 const settings: ScenarioSettings = {
   pauseMs: 0,
@@ -25,25 +20,10 @@ const settings: ScenarioSettings = {
   log: () => {},
 };
 
-beforeAll(async () => {
-  deployment = await openLocalFaultDeployment({ log: () => {} });
-  tokens = await Promise.all(deployment.credentials.map((credential) => login(deployment.queryUrl, credential)));
-  watch = await PipelineWatch.open(deployment.natsUrl, deployment.streamPrefix, deployment.partitions);
-}, 120_000);
-
-afterAll(async () => {
-  await watch?.close();
-  await deployment?.stop();
-});
+const suite = scenarioSuite(() => openLocalFaultDeployment({ log: () => {} }), 120_000);
 
 describe('a store killed with -9 under load', () => {
   it.each([scenario('nats', 'kill'), scenario('redis', 'kill')])('$name: nothing acknowledged is lost or duplicated, and the service recovers', async (target) => {
-    const row = await runScenario(deployment, watch, tokens, target, `faults-test-${target.component}-${Date.now().toString(36)}`, settings);
-
-    // The fault hit a running load: events were acknowledged, and clients had to retry.
-    expect(row.acked).toBeGreaterThan(0);
-    expect(row.serverErrors + row.noAnswer).toBeGreaterThan(0);
-    expect(row, row.notes.join('\n')).toMatchObject({ lost: 0, duplicated: 0, rejected: 0, abandoned: 0, drained: true, unrecovered: false });
-    expect(row.stored).toBe(row.acked);
+    expectNothingLost(await suite.run(target, `faults-test-${target.component}`, settings));
   }, 100_000);
 });
