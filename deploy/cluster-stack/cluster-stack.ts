@@ -55,6 +55,10 @@ export interface ClusterStack {
   pidOf(label: string): number | undefined;
   /** The Redis node's port (redis-<n>). */
   redisPortOf(label: string): number;
+  /** Stops one process and keeps it stopped (no restart) until startServer(label); the fault bench holds a killed node down with it. */
+  stopServer(label: string): Promise<void>;
+  /** Starts a stopped (or dead) process again on its port; resolves once it answers. */
+  startServer(label: string): Promise<void>;
   /** Stops every process, services first, then the stores; idempotent. */
   stop(): Promise<void>;
 }
@@ -211,6 +215,11 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
       }),
     );
     let stopped: Promise<void> | undefined;
+    const supervisedOf = (label: string) => {
+      const found = supervised.get(label);
+      if (!found) throw new Error(`no process ${label} in the cluster`);
+      return found;
+    };
     return {
       baseUrl: `http://${listenHost}:${apiPort}`,
       grpcAddress: `${listenHost}:${grpcPort}`,
@@ -228,6 +237,11 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
         const node = redis.nodes.find((n) => n.label === label);
         if (!node) throw new Error(`no Redis node ${label}`);
         return node.ports.port;
+      },
+      stopServer: (label) => supervisedOf(label).stop(),
+      async startServer(label) {
+        if (stopped) throw new Error('the cluster is stopping');
+        await supervisedOf(label).start();
       },
       stop() {
         stopped ??= stopAll();

@@ -30,6 +30,8 @@ export interface BatchStores {
   replicas: ReplicaSync;
   deadLetters: DeadLetters;
   nc: NatsConnection;
+  /** WriterSettings.noConsumerAfterMs: how long acks answered "no responders" are retried. */
+  noConsumerAfterMs: number;
   metrics: WriterMetrics;
   logger: Logger;
 }
@@ -69,7 +71,7 @@ export async function storeBatch(batch: WriteBatch, partition: number, stores: B
     });
   }
   await deadLetter(batch, partition, stores, retry);
-  await untilStored('nats', retry, () => acknowledge(stores.nc, batch.deliveries), ackPolicy());
+  await untilStored('nats', retry, () => acknowledge(stores.nc, batch.deliveries), ackPolicy(stores.noConsumerAfterMs));
 
   metrics.stored.inc({ kind: 'point' }, points);
   metrics.stored.inc({ kind: 'log' }, logLines);

@@ -18,6 +18,8 @@ export class ControlRunner {
     private readonly executor: ControlExecutor,
     private readonly deadLetters: DeadLetters,
     private readonly nc: NatsConnection,
+    /** WriterSettings.noConsumerAfterMs. */
+    private readonly noConsumerAfterMs: number,
     private readonly metrics: WriterMetrics,
     private readonly logger: Logger,
   ) {}
@@ -40,7 +42,7 @@ export class ControlRunner {
         await this.deadLetter(delivery, partition, retry, error.reason, error.detail);
       }
     }
-    await untilStored('nats', retry, () => acknowledge(this.nc, [delivery]), ackPolicy());
+    await untilStored('nats', retry, () => acknowledge(this.nc, [delivery]), ackPolicy(this.noConsumerAfterMs));
   }
 
   private async deadLetter(delivery: Delivery, partition: number, retry: RetryOptions, reason: DeadLetterReason, detail: string): Promise<void> {

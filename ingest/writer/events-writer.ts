@@ -61,10 +61,11 @@ export function createEventsWriter(services: ProcessServices): EventsWriter {
       replicas,
       deadLetters,
       nc,
+      noConsumerAfterMs: settings.noConsumerAfterMs,
       metrics,
       logger,
     };
-    const control = new ControlRunner(new ControlExecutor(services.stores.influx, redis, nc, settings.redisPrefix), deadLetters, nc, metrics, logger);
+    const control = new ControlRunner(new ControlExecutor(services.stores.influx, redis, nc, settings.redisPrefix), deadLetters, nc, settings.noConsumerAfterMs, metrics, logger);
     const leases = new PartitionLeases(redis, keys, writerId, settings.leaseTtlMs, replicas);
     const owner: PartitionOwnership = new PartitionOwnership(
       leases,

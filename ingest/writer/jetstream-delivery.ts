@@ -70,17 +70,38 @@ const ACK_ATTEMPTS = 15;
 const ACK_NO_RESPONDERS = 3;
 
 /**
- * The retry policy of an acknowledgement: give up after ACK_ATTEMPTS, or at
- * once when no consumer answers: the partition is then taken again from a
- * fresh consumer, which replays what was not acknowledged.
+ * How long "no responders" must last before a consumer counts as gone. On
+ * a NATS cluster (replicated streams), shorter silences are a consumer
+ * leader election (its leader's node was lost; 4 to 9 s in nats-server
+ * 2.9): starting over then would recreate the consumer while a node is
+ * down, for nothing, and nats-server 2.9 did not always bring a consumer
+ * recreated shortly before a node's loss back to full strength on that node
+ * (docs/faults.md, "The cluster's scenarios"). A single server elects
+ * nothing: there, no responders means JetStream restarting or the consumer
+ * gone, and starting over at once is what replays lost acks soonest.
  */
-export function ackPolicy(): RetryPolicy {
+export function noConsumerAfterMs(streamReplicas: number): number {
+  return streamReplicas > 1 ? 15_000 : 0;
+}
+
+/**
+ * The retry policy of an acknowledgement: give up after ACK_ATTEMPTS, or at
+ * once when no consumer answered ACK_NO_RESPONDERS times in a row over at
+ * least `silenceMs` (noConsumerAfterMs): the partition is then taken again
+ * from a fresh consumer, which replays what was not acknowledged.
+ */
+export function ackPolicy(silenceMs: number, clock: () => number = Date.now): RetryPolicy {
+  let silentSince = 0;
   let noResponders = 0;
   return {
     maxAttempts: ACK_ATTEMPTS,
     fatal: (error) => {
-      noResponders = (error as { code?: string }).code === '503' ? noResponders + 1 : 0;
-      return noResponders >= ACK_NO_RESPONDERS;
+      if ((error as { code?: string }).code !== '503') {
+        noResponders = 0;
+        return false;
+      }
+      if (noResponders++ === 0) silentSince = clock();
+      return noResponders >= ACK_NO_RESPONDERS && clock() - silentSince >= silenceMs;
     },
   };
 }

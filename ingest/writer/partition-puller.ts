@@ -29,6 +29,8 @@ export interface PullerOptions {
    */
   maxBytes: number;
   expiresMs: number;
+  /** Refusals of at least this long (and 10 in a row) mean the consumer or stream is gone (noConsumerAfterMs). */
+  refusedForMs: number;
 }
 
 export class PartitionPuller {
@@ -51,6 +53,8 @@ export class PartitionPuller {
   private backoffUntil = 0;
   private lastStatus = '';
   private refusals = 0;
+  /** When the current run of refused pulls began. */
+  private refusedSince = 0;
   /** Set when pulls keep being refused (consumer deleted, stream gone): the partition must be set up again. */
   failure?: Error;
 
@@ -160,8 +164,9 @@ export class PartitionPuller {
       const text = `${code} ${description}`;
       if (text !== this.lastStatus) this.logger.warn({ consumer: this.options.consumer, status: text }, 'pull request refused');
       this.lastStatus = text;
-      if (++this.refusals >= 10) {
-        this.failure = new Error(`pull requests refused ${this.refusals} times: ${text}`);
+      if (this.refusals++ === 0) this.refusedSince = Date.now();
+      if (this.refusals >= 10 && Date.now() - this.refusedSince >= this.options.refusedForMs) {
+        this.failure = new Error(`pull requests refused ${this.refusals} times in ${Math.round((Date.now() - this.refusedSince) / 1000)} s: ${text}`);
         this.wake?.();
       }
       this.backoffUntil = Date.now() + 1_000;

@@ -112,7 +112,7 @@ export class PartitionWorker {
     if (this.stopping) return;
     const puller = new PartitionPuller(
       deps.nc,
-      { stream: prepared.stream, consumer: prepared.consumer, maxHeld: settings.maxAckPending, maxHeldBytes: settings.maxHeldBytes, maxBytes: settings.pullMaxBytes, expiresMs: settings.pullExpiresMs },
+      { stream: prepared.stream, consumer: prepared.consumer, maxHeld: settings.maxAckPending, maxHeldBytes: settings.maxHeldBytes, maxBytes: settings.pullMaxBytes, expiresMs: settings.pullExpiresMs, refusedForMs: settings.noConsumerAfterMs },
       deps.logger,
     );
     this.puller = puller;

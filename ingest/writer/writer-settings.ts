@@ -5,6 +5,7 @@
  */
 import type { Config } from '../../shared/config/config.js';
 import { eventStreamSettings, type EventStreamSettings } from '../../shared/events/event-streams.js';
+import { noConsumerAfterMs } from './jetstream-delivery.js';
 import type { LogRetention } from './log-segment-appender.js';
 import type { WaitReplicas } from './replica-sync.js';
 
@@ -26,6 +27,8 @@ export interface WriterSettings {
   /** Partition lease lifetime; renewed every third of it. A crashed writer's partitions move after at most this long. */
   readonly leaseTtlMs: number;
   readonly ackWaitMs: number;
+  /** How long NATS answers "no responders" before a partition's consumer counts as gone (jetstream-delivery.ts). */
+  readonly noConsumerAfterMs: number;
   /** Messages delivered and not yet acknowledged, per partition (high: small messages must still fill a batch). */
   readonly maxAckPending: number;
   /** Payload bytes a partition holds (queued and in its batch): what bounds the writer's memory. */
@@ -58,6 +61,7 @@ export function writerSettings(config: Readonly<Config>): WriterSettings {
     maxBatchBytes: 16 * 1024 * 1024,
     leaseTtlMs: config.WRITER_LEASE_TTL_MS,
     ackWaitMs: 30_000,
+    noConsumerAfterMs: noConsumerAfterMs(config.NATS_STREAM_REPLICAS),
     maxAckPending: 4_096,
     maxHeldBytes: 16 * 1024 * 1024,
     pullMaxBytes: 4 * 1024 * 1024,

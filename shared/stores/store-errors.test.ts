@@ -22,6 +22,8 @@ describe('transient: a retry can fix it', () => {
     ['Redis loading its data', new ErrorReply('LOADING Redis is loading the dataset in memory')],
     ['Redis busy with a script', new ErrorReply('BUSY Redis is busy running a script')],
     ['Redis out of memory', new ErrorReply('OOM command not allowed when used memory > maxmemory')],
+    ['a Redis Cluster redirection not followed', new ErrorReply('MOVED 12345 127.0.0.1:7002')],
+    ['a Redis Cluster slot being migrated', new ErrorReply('ASK 12345 127.0.0.1:7002')],
     ['InfluxDB 503', new InfluxError('InfluxDB query failed (503)', 503)],
     ['InfluxDB refused connection', fetchFailed('ECONNREFUSED')],
     ['InfluxDB socket closed', fetchFailed('UND_ERR_SOCKET')],

@@ -48,9 +48,11 @@ const REDIS_CONNECTION_ERRORS = [
  * Redis error codes that describe the server's state, not the command: "not
  * now" rather than "never". OOM is one of them: maxmemory is checked before
  * a write whatever its size, so memory freed lets the same write through;
- * READONLY is a replica answering during a failover.
+ * READONLY is a replica answering during a failover; MOVED and ASK reach a
+ * caller only when the cluster client gave up following them (its
+ * redirection limit, or ASK in a MULTI) while the slot map is in flux.
  */
-const REDIS_STATE_CODES = new Set(['LOADING', 'BUSY', 'MASTERDOWN', 'TRYAGAIN', 'CLUSTERDOWN', 'NOREPLICAS', 'OOM', 'READONLY', 'MISCONF', 'UNBLOCKED']);
+const REDIS_STATE_CODES = new Set(['LOADING', 'BUSY', 'MASTERDOWN', 'TRYAGAIN', 'CLUSTERDOWN', 'NOREPLICAS', 'OOM', 'READONLY', 'MISCONF', 'UNBLOCKED', 'MOVED', 'ASK']);
 
 /** The code of a Redis error reply (its first word; scripts pass on the code of the command that failed). */
 export function redisErrorCode(message: string): string {

@@ -1,6 +1,8 @@
 /**
  * What the clients of one scenario saw: which events a 200 acknowledged
- * (per task), and how many answers of each kind they got on the way.
+ * (per task), how many answers of each kind they got on the way, and the
+ * longest time a client kept failing (its "503 window"); reads are counted
+ * apart from ingest.
  */
 export interface ClientCounters {
   requests: number;
@@ -28,16 +30,59 @@ export class RequestHistory {
   }
 }
 
-export class AckLedger {
+/** Answers of one kind of traffic (ingest or reads): counters, first examples, and failure windows per client. */
+export class ClientTally {
+  readonly counters: ClientCounters = { requests: 0, serverErrors: 0, tooMany: 0, noAnswer: 0, rejected: 0, abandoned: 0 };
+  /** A few answers that explain the counters (first of each kind). */
+  readonly examples: string[] = [];
+  /** client → when its current run of failed attempts began (the first failed attempt's send). */
+  private readonly failingSince = new Map<string, number>();
+  /** Longest run of failed attempts of one client, from the first failed attempt's send to the next 200 (ms). */
+  longestFailingMs = 0;
+  longestFailingClient?: string;
+
+  constructor(private readonly label = '') {}
+
+  note(kind: keyof ClientCounters, example?: string): void {
+    this.counters[kind]++;
+    const tagged = `${this.label}${kind}`;
+    if (example !== undefined && this.examples.length < 12 && !this.examples.some((e) => e.startsWith(`${tagged}:`))) this.examples.push(`${tagged}: ${example}`);
+  }
+
+  /** An attempt of `client`, sent at `sentAt`, failed and will be retried. */
+  failed(client: string, sentAt: number): void {
+    if (!this.failingSince.has(client)) this.failingSince.set(client, sentAt);
+  }
+
+  /** `client` got a 200: its run of failures, if any, ends now. */
+  succeeded(client: string, at = Date.now()): void {
+    const since = this.failingSince.get(client);
+    if (since === undefined) return;
+    this.failingSince.delete(client);
+    this.measure(client, at - since);
+  }
+
+  /** Runs still open (a client that never got its 200) end at `at`. */
+  closeOpenRuns(at = Date.now()): void {
+    for (const client of [...this.failingSince.keys()]) this.succeeded(client, at);
+  }
+
+  private measure(client: string, ms: number): void {
+    if (ms <= this.longestFailingMs) return;
+    this.longestFailingMs = ms;
+    this.longestFailingClient = client;
+  }
+}
+
+export class AckLedger extends ClientTally {
+  /** The read clients' answers (reads acknowledge nothing). */
+  readonly reads = new ClientTally('read ');
   /** task → company (every task of the scenario, acknowledged or not). */
   readonly companyOf = new Map<string, number>();
   /** task → acknowledged keys. */
   readonly acked = new Map<string, Set<string>>();
-  readonly counters: ClientCounters = { requests: 0, serverErrors: 0, tooMany: 0, noAnswer: 0, rejected: 0, abandoned: 0 };
   /** When the scenario's fault began (epoch ms): request histories are told relative to it. */
   faultAt = 0;
-  /** A few answers that explain the counters (first of each kind). */
-  readonly examples: string[] = [];
   /** `<task> <key>` → the history of the request that carried the event. */
   private readonly histories = new Map<string, RequestHistory>();
 
@@ -64,10 +109,5 @@ export class AckLedger {
     let n = 0;
     for (const set of this.acked.values()) n += set.size;
     return n;
-  }
-
-  note(kind: keyof ClientCounters, example?: string): void {
-    this.counters[kind]++;
-    if (example !== undefined && this.examples.length < 12 && !this.examples.some((e) => e.startsWith(`${kind}:`))) this.examples.push(`${kind}: ${example}`);
   }
 }

@@ -1,24 +1,12 @@
 /**
- * What the fault bench breaks: a throwaway stack (NATS, InfluxDB, Redis on
- * free 127.0.0.1 ports, in a temporary folder) and the split deployment, one
- * ingest, one writer and one query process. Stores run with the stack's
- * restartOnExit (what `npm start` does): a store killed with -9 is started
- * again by the stack's supervisor on its port, after its 1 s back-off; the
- * bench restarts the service processes itself. Everything started here is
- * stopped by pid in stop().
+ * What the fault bench needs of a deployment, whatever its shape (the
+ * single-machine split deployment of local-fault-deployment.ts, the cluster
+ * of cluster-fault-deployment.ts): where clients send and read, the events
+ * stream to watch drain, two companies' key pairs, the pids of its
+ * processes, and a way to have every process up before a scenario. A
+ * scenario is a fault its deployment knows how to inject.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { findFreePort, startLocalStack, type LocalStack } from '../../deploy/local-stack/local-stack.js';
-import type { StackServer } from '../../deploy/local-stack/stack-servers.js';
-import { probeFor, waitUntilReady } from '../../deploy/local-stack/wait-ready.js';
-import { sendSignal, ServiceProcess, type ServiceTarget } from './service-process.js';
-
-export type Component = ServiceTarget | StackServer;
-
-export const SERVICE_TARGETS: readonly ServiceTarget[] = ['ingest', 'writer', 'query'];
 
 export interface BenchCredential {
   access_key: string;
@@ -29,112 +17,53 @@ export interface BenchCredential {
 
 export interface FaultDeployment {
   readonly dataDir: string;
-  readonly stack: LocalStack;
-  readonly services: Readonly<Record<ServiceTarget, ServiceProcess>>;
+  /** Base URL of events.add_batch (HTTP NDJSON). */
   readonly ingestUrl: string;
+  /** host:port of the gRPC ingest. */
   readonly grpcAddress: string;
+  /** Base URL of auth.login and the reads. */
   readonly queryUrl: string;
+  /** NATS_URL of the services (several seeds, comma-separated, on a cluster). */
+  readonly natsUrl: string;
   readonly streamPrefix: string;
   readonly partitions: number;
   /** Two companies. */
   readonly credentials: readonly [BenchCredential, BenchCredential];
-  /** The current pid of a component (undefined while it is down). */
-  pidOf(component: Component): number | undefined;
-  /** A clean stop of a store (held down until startStore). */
-  stopStore(server: StackServer): Promise<void>;
-  /** Starts a stopped store again; refused once the deployment is stopping. */
-  startStore(server: StackServer): Promise<void>;
-  /** Waits until a store answers again on its port (after a restart by the supervisor). */
-  waitStoreUp(server: StackServer, timeoutMs: number): Promise<void>;
+  /** The current pid of every process, by label (undefined while one is down). */
+  processPids(): Record<string, number | undefined>;
+  /** Resolves once every process is up and answering (one left down by the previous scenario is started again). */
+  ensureUp(timeoutMs: number, log: (line: string) => void): Promise<void>;
   /** Stops every process started here, by pid; idempotent. Removes the data folder unless `keep`. */
   stop(options?: { keep?: boolean }): Promise<void>;
 }
 
-const STREAM_PREFIX = 'faults';
-const PARTITIONS = 8;
-
-export async function openFaultDeployment(options: { log: (line: string) => void; dataDir?: string }): Promise<FaultDeployment> {
-  const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'clearml-faults-'));
-  const stack = await startLocalStack({ dataDir: path.join(dataDir, 'stack'), restartOnExit: true, log: (line) => options.log(`[stack] ${line}`) });
-  const services: Partial<Record<ServiceTarget, ServiceProcess>> = {};
-  let stopped: Promise<void> | undefined;
-  const stop = (keep = false) => {
-    stopped ??= (async () => {
-      // The service before its stores, as an operator would; SIGCONT first (ServiceProcess.stop does
-      // it for services): a stalled process acts on SIGTERM only once it runs again.
-      await Promise.all(Object.values(services).map((service) => service.stop()));
-      for (const server of ['nats', 'influxdb', 'redis'] as const) sendSignal(stack.pidOf(server), 'SIGCONT');
-      await stack.stop();
-      if (!keep) rmSync(dataDir, { recursive: true, force: true });
-    })();
-    return stopped;
-  };
-  try {
-    const credentials = [credential('company-a'), credential('company-b')] as const;
-    const credentialsFile = path.join(dataDir, 'credentials.json');
-    writeFileSync(credentialsFile, JSON.stringify(credentials));
-    const common: Record<string, string> = {
-      PATH: process.env.PATH ?? '',
-      CREDENTIALS_FILE: credentialsFile,
-      // One secret for every process: a token from the query process's auth.login works on ingest.
-      AUTH_SECRET: randomBytes(36).toString('base64url'),
-      NATS_URL: stack.natsUrl,
-      INFLUX_URL: stack.influxUrl,
-      REDIS_URL: stack.redisUrl,
-      NATS_STREAM_PREFIX: STREAM_PREFIX,
-      NATS_PARTITIONS: String(PARTITIONS),
-      REDIS_KEY_PREFIX: STREAM_PREFIX,
-      INFLUX_DB: STREAM_PREFIX,
-      LOG_LEVEL: 'warn',
-    };
-    const grpcPort = await findFreePort();
-    for (const target of SERVICE_TARGETS) {
-      const apiPort = await findFreePort();
-      const env = {
-        ...common,
-        API_PORT: String(apiPort),
-        // Only ingest listens on it; the others get a free one so that no default port is taken.
-        GRPC_PORT: String(target === 'ingest' ? grpcPort : await findFreePort()),
-        DATA_DIR: path.join(dataDir, target),
-      };
-      services[target] = new ServiceProcess(target, `http://127.0.0.1:${apiPort}`, env, path.join(dataDir, 'logs'));
-    }
-    const started = services as Record<ServiceTarget, ServiceProcess>;
-    // Ingest and writer both create the streams if missing, so any order works.
-    await Promise.all(SERVICE_TARGETS.map((target) => started[target].start()));
-    return {
-      dataDir,
-      stack,
-      services: started,
-      ingestUrl: started.ingest.baseUrl,
-      grpcAddress: `127.0.0.1:${grpcPort}`,
-      queryUrl: started.query.baseUrl,
-      streamPrefix: STREAM_PREFIX,
-      partitions: PARTITIONS,
-      credentials,
-      pidOf: (component) => (isServiceTarget(component) ? started[component].pid : stack.pidOf(component)),
-      async waitStoreUp(server, timeoutMs) {
-        const url = { nats: stack.natsUrl, influxdb: stack.influxUrl, redis: stack.redisUrl }[server];
-        const outcome = await waitUntilReady({ url, probe: probeFor(server, true), timeoutMs });
-        if (outcome.kind !== 'ready') throw new Error(`${server} did not answer within ${timeoutMs} ms`);
-      },
-      stopStore: (server) => stack.stopServer(server),
-      async startStore(server) {
-        if (stopped) throw new Error('the deployment is stopping');
-        await stack.startServer(server);
-      },
-      stop: (stopOptions) => stop(stopOptions?.keep),
-    };
-  } catch (error) {
-    await stop(true);
-    throw error;
-  }
+export interface InjectedFault {
+  /** Epoch ms at which the fault ended. */
+  endedAt: number;
+  /** Settles when the component is back (restarted and answering, at full strength); rejects if it did not come back. */
+  back: Promise<void>;
+  /** Labels of the processes the fault broke: their pids are expected to change. */
+  targets: string[];
+  /** What the bench saw on the way (which node it chose, when a replica took over), for the report's notes. */
+  notes?: string[];
 }
 
-export function isServiceTarget(component: Component): component is ServiceTarget {
-  return (SERVICE_TARGETS as readonly string[]).includes(component);
+export interface FaultTiming {
+  /** SIGSTOP and stop faults last this long. */
+  pauseMs: number;
+  /** How long a broken process has to come back. */
+  restartTimeoutMs: number;
 }
 
-function credential(company: string): BenchCredential {
+export interface Scenario<D extends FaultDeployment = FaultDeployment> {
+  name: string;
+  inject(deployment: D, timing: FaultTiming): Promise<InjectedFault>;
+}
+
+/** Stream prefix, Redis key prefix and InfluxDB database of the bench's deployments. */
+export const BENCH_PREFIX = 'faults';
+export const BENCH_PARTITIONS = 8;
+
+export function benchCredential(company: string): BenchCredential {
   return { access_key: `FAULTS${randomBytes(6).toString('hex').toUpperCase()}`, secret_key: randomBytes(18).toString('base64url'), company, user: `${company}-user` };
 }

@@ -1,7 +1,8 @@
 /**
  * The bench's report: one table row per scenario, the notes that explain
  * nonzero cells, and the final line
- * `faults scenarios=<n> acked=<n> lost=<n> duplicated=<n> unrecovered=<n>`.
+ * `<bench> scenarios=<n> acked=<n> lost=<n> duplicated=<n> unrecovered=<n>`
+ * (`faults`, or `faults-cluster` for the cluster's scenarios).
  */
 import type { ScenarioRow } from './scenario-runner.js';
 
@@ -15,10 +16,17 @@ const COLUMNS: Array<[string, (row: ScenarioRow) => string]> = [
   ['429', (r) => String(r.tooMany)],
   ['no answer', (r) => String(r.noAnswer)],
   ['4xx', (r) => String(r.rejected)],
-  ['recovered in', (r) => (r.recoverSeconds === undefined ? 'never' : `${r.recoverSeconds.toFixed(1)} s`)],
+  ['failing for', (r) => seconds(r.failingSeconds)],
+  ['reads failed', (r) => `${r.readFailures}/${r.reads}`],
+  ['recovered in', (r) => seconds(r.recoverSeconds)],
+  ['back in', (r) => seconds(r.backSeconds)],
   ['drained', (r) => (r.drained ? 'yes' : 'NO')],
   ['took', (r) => `${Math.round(r.seconds)} s`],
 ];
+
+function seconds(value: number | undefined): string {
+  return value === undefined ? 'never' : `${value.toFixed(1)} s`;
+}
 
 /** The table as Markdown (it goes into documents as it is). */
 export function formatTable(rows: readonly ScenarioRow[]): string {
@@ -57,6 +65,6 @@ export function totalsOf(rows: readonly ScenarioRow[]): Totals {
   };
 }
 
-export function finalLine(totals: Totals): string {
-  return `faults scenarios=${totals.scenarios} acked=${totals.acked} lost=${totals.lost} duplicated=${totals.duplicated} unrecovered=${totals.unrecovered}`;
+export function finalLine(totals: Totals, bench = 'faults'): string {
+  return `${bench} scenarios=${totals.scenarios} acked=${totals.acked} lost=${totals.lost} duplicated=${totals.duplicated} unrecovered=${totals.unrecovered}`;
 }

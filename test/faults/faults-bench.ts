@@ -3,19 +3,25 @@
  * stack and the split deployment, runs every scenario of the table under
  * load, one at a time, and prints one row per scenario, then the line
  * `faults scenarios=<n> acked=<n> lost=<n> duplicated=<n> unrecovered=<n>`.
+ * With --cluster: the cluster shape of `npm run start:cluster` and its kill
+ * scenarios, all traffic through nginx, last line `faults-cluster ...`.
  * Exit 0 only when nothing was lost, duplicated or left unrecovered and no
  * well-formed event was refused; 1 otherwise; 2 when the bench itself failed.
  *
+ *   --cluster            the cluster shape (5 scenarios, kill -9 only)
  *   --pause-seconds <n>  length of the SIGSTOP and stop faults (default 30)
  *   --only <names>       comma-separated parts of scenario names (`redis`, `kill -9`)
  *   --keep               keep the data folder (logs of every process) even on success
  */
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { openFaultDeployment, type FaultDeployment } from './fault-deployment.js';
-import { FULL_LOAD } from './fault-load.js';
+import { openClusterFaultDeployment } from './cluster-fault-deployment.js';
+import { CLUSTER_SCENARIOS } from './cluster-fault-scenarios.js';
+import type { FaultDeployment, Scenario } from './fault-deployment.js';
+import { CLUSTER_LOAD, FULL_LOAD } from './fault-load.js';
 import { finalLine, formatNotes, formatTable, totalsOf } from './fault-report.js';
-import { ALL_SCENARIOS } from './fault-scenarios.js';
+import { openLocalFaultDeployment } from './local-fault-deployment.js';
+import { ALL_SCENARIOS } from './local-fault-scenarios.js';
 import { PipelineWatch } from './pipeline-drain.js';
 import { runScenario, type ScenarioRow, type ScenarioSettings } from './scenario-runner.js';
 import { SDK_RETRY } from './sdk-retry.js';
@@ -27,6 +33,7 @@ function progress(line: string): void {
 
 const { values } = parseArgs({
   options: {
+    cluster: { type: 'boolean', default: false },
     'pause-seconds': { type: 'string', default: '30' },
     only: { type: 'string' },
     keep: { type: 'boolean', default: false },
@@ -38,7 +45,10 @@ if (!Number.isFinite(pauseSeconds) || pauseSeconds < 0) {
   process.exit(2);
 }
 const wanted = values.only?.split(',').map((part) => part.trim().toLowerCase()).filter(Boolean);
-const scenarios = wanted ? ALL_SCENARIOS.filter((s) => wanted.some((part) => s.name.toLowerCase().includes(part))) : ALL_SCENARIOS;
+const table = (values.cluster ? CLUSTER_SCENARIOS : ALL_SCENARIOS) as readonly Scenario<FaultDeployment>[];
+const scenarios = wanted ? table.filter((s) => wanted.some((part) => s.name.toLowerCase().includes(part))) : table;
+const shape = values.cluster ? CLUSTER_LOAD : FULL_LOAD;
+const bench = values.cluster ? 'faults-cluster' : 'faults';
 
 const settings: ScenarioSettings = {
   pauseMs: pauseSeconds * 1000,
@@ -47,7 +57,7 @@ const settings: ScenarioSettings = {
   recoveryTimeoutMs: 60_000,
   finishTimeoutMs: 30_000,
   drainTimeoutMs: 60_000,
-  shape: FULL_LOAD,
+  shape,
   policy: SDK_RETRY,
   log: progress,
 };
@@ -74,22 +84,22 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 async function main(): Promise<number> {
   const started = Date.now();
-  progress(`fault bench: ${scenarios.length} scenarios, faults of ${pauseSeconds} s, load ${JSON.stringify(FULL_LOAD)}`);
-  deployment = await openFaultDeployment({ log: progress });
+  progress(`fault bench${values.cluster ? ' (cluster)' : ''}: ${scenarios.length} scenarios${values.cluster ? '' : `, faults of ${pauseSeconds} s`}, load ${JSON.stringify(shape)}`);
+  deployment = values.cluster ? await openClusterFaultDeployment({ log: progress }) : await openLocalFaultDeployment({ log: progress });
   if (interrupted) {
     await cleanup(true);
     return 130;
   }
-  progress(`stack and split deployment up in ${deployment.dataDir} (ingest ${deployment.ingestUrl}, gRPC ${deployment.grpcAddress}, query ${deployment.queryUrl})`);
+  progress(`${values.cluster ? 'cluster' : 'stack and split deployment'} up in ${deployment.dataDir} (ingest ${deployment.ingestUrl}, gRPC ${deployment.grpcAddress}, query ${deployment.queryUrl})`);
   const tokens = await Promise.all(deployment.credentials.map((credential) => login(deployment!.queryUrl, credential)));
-  watch = await PipelineWatch.open(deployment.stack.natsUrl, deployment.streamPrefix, deployment.partitions);
+  watch = await PipelineWatch.open(deployment.natsUrl, deployment.streamPrefix, deployment.partitions);
   const run = randomBytes(3).toString('hex');
   const rows: ScenarioRow[] = [];
   for (const [i, target] of scenarios.entries()) {
     progress(`scenario ${i + 1}/${scenarios.length}: ${target.name}`);
     const row = await runScenario(deployment, watch, tokens, target, `faults-${run}-s${i + 1}`, settings);
     rows.push(row);
-    progress(`  ${row.scenario}: acked ${row.acked} (${row.requests} requests), lost ${row.lost}, duplicated ${row.duplicated}, 5xx ${row.serverErrors}, no answer ${row.noAnswer}${row.unrecovered ? ', UNRECOVERED' : ''} (${Math.round(row.seconds)} s)`);
+    progress(`  ${row.scenario}: acked ${row.acked} (${row.requests} requests), lost ${row.lost}, duplicated ${row.duplicated}, 5xx ${row.serverErrors}, no answer ${row.noAnswer}, failing for ${row.failingSeconds.toFixed(1)} s, reads failed ${row.readFailures}/${row.reads}${row.unrecovered ? ', UNRECOVERED' : ''} (${Math.round(row.seconds)} s)`);
   }
   const totals = totalsOf(rows);
   const clean = totals.lost === 0 && totals.duplicated === 0 && totals.unrecovered === 0 && totals.rejected === 0;
@@ -99,7 +109,7 @@ async function main(): Promise<number> {
   if (notes) process.stdout.write(`${notes}\n\n`);
   if (totals.rejected > 0) process.stdout.write(`${totals.rejected} answers refused well-formed events (4xx): see the notes\n`);
   process.stdout.write(`total time ${Math.round((Date.now() - started) / 1000)} s\n`);
-  process.stdout.write(`${finalLine(totals)}\n`);
+  process.stdout.write(`${finalLine(totals, bench)}\n`);
   return clean ? 0 : 1;
 }
 

@@ -134,6 +134,8 @@ export async function runGrpcStreamClient(address: string, options: LoadClientOp
       chunk.history.add(chunk.writes++ === 0 ? 'sent' : 're-sent');
       stream.write(chunk.bytes);
     };
+    /** When the oldest chunk still waiting for its ack was written: the failure of the stream is that chunk's. */
+    const firstSent = () => Math.min(Date.now(), ...pending.flatMap((c) => (c.sentAt === undefined ? [] : [c.sentAt])));
     const streamFailed = (what: string) => {
       for (const chunk of pending) if (chunk.sentAt !== undefined) chunk.history.add(`stream failed: ${what}`);
     };
@@ -170,7 +172,7 @@ export async function runGrpcStreamClient(address: string, options: LoadClientOp
         if (Date.now() >= ackDeadline) {
           const attempt: Attempt = { kind: 'no-answer', reason: `no ack within ${policy.timeoutMs} ms` };
           streamFailed(describeAttempt(attempt));
-          judge(attempt, 0, ledger, options.name);
+          judge(attempt, 0, ledger, options.name, firstSent());
           stream.cancel();
           return backoffMs(++failures, policy);
         }
@@ -179,13 +181,13 @@ export async function runGrpcStreamClient(address: string, options: LoadClientOp
       if (event.kind === 'failed') {
         const attempt = attemptOfStatus(event.error);
         streamFailed(describeAttempt(attempt));
-        if (judge(attempt, 0, ledger, options.name) === 'rejected') pending.splice(0);
+        if (judge(attempt, 0, ledger, options.name, firstSent()) === 'rejected') pending.splice(0);
         return backoffMs(++failures, policy, attempt.kind === 'answered' ? attempt.retryAfterSec : undefined);
       }
       if (event.kind === 'ended') {
         const attempt: Attempt = { kind: 'no-answer', reason: 'stream ended with chunks unacknowledged' };
         streamFailed(describeAttempt(attempt));
-        judge(attempt, 0, ledger, options.name);
+        judge(attempt, 0, ledger, options.name, firstSent());
         return backoffMs(++failures, policy);
       }
       failures = 0;
@@ -197,7 +199,7 @@ export async function runGrpcStreamClient(address: string, options: LoadClientOp
       const index = pending.findIndex((c) => c.id === ack.chunkId);
       if (index < 0) continue;
       const chunk = pending[index]!;
-      const verdict = judge(attempt, chunk.keys.length, ledger, options.name);
+      const verdict = judge(attempt, chunk.keys.length, ledger, options.name, chunk.sentAt);
       if (verdict === 'retry') {
         chunk.sentAt = undefined;
         chunk.retryAt = Date.now() + backoffMs(++chunk.retries, policy);

@@ -6,6 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type NatsConnection } from 'nats';
+import { urlList } from '../../shared/config/url-list.js';
 import { consumerName, streamName } from '../../shared/events/wire-format.js';
 
 export interface DrainState {
@@ -21,9 +22,10 @@ export class PipelineWatch {
     private readonly partitions: number,
   ) {}
 
+  /** `natsUrl`: one URL or several, comma-separated (a cluster's seeds). */
   static async open(natsUrl: string, prefix: string, partitions: number): Promise<PipelineWatch> {
     // Reconnects forever: the bench's own connection outlives NATS faults.
-    const nc = await connect({ servers: natsUrl, name: 'fault-bench', maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    const nc = await connect({ servers: urlList(natsUrl), name: 'fault-bench', maxReconnectAttempts: -1, reconnectTimeWait: 250 });
     return new PipelineWatch(nc, prefix, partitions);
   }
 

@@ -6,7 +6,7 @@
  * other answer is final: well-formed events never deserve a 4xx.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RequestHistory, type AckLedger } from './ack-ledger.js';
+import { RequestHistory, type ClientTally } from './ack-ledger.js';
 
 export interface RetryPolicy {
   /** No answer within this long counts as no answer. */
@@ -24,13 +24,24 @@ export type Attempt =
 
 export type Verdict = 'acked' | 'retry' | 'rejected';
 
-/** Classifies an attempt for `expected` events, counting it in the ledger. */
-export function judge(attempt: Attempt, expected: number, ledger: AckLedger, where: string): Verdict {
+/**
+ * Classifies an attempt for `expected` events (undefined: a read, which any
+ * 200 answers), counting it in the tally; `sentAt` (epoch ms, now when not
+ * known) starts the client's run of failures when it is the first.
+ */
+export function judge(attempt: Attempt, expected: number | undefined, tally: ClientTally, where: string, sentAt = Date.now()): Verdict {
+  const verdict = classify(attempt, expected, tally, where);
+  if (verdict === 'retry') tally.failed(where, sentAt);
+  else if (verdict === 'acked') tally.succeeded(where);
+  return verdict;
+}
+
+function classify(attempt: Attempt, expected: number | undefined, ledger: ClientTally, where: string): Verdict {
   if (attempt.kind === 'no-answer') {
     ledger.note('noAnswer', `${where}: ${attempt.reason}`);
     return 'retry';
   }
-  if (attempt.code === 200 && attempt.added === expected) return 'acked';
+  if (attempt.code === 200 && (expected === undefined || attempt.added === expected)) return 'acked';
   if (attempt.code === 200) {
     ledger.note('rejected', `${where}: 200 with added=${attempt.added} of ${expected}: ${attempt.message ?? ''}`);
     return 'rejected';
@@ -65,8 +76,9 @@ export function backoffMs(retry: number, policy: RetryPolicy, retryAfterSec?: nu
  */
 export async function sendUntilFinal(options: {
   send: () => Promise<Attempt>;
-  expected: number;
-  ledger: AckLedger;
+  /** Events the request carries; undefined for a read. */
+  expected: number | undefined;
+  ledger: ClientTally;
   where: string;
   policy: RetryPolicy;
   /** Epoch ms after which a request still unanswered is given up. */
@@ -77,9 +89,10 @@ export async function sendUntilFinal(options: {
   ledger.counters.requests++;
   for (let retry = 1; ; retry++) {
     history.add(retry === 1 ? 'sent' : 're-sent');
+    const sentAt = Date.now();
     const attempt = await options.send();
     history.add(describeAttempt(attempt));
-    const verdict = judge(attempt, options.expected, ledger, options.where);
+    const verdict = judge(attempt, options.expected, ledger, options.where, sentAt);
     if (verdict !== 'retry') return { acked: verdict === 'acked', history };
     const wait = backoffMs(retry, policy, attempt.kind === 'answered' ? attempt.retryAfterSec : undefined);
     if (Date.now() + wait > options.giveUpAt()) {

@@ -2,16 +2,11 @@
 // gRPC clients send mixed events and retry like the SDK; afterwards every acknowledged event is readable exactly once
 // (architecture.md "Durability chain": a 200 means kept, redelivery duplicates nothing) and the service recovered by itself.
 // Its own stack and split deployment (child processes from dist/, built by `npm test`): it kills stores.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openFaultDeployment, type FaultDeployment } from './fault-deployment.js';
-import { scenario } from './fault-scenarios.js';
-import { PipelineWatch } from './pipeline-drain.js';
-import { runScenario, type ScenarioSettings } from './scenario-runner.js';
-import { login } from './service-calls.js';
-
-let deployment: FaultDeployment;
-let watch: PipelineWatch;
-let tokens: string[];
+import { describe, it } from 'vitest';
+import { openLocalFaultDeployment } from './local-fault-deployment.js';
+import { scenario } from './local-fault-scenarios.js';
+import type { ScenarioSettings } from './scenario-runner.js';
+import { expectNothingLost, scenarioSuite } from './scenario-suite.js';
 
 const settings: ScenarioSettings = {
   pauseMs: 0,
@@ -20,30 +15,15 @@ const settings: ScenarioSettings = {
   recoveryTimeoutMs: 30_000,
   finishTimeoutMs: 20_000,
   drainTimeoutMs: 30_000,
-  shape: { http: 1, grpcAddBatch: 1, grpcStream: 1, batchEvents: 40, intervalMs: 200 },
+  shape: { http: 1, grpcAddBatch: 1, grpcStream: 1, reads: 0, batchEvents: 40, intervalMs: 200 },
   policy: { timeoutMs: 10_000, firstDelayMs: 250, maxDelayMs: 4_000 },
   log: () => {},
 };
 
-beforeAll(async () => {
-  deployment = await openFaultDeployment({ log: () => {} });
-  tokens = await Promise.all(deployment.credentials.map((credential) => login(deployment.queryUrl, credential)));
-  watch = await PipelineWatch.open(deployment.stack.natsUrl, deployment.streamPrefix, deployment.partitions);
-}, 120_000);
-
-afterAll(async () => {
-  await watch?.close();
-  await deployment?.stop();
-});
+const suite = scenarioSuite(() => openLocalFaultDeployment({ log: () => {} }), 120_000);
 
 describe('a store killed with -9 under load', () => {
   it.each([scenario('nats', 'kill'), scenario('redis', 'kill')])('$name: nothing acknowledged is lost or duplicated, and the service recovers', async (target) => {
-    const row = await runScenario(deployment, watch, tokens, target, `faults-test-${target.component}-${Date.now().toString(36)}`, settings);
-
-    // The fault hit a running load: events were acknowledged, and clients had to retry.
-    expect(row.acked).toBeGreaterThan(0);
-    expect(row.serverErrors + row.noAnswer).toBeGreaterThan(0);
-    expect(row, row.notes.join('\n')).toMatchObject({ lost: 0, duplicated: 0, rejected: 0, abandoned: 0, drained: true, unrecovered: false });
-    expect(row.stored).toBe(row.acked);
+    expectNothingLost(await suite.run(target, `faults-test-${target.component}`, settings));
   }, 100_000);
 });

@@ -1,5 +1,5 @@
 /**
- * The scenario table and how each fault is injected. Every component gets
+ * The scenario table of `npm run faults` and how each fault is injected. Every component gets
  * kill -9 then restart and SIGSTOP for the pause then SIGCONT; the three
  * stores also a clean stop (SIGTERM, waited for) for the pause then start.
  *
@@ -9,14 +9,14 @@
  * back-off); for a stall, the SIGCONT; for a stop, the start command.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { StackServer } from '../../deploy/local-stack/stack-servers.js';
-import { isServiceTarget, type Component, type FaultDeployment } from './fault-deployment.js';
+import type { FaultTiming, InjectedFault, Scenario } from './fault-deployment.js';
+import { isServiceTarget, type Component, type LocalFaultDeployment } from './local-fault-deployment.js';
+import { waitRestarted } from './restart-wait.js';
 import { sendSignal } from './service-process.js';
 
 export type FaultKind = 'kill' | 'stall' | 'stop';
 
-export interface Scenario {
-  name: string;
+export interface LocalScenario extends Scenario<LocalFaultDeployment> {
   component: Component;
   fault: FaultKind;
 }
@@ -33,28 +33,25 @@ export const COMPONENT_NAMES: Record<Component, string> = {
 
 const FAULT_NAMES: Record<FaultKind, string> = { kill: 'kill -9', stall: 'SIGSTOP', stop: 'stop' };
 
-export function scenario(component: Component, fault: FaultKind): Scenario {
-  return { name: `${COMPONENT_NAMES[component]} ${FAULT_NAMES[fault]}`, component, fault };
+export function scenario(component: Component, fault: FaultKind): LocalScenario {
+  return {
+    name: `${COMPONENT_NAMES[component]} ${FAULT_NAMES[fault]}`,
+    component,
+    fault,
+    inject: async (deployment, timing) => ({ ...(await injectFault(deployment, component, fault, timing)), targets: [component] }),
+  };
 }
 
-export const ALL_SCENARIOS: readonly Scenario[] = (['ingest', 'writer', 'query', 'nats', 'influxdb', 'redis'] as const).flatMap((component) => [
+export const ALL_SCENARIOS: readonly LocalScenario[] = (['ingest', 'writer', 'query', 'nats', 'influxdb', 'redis'] as const).flatMap((component) => [
   scenario(component, 'kill'),
   scenario(component, 'stall'),
   ...(isServiceTarget(component) ? [] : [scenario(component, 'stop')]),
 ]);
 
-export interface InjectedFault {
-  /** Epoch ms at which the fault ended. */
-  endedAt: number;
-  /** Settles when the component is back (restarted and answering); rejects if it did not come back. */
-  back: Promise<void>;
-}
-
-export async function injectFault(deployment: FaultDeployment, target: Scenario, pauseMs: number, restartTimeoutMs: number): Promise<InjectedFault> {
-  const { component } = target;
+async function injectFault(deployment: LocalFaultDeployment, component: Component, fault: FaultKind, { pauseMs, restartTimeoutMs }: FaultTiming): Promise<Omit<InjectedFault, 'targets'>> {
   const pid = deployment.pidOf(component);
   if (pid === undefined) throw new Error(`${COMPONENT_NAMES[component]} is not running`);
-  switch (target.fault) {
+  switch (fault) {
     case 'kill': {
       if (isServiceTarget(component)) {
         const service = deployment.services[component];
@@ -63,7 +60,8 @@ export async function injectFault(deployment: FaultDeployment, target: Scenario,
       }
       sendSignal(pid, 'SIGKILL');
       const endedAt = Date.now();
-      return { endedAt, back: storeRestarted(deployment, component, pid, restartTimeoutMs) };
+      const back = waitRestarted({ what: COMPONENT_NAMES[component], pidOf: () => deployment.pidOf(component), killedPid: pid, timeoutMs: restartTimeoutMs, answers: (left) => deployment.waitStoreUp(component, left) });
+      return { endedAt, back };
     }
     case 'stall': {
       sendSignal(pid, 'SIGSTOP');
@@ -81,14 +79,4 @@ export async function injectFault(deployment: FaultDeployment, target: Scenario,
       return { endedAt: Date.now(), back: deployment.startStore(component) };
     }
   }
-}
-
-/** The supervisor started a new process of the store and it answers. */
-async function storeRestarted(deployment: FaultDeployment, server: StackServer, killedPid: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (deployment.pidOf(server) === killedPid || deployment.pidOf(server) === undefined) {
-    if (Date.now() > deadline) throw new Error(`${COMPONENT_NAMES[server]} was not restarted within ${timeoutMs} ms`);
-    await sleep(100);
-  }
-  await deployment.waitStoreUp(server, Math.max(1_000, deadline - Date.now()));
 }
