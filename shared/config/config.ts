@@ -173,6 +173,7 @@ export const configSchema = z.object({
   WRITER_FLUSH_MS: positiveInt('milliseconds').default(50).meta({ description: 'Longest wait before a partial batch is written' }),
   /** Lifetime of a writer's partition lease (docs/scaling.md): a stopped or cut-off writer's partitions move after at most this long. */
   WRITER_LEASE_TTL_MS: z.coerce.number({ error: 'expected an integer of milliseconds, at least 1000' }).int().min(1_000, { error: 'expected an integer of milliseconds, at least 1000' }).default(10_000).meta({ description: "Lifetime of a writer's partition lease; a stopped or cut-off writer's partitions move to the others within it" }),
+  WRITER_THREAD: flag.default(true).meta({ description: 'The all target runs its writer on a thread of its own (a second core); false keeps it on the main event loop' }),
   PLOT_VALIDATION: flag.default(false).meta({ description: 'Store valid_plot (events.md §1.7)' }),
   PLOT_COMPRESSION_THRESHOLD: nonNegativeInt()
     .default(100_000)

@@ -14,6 +14,7 @@ import { withCallerCredential } from '../companion/caller-credential.js';
 import type { Identity } from '../auth/identity.js';
 import { apiError, ApiError, apiErrorWithMessage, isApiError } from '../errors/error-catalogue.js';
 import type { Logger } from '../observability/logger.js';
+import { mergeExpositions } from '../observability/exposition-merge.js';
 import { createHttpMetrics } from '../observability/metrics.js';
 import { buildCallData } from '../protocol/call-data.js';
 import { ownValue } from '../protocol/client-object.js';
@@ -36,6 +37,8 @@ export interface ApiServerOptions {
   registry: OperationRegistry;
   authenticator: Authenticator;
   metricsRegistry: Registry;
+  /** The exposition of another thread of this process (its families the registry has already are left out). */
+  moreMetrics?: () => Promise<string>;
   readiness: () => Promise<ReadinessReport>;
   maxBodyBytes: number;
   pathPrefix?: string;
@@ -107,7 +110,8 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
   });
   app.get('/metrics', async (_request, reply) => {
     reply.header('content-type', options.metricsRegistry.contentType);
-    return reply.send(await options.metricsRegistry.metrics());
+    const own = await options.metricsRegistry.metrics();
+    return reply.send(options.moreMetrics ? mergeExpositions(own, await options.moreMetrics()) : own);
   });
   app.get('/openapi.json', async (_request, reply) => reply.header('content-type', 'application/json').send(openApiJson));
 

@@ -6,7 +6,7 @@
  */
 import { ConfigError, configSchema, loadConfig } from '../config/config.js';
 import { variableDocs } from '../config/config-variables.js';
-import { createLogger } from '../observability/logger.js';
+import { createLogger, resolveLogFormat } from '../observability/logger.js';
 import { exitWithMistake, positionalOrExit } from './command-line.js';
 import { startService } from './service.js';
 import { targetModules } from './target-modules.js';
@@ -42,7 +42,8 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: `clearml-${target}`, format: config.LOG_FORMAT });
   let service;
   try {
-    service = await startService({ target, config, logger, modules: targetModules });
+    const writerThread = target === 'all' && config.WRITER_THREAD ? { entry: new URL('./writer-thread.js', import.meta.url), logFormat: resolveLogFormat(config.LOG_FORMAT, process.stdout.isTTY === true) } : undefined;
+    service = await startService({ target, config, logger, modules: targetModules, writerThread });
   } catch (error) {
     logger.fatal({ err: error }, 'start-up failed');
     process.exitCode = 1;

@@ -16,6 +16,7 @@ import { withDeadline } from '../stores/deadline.js';
 import type { Component, Phase, ReadinessCheck } from './component.js';
 import { StoreHub } from './store-hub.js';
 import type { ProcessServices, TargetModule, TargetName } from './target.js';
+import { WriterThreadHost } from './writer-thread-host.js';
 
 export interface RunningService {
   /** The HTTP port actually bound (API_PORT 0 picks one). */
@@ -32,14 +33,25 @@ export interface ServiceDefinition {
   logger: Logger;
   /** The target modules, by name; the launcher's main passes the real ones. */
   modules: Partial<Record<Exclude<TargetName, 'all'>, TargetModule>>;
+  /**
+   * `all` only: run the writer on a thread of its own, started from this
+   * module (the built writer-thread.js), instead of on this event loop.
+   */
+  writerThread?: { entry: URL; logFormat: 'json' | 'pretty' };
+  /** False for a process part without an HTTP front of its own (the writer thread). Default true. */
+  serveHttp?: boolean;
+  /** The `target` label of its metrics, when not the target's name (the writer thread of `all`). */
+  metricsTarget?: string;
 }
 
 const START_ORDER: Phase[] = ['store', 'worker', 'front'];
 
 export async function startService(definition: ServiceDefinition): Promise<RunningService> {
   const { target, config, logger } = definition;
-  const names = target === 'all' ? (['ingest', 'writer', 'query'] as const) : ([target] as const);
-  const metrics = createMetricsRegistry(target);
+  const threaded = target === 'all' && definition.writerThread !== undefined;
+  const names = target === 'all' ? (threaded ? (['ingest', 'query'] as const) : (['ingest', 'writer', 'query'] as const)) : ([target] as const);
+  const serveHttp = definition.serveHttp !== false;
+  const metrics = createMetricsRegistry(definition.metricsTarget ?? target, { processWide: serveHttp });
   const stores = new StoreHub(config, logger, `clearml-${target}-${process.pid}`, metrics);
   const signingSecret = resolveSigningSecret(config.AUTH_SECRET, config.DATA_DIR);
   const tokens = new TokenService({
@@ -75,12 +87,18 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
     readiness.push(...(parts.readiness ?? []));
   }
   readiness.unshift(...stores.readinessChecks());
+  const writerThread = threaded ? new WriterThreadHost(definition.writerThread!.entry, { config, logFormat: definition.writerThread!.logFormat }, logger, config.READY_TIMEOUT_MS) : undefined;
+  if (writerThread) {
+    components.push(writerThread.component);
+    readiness.push(writerThread.readiness);
+  }
 
-  const app = buildApiServer({
+  const app = serveHttp ? buildApiServer({
     logger,
     registry,
     authenticator,
     metricsRegistry: metrics,
+    moreMetrics: writerThread ? () => writerThread.metrics() : undefined,
     readiness: services.readiness,
     maxBodyBytes: config.MAX_BODY_BYTES,
     pathPrefix: config.API_PATH_PREFIX,
@@ -91,9 +109,9 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
       idleMs: config.HTTP_IDLE_TIMEOUT_MS,
       keepAliveMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     },
-  });
+  }) : undefined;
   let httpPort = config.API_PORT;
-  components.push({
+  if (app) components.push({
     name: 'http',
     phase: 'front',
     start: async () => {
