@@ -68,6 +68,8 @@ export async function openBenchEnvironment(options: { settings?: Partial<ServerO
         INFLUX_URL: stack.influxUrl,
         REDIS_URL: stack.redisUrl,
         LOG_LEVEL: 'warn',
+        // BENCH_SERVICE_ENV="INGEST_MAX_INFLIGHT_BYTES=134217728 ..." configures the service under test.
+        ...Object.fromEntries((process.env.BENCH_SERVICE_ENV ?? '').split(' ').filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])),
         ...extraEnv,
       };
       // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service.

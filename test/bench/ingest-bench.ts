@@ -6,8 +6,10 @@
  * process spent per event (from /proc), and InfluxDB's CPU per point in the
  * pipeline against the raw baseline. Last line: `ingest cpu_us_http=<x>
  * cpu_us_grpc=<y> influx_cost_ratio=<z> ratio_http=<a> ratio_grpc=<b>
- * ack_p99_ms=<c> lag_p99_ms=<d>` (cpu_us: ingest + writer + nats-server +
- * redis-server per event stored).
+ * ack_p99_ms=<c> lag_p99_ms=<d> ingest_peak_rss_mb=<e>` (cpu_us: ingest +
+ * writer + nats-server + redis-server per event stored; the RSS: the ingest
+ * (or all) process's peak while 32 clients send 15 MiB add_batch bodies at
+ * once, BENCH_MEMORY_CLIENTS and BENCH_MEMORY_BODY_MIB).
  *
  * Size with BENCH_EVENTS (default 1,000,000 per phase) and BENCH_BATCH
  * (events per request or chunk, default 10,000). BENCH_SHAPE=split (default)
@@ -17,8 +19,8 @@
 import type { StackServer } from '../../deploy/local-stack/stack-servers.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
 import { openBenchEnvironment, percentile, progress, round, type BenchService } from './bench-environment.js';
-import { CpuMeter, cpuPerEvent, cpuTable, ownCpuSeconds, type CpuPhase } from './process-cpu.js';
-import { basicAuthorization, eventFields, grpcChunks, ndjsonBodies, postBatches, streamChunks, waitUntilStored } from './scalar-load.js';
+import { CpuMeter, cpuPerEvent, cpuTable, ownCpuSeconds, peakRss, rssBytesOf, type CpuPhase } from './process-cpu.js';
+import { basicAuthorization, eventFields, grpcChunks, ndjsonBodies, ndjsonBody, postBatches, postUntilAccepted, streamChunks, waitUntilStored } from './scalar-load.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 10_000);
@@ -135,6 +137,27 @@ async function grpcPhase(service: BenchService, influx: InfluxStore, meter: CpuM
   return { name: 'gRPC', events: EVENTS + chunks.length, ...measured(meter, clientBefore), eventsPerSecond: EVENTS / elapsed, ackMs, lagMs: probe.lags };
 }
 
+const MEMORY_CLIENTS = Number(process.env.BENCH_MEMORY_CLIENTS ?? 32);
+const MEMORY_BODY_BYTES = Number(process.env.BENCH_MEMORY_BODY_MIB ?? 15) * 1024 * 1024;
+
+/**
+ * Ingest memory under many large requests: MEMORY_CLIENTS clients each send one add_batch
+ * body of MEMORY_BODY_BYTES at once (each different, so that none is a duplicate of another),
+ * re-sending on 429/503 like the SDK; the ingest process's RSS is sampled until all are stored.
+ */
+async function memoryPhase(service: BenchService): Promise<{ peakRssMb: number; startRssMb: number; refusals: number }> {
+  const lineBytes = ndjsonBody('mem', 0, 1000, 'mem-probe').length / 1001;
+  const perBody = Math.floor(MEMORY_BODY_BYTES / lineBytes);
+  const bodies = Array.from({ length: MEMORY_CLIENTS }, (_, c) => ndjsonBody(`mem${c}`, 0, perBody, `mem${c}-mk`));
+  progress(`memory: ${MEMORY_CLIENTS} clients at once, each one add_batch of ${(bodies[0]!.length / 1024 / 1024).toFixed(1)} MiB (${perBody} events)`);
+  const startRss = rssBytesOf(service.pid) ?? 0;
+  const sampler = peakRss(service.pid);
+  const refusals = await Promise.all(bodies.map((body) => postUntilAccepted(service.baseUrl, basicAuthorization(service.credential), body)));
+  await storedBy(service);
+  const mb = (bytes: number) => round(bytes / 1024 / 1024, 1);
+  return { peakRssMb: mb(sampler.stop()), startRssMb: mb(startRss), refusals: refusals.reduce((a, b) => a + b, 0) };
+}
+
 /** The CPU each process spent since meter.start(): the probe's InfluxDB queries included (they are small: one per 10 ms). */
 function measured(meter: CpuMeter, clientBefore: number): Pick<CpuPhase, 'samples' | 'clientSeconds'> {
   const { samples, restarted } = meter.stop();
@@ -165,11 +188,13 @@ async function main(): Promise<void> {
     progress(`gRPC end to end: ${Math.round(viaGrpc.eventsPerSecond)} events/s, ack p50 ${round(percentile(viaGrpc.ackMs, 50))} ms p99 ${round(percentile(viaGrpc.ackMs, 99))} ms, lag p99 ${round(percentile(viaGrpc.lagMs, 99))} ms`);
     const ackP99 = percentile([...viaHttp.ackMs, ...viaGrpc.ackMs], 99);
     const lagP99 = percentile([...viaHttp.lagMs, ...viaGrpc.lagMs], 99);
+    const memory = await memoryPhase(service);
+    progress(`memory: ${writer ? 'ingest' : 'all'} process RSS ${memory.startRssMb} MB before, peak ${memory.peakRssMb} MB; ${memory.refusals} answers 429/503 re-sent`);
     process.stdout.write(`CPU per event by process (from /proc; the load client apart):\n${cpuTable([viaHttp, viaGrpc])}\n`);
     const pipeline = (label: string) => PIPELINE.has(label);
     const influxCost = (phase: PhaseResult) => cpuPerEvent(phase, (label) => label === 'influxdb') / baseline.influxCpuUs;
     process.stdout.write(
-      `ingest cpu_us_http=${cpuPerEvent(viaHttp, pipeline)} cpu_us_grpc=${cpuPerEvent(viaGrpc, pipeline)} influx_cost_ratio=${round(Math.max(influxCost(viaHttp), influxCost(viaGrpc)), 3)} ratio_http=${round(viaHttp.eventsPerSecond / raw, 3)} ratio_grpc=${round(viaGrpc.eventsPerSecond / raw, 3)} ack_p99_ms=${round(ackP99, 1)} lag_p99_ms=${round(lagP99, 1)}\n`,
+      `ingest cpu_us_http=${cpuPerEvent(viaHttp, pipeline)} cpu_us_grpc=${cpuPerEvent(viaGrpc, pipeline)} influx_cost_ratio=${round(Math.max(influxCost(viaHttp), influxCost(viaGrpc)), 3)} ratio_http=${round(viaHttp.eventsPerSecond / raw, 3)} ratio_grpc=${round(viaGrpc.eventsPerSecond / raw, 3)} ack_p99_ms=${round(ackP99, 1)} lag_p99_ms=${round(lagP99, 1)} ingest_peak_rss_mb=${memory.peakRssMb}\n`,
     );
   } finally {
     await environment.close();

@@ -138,3 +138,27 @@ export function cpuTable(phases: CpuPhase[]): string {
     row('load client (the benchmark)', (p) => microsPerEvent(p.clientSeconds, p.events)),
   ].join('\n');
 }
+
+/** The process's resident set size in bytes (VmRSS), or undefined when it is gone. */
+export function rssBytesOf(pid: number): number | undefined {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Samples the process's RSS every `everyMs` until stopped; answers the largest seen. */
+export function peakRss(pid: number, everyMs = 20): { stop(): number } {
+  let peak = rssBytesOf(pid) ?? 0;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssBytesOf(pid) ?? 0);
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, rssBytesOf(pid) ?? 0);
+    },
+  };
+}

@@ -106,6 +106,28 @@ export async function postBatches(
   }
 }
 
+/**
+ * Posts one add_batch body until it is stored, as the ClearML SDK does: a
+ * 429 or 503 is sent again after its Retry-After (1 s when absent). Answers
+ * how many times it was refused.
+ */
+export async function postUntilAccepted(baseUrl: string, authorization: string, body: Buffer): Promise<number> {
+  const url = new URL(`${baseUrl}/v2.23/events.add_batch`);
+  for (let refused = 0; ; refused++) {
+    const { status, retryAfter } = await new Promise<{ status: number; retryAfter: number }>((resolve, reject) => {
+      const request = http.request(url, { method: 'POST', agent: false, headers: { authorization, 'content-type': 'application/json-lines', 'content-length': body.length } }, (response) => {
+        response.resume();
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, retryAfter: Number(response.headers['retry-after'] ?? 1) }));
+      });
+      request.on('error', reject);
+      request.end(body);
+    });
+    if (status === 200) return refused;
+    if (status !== 429 && status !== 503) throw new Error(`add_batch answered ${status}`);
+    await new Promise((r) => setTimeout(r, (Number.isFinite(retryAfter) ? retryAfter : 1) * 1000));
+  }
+}
+
 /** Sends every chunk on one StreamEvents stream (as fast as flow control lets it); calls `acked` per chunk ack, throws on a refused chunk. */
 export async function streamChunks(address: string, authorization: string, chunks: ReadonlyArray<Encoded<Uint8Array>>, acked: (marker: string, ms: number) => void): Promise<void> {
   // The chunks are already encoded: send the bytes as they are.
