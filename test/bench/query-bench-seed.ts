@@ -85,7 +85,8 @@ export async function seed(plan: SeedPlan, post: Post, influx: InfluxStore, prog
     [0, 1].map(async () => {
       for (let job = jobs.shift(); job; job = jobs.shift()) {
         const before = done;
-        done += await job();
+        const written = await job();
+        done += written;
         if (Math.floor(done / 200_000) > Math.floor(before / 200_000)) progress(`  ${done} points written`);
       }
     }),
