@@ -25,7 +25,7 @@
  * (2000), BENCH_IMAGES (5000), BENCH_CALLS (at most 100 per case, within
  * BENCH_CASE_SECONDS, 20, and at least 3),
  * BENCH_SETTLE_SECONDS (20), then at most BENCH_CACHE_WAIT_SECONDS (120)
- * until InfluxDB's write cache is in TSM, BENCH_SCALE_CALLS (60 per task and
+ * until InfluxDB's write cache is in TSM, BENCH_SCALE_CALLS (150 per task and
  * scaling case), BENCH_CASES (comma-separated label parts: only those
  * cases).
  */
@@ -54,7 +54,7 @@ const CASE_SECONDS = env('BENCH_CASE_SECONDS', 20);
 const SETTLE_SECONDS = env('BENCH_SETTLE_SECONDS', 20);
 const CACHE_WAIT_SECONDS = env('BENCH_CACHE_WAIT_SECONDS', 120);
 /** Calls per task and scaling case (after three to warm up). */
-const SCALE_CALLS = env('BENCH_SCALE_CALLS', 60);
+const SCALE_CALLS = env('BENCH_SCALE_CALLS', 150);
 /** Only the cases whose label contains one of these comma-separated texts (all when unset). */
 const ONLY = process.env.BENCH_CASES?.split(',').filter(Boolean);
 
