@@ -83,6 +83,11 @@ export function influxConfigText(options: {
     '  max-series-per-database = 0',
     '  max-values-per-tag = 0',
     '  cache-max-memory-size = "1g"',
+    // A query copies every point its series hold in the write cache, per field, however narrow its
+    // time range (measured: 0.5 ms per series field for 50k cached points), so reads cost what
+    // the cache holds rather than what they return. An idle shard's cache goes to TSM after 10 s
+    // instead of the default 10 min; a busy one still snapshots at cache-snapshot-memory-size.
+    '  cache-snapshot-write-cold-duration = "10s"',
     '  query-log-enabled = false',
     '',
     '[monitor]',

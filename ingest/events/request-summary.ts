@@ -53,6 +53,7 @@ function finiteSumAndMean(stats: ScalarAccumulator): { sum: number; mean: number
 
 export class EntitySummaryBuilder {
   private lastIter: number | undefined;
+  private maxIter: number | null = null;
   private readonly scalars = new NestedKeyMap<ScalarAccumulator>();
   private readonly listing = new Map<string, NestedKeyMap<[string, string, string, 0 | 1]>>();
 
@@ -66,6 +67,7 @@ export class EntitySummaryBuilder {
   add(event: NormalizedEvent): number {
     const { iter } = event;
     if (iter !== undefined && !IGNORED.has(event.metric) && (this.lastIter === undefined || iter > this.lastIter)) this.lastIter = iter;
+    if (iter !== undefined && event.type !== 'log' && (this.maxIter === null || iter > this.maxIter)) this.maxIter = iter;
     const regular: 0 | 1 = iter !== undefined && iter > -2_147_483_648 ? 1 : 0;
     let ofType = this.listing.get(event.type);
     if (ofType === undefined) this.listing.set(event.type, (ofType = new NestedKeyMap()));
@@ -146,6 +148,7 @@ export class EntitySummaryBuilder {
       u: user,
       at: receivedAt,
       ...(this.lastIter === undefined ? {} : { lastIter: this.lastIter }),
+      maxIter: this.maxIter,
       scalars: [...this.scalars.values()].map(({ latestIter: _l, latestTimestamp: _t, lowestIter: _w, scaledSum: _s, ...stats }, i, all) => ({
         ...stats,
         ...finiteSumAndMean(all[i]!),

@@ -13,6 +13,7 @@ import {
   MEASUREMENT,
   FIELD,
   LAST_SCALAR_AT_FIELD,
+  MAX_ITER_FIELD,
 } from '../../shared/events/storage-layout.js';
 import { redisKeys, type RedisKeys } from '../../shared/stores/redis-keys.js';
 import type { ControlRecord } from '../../shared/events/wire-format.js';
@@ -64,7 +65,8 @@ export class ControlExecutor {
       await this.redis.del([...segments, this.keys.logSegmentCount(entity)]);
     }
     await this.redis.del(this.keys.metricListing(company, namespace, entity));
-    await this.redis.hDel(this.keys.entity(company, namespace, entity), LAST_SCALAR_AT_FIELD);
+    // No events left: the next summary starts the kept figures afresh (its entity has no listing).
+    await this.redis.hDel(this.keys.entity(company, namespace, entity), [LAST_SCALAR_AT_FIELD, MAX_ITER_FIELD]);
     return deleted;
   }
 

@@ -35,6 +35,21 @@ describe('checkSummary', () => {
     );
   });
 
+  it("carries the greatest iteration of the request's InfluxDB events, every type but log (null when none has one)", () => {
+    const builder = new EntitySummaryBuilder('co', 't', 'e');
+    expect(builder.build('u', 1).maxIter).toBeNull();
+    builder.add(normalizedEvent({ type: 'log', entity: 'e', iter: 900, timestamp: 1, metric: '', variant: '' }));
+    builder.add(scalarEvent('loss', undefined, 1, 1));
+    expect(builder.build('u', 1).maxIter).toBeNull();
+    builder.add(scalarEvent('Summary', -2147483648, 1, 1));
+    expect(builder.build('u', 1).maxIter).toBe(-2147483648);
+    builder.add(scalarEvent(':monitor:machine', 500, 1, 1));
+    builder.add(normalizedEvent({ type: 'training_debug_image', entity: 'e', iter: 70, timestamp: 1, metric: 'i', variant: 'v', url: 'u' }));
+    builder.add(scalarEvent('loss', 3, 1, 1));
+    // Unlike last_iteration, the ignored metrics count and logs do not.
+    expect(builder.build('u', 1)).toMatchObject({ maxIter: 500, lastIter: 900 });
+  });
+
   it('keeps the exact sum / count whenever the sum is finite', () => {
     const builder = new EntitySummaryBuilder('co', 't', 'e');
     for (const v of [0.1, 0.2, 0.3]) builder.add(scalarEvent('loss', 1, v, 1));
@@ -57,7 +72,8 @@ describe('checkSummary', () => {
     const scalar = { metric: 'm', variant: 'v', value: 1, iter: 1, timestamp: 1, min: 1, minIter: 1, max: 1, maxIter: 1, first: 1, firstIter: 1, count: 1, sum: 1 };
     expect(checkSummary(good)).toEqual(good);
     expect(typeof checkSummary({ ...good, scalars: [scalar] })).toBe('object');
-    for (const bad of [null, [], { ...good, n: 'x' }, { ...good, at: null }, { ...good, listing: [['a', 'b', 'c', 2]] }, { ...good, listing: [null] }]) {
+    expect(checkSummary({ ...good, maxIter: null })).toEqual({ ...good, maxIter: null });
+    for (const bad of [null, [], { ...good, n: 'x' }, { ...good, at: null }, { ...good, maxIter: '3' }, { ...good, listing: [['a', 'b', 'c', 2]] }, { ...good, listing: [null] }]) {
       expect(typeof checkSummary(bad), JSON.stringify(bad)).toBe('string');
     }
     for (const [field, v] of [['value', null], ['min', '1'], ['count', 0], ['count', 1.5], ['iter', 'x'], ['metric', 1], ['sum', '1'], ['mean', null], ['x_axis_label', 1]] as const) {

@@ -49,6 +49,7 @@ export function checkSummary(value: unknown): Checked<EntitySummary> {
   if (value.u !== undefined && typeof value.u !== 'string') return 'user is not a string';
   if (!finite(value.at)) return 'at is not a finite number';
   if (!optionalIter(value.lastIter)) return 'lastIter is not an iteration';
+  if (!optionalIter(value.maxIter)) return 'maxIter is not an iteration';
   if (!Array.isArray(value.scalars) || !Array.isArray(value.listing)) return 'scalars or listing is not an array';
   for (let i = 0; i < value.scalars.length; i++) {
     const problem = scalarProblem(value.scalars[i], i);

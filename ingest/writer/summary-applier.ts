@@ -14,7 +14,7 @@
  * overflow: (old mean × old count + sum) / count as long as that is
  * finite, else the weighted mean of the two means, which lies between them.
  */
-import { LAST_SCALAR_AT_FIELD } from '../../shared/events/storage-layout.js';
+import { LAST_SCALAR_AT_FIELD, MAX_ITER_FIELD } from '../../shared/events/storage-layout.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
 import type { EntitySummary, ScalarStats } from '../../shared/events/wire-format.js';
 import type { RedisClient } from '../../shared/stores/redis-store.js';
@@ -29,8 +29,9 @@ const FIELDS_PER_SCALAR = 17;
 const CHUNK = 1000;
 
 // KEYS: entity hash, last_metrics hash, listing set (each must be of that type or absent).
-// ARGV: seq, chunk index, at, user, last iteration or '', scalar count, listing count, then per
-// scalar FIELDS_PER_SCALAR values (see scalarArgs), then the listing members.
+// ARGV: seq, chunk index, at, user, last iteration or '', scalar count, listing count, greatest
+// iteration ('' none, '?' not sent), then per scalar FIELDS_PER_SCALAR values (see scalarArgs),
+// then the listing members.
 // A chunk is skipped when it (or a later summary) was applied before: (seq, chunk) only grows.
 const APPLY = new LuaScript(`
 local seq, chunk = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -88,12 +89,27 @@ if ARGV[4] ~= '' then
   end
 end
 
+-- The greatest iteration of the entity's InfluxDB events is kept only while the writer has seen every
+-- summary of the entity: from its first one (no listing yet) on, until one comes without it.
+local kept = redis.call('HGET', KEYS[1], '${MAX_ITER_FIELD}')
+if kept == false and redis.call('SCARD', KEYS[3]) == 0 then kept = '' end
+if kept ~= false then
+  local new = ARGV[7]
+  if new == '?' then
+    redis.call('HDEL', KEYS[1], '${MAX_ITER_FIELD}')
+  elseif new ~= '' and (kept == '' or tonumber(new) > tonumber(kept)) then
+    redis.call('HSET', KEYS[1], '${MAX_ITER_FIELD}', new)
+  elseif kept == '' then
+    redis.call('HSET', KEYS[1], '${MAX_ITER_FIELD}', '')
+  end
+end
+
 local scalars, listed = tonumber(ARGV[5]), tonumber(ARGV[6])
 if scalars > 0 then
   local old = tonumber(redis.call('HGET', KEYS[1], '${LAST_SCALAR_AT_FIELD}') or '') or -1
   if at > old then redis.call('HSET', KEYS[1], '${LAST_SCALAR_AT_FIELD}', ARGV[2]) end
 end
-local base = 7
+local base = 8
 for s = 0, scalars - 1 do
   local a = base + s * ${FIELDS_PER_SCALAR}
   local field = ARGV[a]
@@ -187,6 +203,7 @@ export class SummaryApplier {
       summary.lastIter === undefined || summary.lastIter === null ? '' : String(summary.lastIter),
       String(scalars.length),
       String(listing.length),
+      summary.maxIter === undefined ? '?' : summary.maxIter === null ? '' : String(summary.maxIter),
     ];
     for (const stats of scalars) for (const arg of scalarArgs(stats)) args.push(arg);
     for (const entry of listing) args.push(entry.join('\u001f'));

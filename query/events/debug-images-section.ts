@@ -7,7 +7,7 @@
  */
 import { metricFilter, type MetricVariantsInput } from '../../shared/events/domain/metric-variants.js';
 import type { QueryDeps } from '../query-deps.js';
-import { buildWindowStates, windowPage } from './plots-window.js';
+import { firstWindowPage } from './plots-window.js';
 import type { EntityRecord, Namespace } from './store/entity-access.js';
 import type { StoredEvent } from './store/stored-events.js';
 
@@ -34,8 +34,7 @@ export async function debugImagesSection(
   return Promise.all(
     records.map(async (record) => {
       if (record.company !== company) return { task: record.id, iterations: [] };
-      const [state] = await buildWindowStates(deps, company, namespace, 'debug_images', [{ task: record.id, metrics: filter }]);
-      const page = await windowPage(deps, company, namespace, 'debug_images', state!, { iters: options.iters ?? 1, navigateEarlier: true });
+      const page = await firstWindowPage(deps, company, namespace, 'debug_images', { task: record.id, metrics: filter }, { iters: options.iters ?? 1, navigateEarlier: true });
       return { task: record.id, iterations: page.iterations };
     }),
   );

@@ -9,7 +9,7 @@ import { influxQlString } from '../../shared/events/storage-layout.js';
 import type { QueryDeps } from '../query-deps.js';
 import { debugImageVariantRanges, type VariantRange } from './domain/debug-image-sample-navigation.js';
 import { lastInvalidIteration, type ImageUse } from './domain/debug-image-validity.js';
-import { decodePositions, HAS_ITER, iterTime, runStatements, scopeCondition, seriesCondition, where, type EventPosition } from './plots-influx.js';
+import { decodePositions, HAS_ITER, runStatements, scopeCondition, seriesCondition, where, type EventPosition } from './plots-influx.js';
 import type { Namespace } from './store/entity-access.js';
 
 export interface VariantRef {
@@ -20,37 +20,31 @@ export interface VariantRef {
 const urlEquals = (url: string): string => `"u" = ${influxQlString(url)}`;
 
 /**
- * The task's variants that have images with a url (among those `selection`
- * selects; undefined: all), each with its §8.1 last_invalid_iteration
- * (null: none). Only three facts matter per variant: its greatest
- * iteration, the URLs used there (the smallest is "the URL whose last use
- * is highest"), and the two latest uses of that URL.
+ * The variants of `newest` (narrow image rows of one task, each variant's
+ * newest first and holding every use at its greatest iteration), each with
+ * its §8.1 last_invalid_iteration (null: none). Three facts decide it per
+ * variant: its greatest iteration, the URLs used there (the smallest is
+ * "the URL whose last use is highest"), both in `newest`, and the two
+ * latest uses of that URL, read here.
  */
-export async function imageVariantsWithValidity(
-  deps: QueryDeps,
-  company: string,
-  namespace: Namespace,
-  task: string,
-  selection: string | undefined,
-): Promise<Array<VariantRef & { last_invalid_iteration: number | null }>> {
-  const scope = scopeCondition(company, namespace, [task]);
-  const [latest] = await runStatements(deps.influx, [
-    `SELECT "u" FROM "image" WHERE ${where(scope, selection, HAS_ITER)} GROUP BY "m","v" ORDER BY time DESC LIMIT 1`,
-  ]);
-  const tops = decodePositions(latest!.series ?? []);
-  const atTop = await runStatements(
-    deps.influx,
-    tops.map((p) => `SELECT "u" FROM "image" WHERE ${where(scope, seriesCondition(p.metric, p.variant), `time = ${iterTime(p.iter!)}`)}`),
-  );
-  const chosen = tops.map((_, i) => smallestUrl(decodePositions(atTop[i]!.series ?? [])));
+export async function imageValidity(deps: QueryDeps, scope: string, newest: readonly EventPosition[]): Promise<Array<VariantRef & { last_invalid_iteration: number | null }>> {
+  const atTop = new Map<string, EventPosition[]>();
+  for (const p of newest) {
+    const key = JSON.stringify([p.metric, p.variant]);
+    const top = atTop.get(key);
+    if (top === undefined || p.iter! > top[0]!.iter!) atTop.set(key, [p]);
+    else if (p.iter === top[0]!.iter) top.push(p);
+  }
+  const tops = [...atTop.values()];
+  const chosen = tops.map(smallestUrl);
   const uses = await runStatements(
     deps.influx,
-    tops.map((p, i) => `SELECT "u" FROM "image" WHERE ${where(scope, seriesCondition(p.metric, p.variant), HAS_ITER, urlEquals(chosen[i]!))} ORDER BY time DESC LIMIT 2`),
+    tops.map(([p], i) => `SELECT "u" FROM "image" WHERE ${where(scope, seriesCondition(p!.metric, p!.variant), HAS_ITER, urlEquals(chosen[i]!))} ORDER BY time DESC LIMIT 2`),
   );
-  return tops.map((p, i) => {
-    const others: ImageUse[] = decodePositions(atTop[i]!.series ?? []).filter((u) => u.url !== chosen[i]).map(asUse);
+  return tops.map((rows, i) => {
+    const others: ImageUse[] = rows.filter((u) => u.url !== chosen[i]).map(asUse);
     const own = decodePositions(uses[i]!.series ?? []).map(asUse);
-    return { metric: p.metric, variant: p.variant, last_invalid_iteration: lastInvalidIteration([...others, ...own]) ?? null };
+    return { metric: rows[0]!.metric, variant: rows[0]!.variant, last_invalid_iteration: lastInvalidIteration([...others, ...own]) ?? null };
   });
 }
 

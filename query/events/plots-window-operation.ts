@@ -11,7 +11,7 @@ import { windowStateAction } from './domain/navigation-state.js';
 import type { WindowKind, WindowTaskState } from './domain/plot-window-navigation.js';
 import { NavigationStore } from './navigation-store.js';
 import { taskMetricVariantsList } from './plots-request-fields.js';
-import { buildWindowStates, windowPage } from './plots-window.js';
+import { firstWindowPage, windowPage, type WindowPage } from './plots-window.js';
 import { namespaceOf } from './store/entity-access.js';
 
 export interface WindowNavigation {
@@ -41,20 +41,21 @@ export function windowOperation(deps: QueryDeps, kind: WindowKind): Operation {
       const store = new NavigationStore(deps.redis, deps.keyPrefix);
       const loaded = await store.load<WindowNavigation>(company, req.scroll_id, kind);
       let namespace = namespaceOf(req.model_events);
-      let tasks: readonly WindowTaskState[];
+      const page = { iters: req.iters, navigateEarlier: req.navigate_earlier };
+      let pages: WindowPage[];
       if (loaded !== undefined && windowStateAction(true, req.refresh) === 'continue') {
         namespace = loaded.namespace;
-        tasks = loaded.state.tasks;
+        const tasks = loaded.state.tasks;
         await deps.entities.requireReadable(company, namespace, tasks.map((t) => t.task));
+        pages = await Promise.all(tasks.map((state) => windowPage(deps, company, namespace, kind, state, page)));
       } else {
         const selections = taskMetricSelections(req.metrics!);
         await deps.entities.requireReadable(company, namespace, selections.map((s) => s.task));
-        tasks = await buildWindowStates(deps, company, namespace, kind, selections);
+        pages = await Promise.all(selections.map((selection) => firstWindowPage(deps, company, namespace, kind, selection, page)));
       }
       const id = loaded === undefined ? store.newId() : req.scroll_id!;
-      const pages = await Promise.all(tasks.map((state) => windowPage(deps, company, namespace, kind, state, { iters: req.iters, navigateEarlier: req.navigate_earlier })));
       await store.save<WindowNavigation>(company, id, { kind, namespace, state: { tasks: pages.map((p) => p.state) } });
-      return { scroll_id: id, metrics: tasks.map((t, i) => ({ task: t.task, iterations: pages[i]!.iterations })) };
+      return { scroll_id: id, metrics: pages.map((p) => ({ task: p.state.task, iterations: p.iterations })) };
     },
   });
 }

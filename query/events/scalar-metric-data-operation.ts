@@ -17,9 +17,9 @@ import { seriesOf } from './store/influx-rows.js';
 import { allOf, entityWhere, NO_ITER, tagEquals, timeCompare, type EntityRef } from './store/influx-where.js';
 import { MetricListings } from './store/metric-listing.js';
 import { decodeInfluxRows, type SequencedEvent } from './store/stored-events.js';
+import { metricDataTotal } from './scalar-metric-data-total.js';
 
 export const METRIC_DATA_PAGE = 500;
-export const METRIC_DATA_TOTAL_CAP = 10_000;
 const PURPOSE = 'events.get_scalar_metric_data';
 
 interface Position {
@@ -88,10 +88,9 @@ export function scalarMetricDataOperation(deps: QueryDeps) {
       const variants = (await new MetricListings(deps.redis, deps.keyPrefix).one(company, namespace, request.task)).filter(
         (e) => e.type === 'training_stats_scalar' && e.metric === metric,
       ).length;
-      const [events, total] = await Promise.all([
-        nextPage(deps.influx, where, cursor?.p ?? null, Math.max(1, variants)),
-        cursor ? Promise.resolve(cursor.tot) : cappedCount(deps.influx, where),
-      ]);
+      const { events, firstRead } = await nextPage(deps.influx, where, cursor?.p ?? null, Math.max(1, variants));
+      // The total is counted once, after the first page: its rows size the count (scalar-metric-data-total.ts).
+      const total = cursor ? cursor.tot : await metricDataTotal(deps.influx, where, firstRead, variants);
       const last = events[events.length - 1];
       const next: MetricDataCursor = { e: request.task, n: namespace, m: metric, p: last ? positionOf(last) : (cursor?.p ?? null), tot: total };
       return {
@@ -104,10 +103,18 @@ export function scalarMetricDataOperation(deps: QueryDeps) {
   });
 }
 
-async function nextPage(influx: InfluxStore, where: string, after: Position | null, variants: number): Promise<SequencedEvent[]> {
+/** The page after the position, and the rows its first read returned (newest first) with whether they are all there is after it. */
+async function nextPage(
+  influx: InfluxStore,
+  where: string,
+  after: Position | null,
+  variants: number,
+): Promise<{ events: SequencedEvent[]; firstRead: { rows: SequencedEvent[]; complete: boolean } }> {
   const bound = after === null ? undefined : after.i === null ? NO_ITER : timeCompare('<=', after.i);
   const limit = METRIC_DATA_PAGE + 2 * variants;
-  let events = await rows(influx, `SELECT * FROM "scalar" WHERE ${allOf(where, bound)} ORDER BY time DESC LIMIT ${limit}`);
+  const read = await rows(influx, `SELECT * FROM "scalar" WHERE ${allOf(where, bound)} ORDER BY time DESC LIMIT ${limit}`);
+  const firstRead = { rows: read, complete: read.length < limit };
+  let events = read;
   if (events.length === limit) {
     // The last iteration read may be cut by the limit. Without it, 500 + a variant count of rows
     // remain after the position's iteration, enough for the page, unless the listing lagged the
@@ -116,7 +123,7 @@ async function nextPage(influx: InfluxStore, where: string, after: Position | nu
     const complete = events.filter((e) => e.iter !== lastIter);
     events = pageAfter(complete, after).length === METRIC_DATA_PAGE ? complete : [...complete, ...(await rows(influx, `SELECT * FROM "scalar" WHERE ${allOf(where, lastIter === undefined ? NO_ITER : timeCompare('=', lastIter))}`))];
   }
-  return pageAfter(events, after);
+  return { events: pageAfter(events, after), firstRead };
 }
 
 /** The first page's worth of events strictly after the position, newest first. */
@@ -130,9 +137,4 @@ function pageAfter(events: readonly SequencedEvent[], after: Position | null): S
 async function rows(influx: InfluxStore, statement: string): Promise<SequencedEvent[]> {
   const series = seriesOf(await influx.query(statement))[0];
   return series ? decodeInfluxRows(series, 'scalar') : [];
-}
-
-async function cappedCount(influx: InfluxStore, where: string): Promise<number> {
-  const series = seriesOf(await influx.query(`SELECT COUNT("y") FROM (SELECT "y" FROM "scalar" WHERE ${where} LIMIT ${METRIC_DATA_TOTAL_CAP})`))[0];
-  return Number(series?.values[0]?.[1] ?? 0);
 }

@@ -131,3 +131,14 @@ export function iterFromTime(time: number): number | undefined {
  * every point for it (get_task_latest_scalar_values' last_timestamp).
  */
 export const LAST_SCALAR_AT_FIELD = 'last_scalar_at';
+
+/**
+ * Field of the entity hash the writer keeps at the greatest iteration of
+ * the entity's InfluxDB events (every type but logs, ignored metrics and
+ * single values included; "" while it has none), so that reads need not
+ * open every series for it (get_task_latest_scalar_values' last_iter: an
+ * image file is a series of its own). Absent when the writer does not know
+ * it: the entity had events before the writer kept it (legacy data), or a
+ * summary from an ingest that did not send it arrived.
+ */
+export const MAX_ITER_FIELD = 'max_iter';

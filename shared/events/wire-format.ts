@@ -81,6 +81,13 @@ export interface EntitySummary {
   at: number;
   /** largest iteration of the request's events (ignored metrics excluded), if any */
   lastIter?: number;
+  /**
+   * largest iteration of the request's InfluxDB events (every type but log;
+   * ignored metrics and single values included), null when none has one.
+   * Absent in summaries of older ingest processes: the writer then stops
+   * keeping the entity's greatest iteration (storage-layout MAX_ITER_FIELD).
+   */
+  maxIter?: number | null;
   scalars: ScalarStats[];
   /** metric listing entries: [type, metric, variant, 1 if an event had an iteration > -2^31 else 0] */
   listing: Array<[string, string, string, 0 | 1]>;

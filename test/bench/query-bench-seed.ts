@@ -52,6 +52,8 @@ async function addBatch(post: Post, events: object[]): Promise<void> {
   }
 }
 
+const seriesValue = (s: number, i: number) => Math.sin(i / 500) * (s + 1) + (i % 97 === 0 ? 5 : 0);
+
 export async function seed(plan: SeedPlan, post: Post, influx: InfluxStore, progress: (line: string) => void): Promise<void> {
   const { task, t0 } = plan;
   progress(`seeding task ${task}: registering it and its ${SERIES.length} series through ingest`);
@@ -71,7 +73,7 @@ export async function seed(plan: SeedPlan, post: Post, influx: InfluxStore, prog
       jobs.push(async () => {
         let body = '';
         for (let i = from; i < Math.min(perSeries, from + 10_000); i++) {
-          const y = Math.sin(i / 500) * (s + 1) + (i % 97 === 0 ? 5 : 0);
+          const y = seriesValue(s, i);
           // q: arrival sequences far above the stream's, unique per point.
           body += `${prefix}y=${y},ts=${t0 + i * 100}i,at=${at}i,w="bench",q=${2 ** 40 + s * 10_000_000 + i}i ${i}\n`;
         }
@@ -85,12 +87,22 @@ export async function seed(plan: SeedPlan, post: Post, influx: InfluxStore, prog
     [0, 1].map(async () => {
       for (let job = jobs.shift(); job; job = jobs.shift()) {
         const before = done;
-        done += await job();
+        const written = await job();
+        done += written;
         if (Math.floor(done / 200_000) > Math.floor(before / 200_000)) progress(`  ${done} points written`);
       }
     }),
   );
   progress(`  ${done} points in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  // The newest point of each series again through ingest (the same values: an overwrite), so that
+  // what the writer keeps on the record at write time (the greatest iteration) covers the points.
+  await addBatch(
+    post,
+    SERIES.map(([metric, variant], s) => {
+      const i = perSeries - 1;
+      return { type: 'training_stats_scalar', task, metric, variant, iter: i, value: seriesValue(s, i), timestamp: t0 + i * 100 };
+    }),
+  );
 
   progress(`sending ${plan.logs} log lines through events.add_batch`);
   await addBatch(

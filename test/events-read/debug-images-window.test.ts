@@ -132,6 +132,19 @@ describe('the contract example: A cycles 7 URLs, B cycles 4, iterations 0..9', (
     ]);
   });
 
+  it('a page reads every file of its iterations, however many share one (the narrow read is cut inside them)', async () => {
+    const files = unique('di-');
+    // Keys and URLs sort in opposite orders: the file InfluxDB lists first at a time is not the one with the greatest URL.
+    const many = (iter: number) =>
+      ['a', 'b', 'c', 'd', 'e'].map((k, n) => ({ ...image(files, 'img', 'V', iter, `${'edcba'[n]}${iter}`), key: `${k}${iter}` }));
+    await f.add([...many(5), ...many(4), image(files, 'img', 'V', 3, 'a3')]);
+    await imagesVisible(files, 11);
+    const first: Page = await f.data('events.debug_images', { metrics: [{ task: files }], iters: 1 });
+    expect(first.metrics[0]!.iterations.map((it) => [it.iter, it.events.map((e) => e.url.slice(-2))])).toEqual([[5, ['e5']]]);
+    const second: Page = await f.data('events.debug_images', { metrics: [{ task: files }], iters: 1, scroll_id: first.scroll_id });
+    expect(second.metrics[0]!.iterations.map((it) => [it.iter, it.events.map((e) => e.url.slice(-2))])).toEqual([[4, ['e4']]]);
+  });
+
   it('model events are apart from task events', async () => {
     const id = unique('dim-');
     await f.add([image(id, 'img', 'V', 1, 'task-file')]);

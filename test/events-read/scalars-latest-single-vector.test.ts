@@ -1,7 +1,7 @@
 // events.get_task_latest_scalar_values (§4.5), get_task_single_value_metrics (§4.6),
 // vector_metrics_iter_histogram (§4.7).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LAST_SCALAR_AT_FIELD } from '../../shared/events/storage-layout.js';
+import { LAST_SCALAR_AT_FIELD, MAX_ITER_FIELD } from '../../shared/events/storage-layout.js';
 import { scalar, startReadHarness, unique, untilCount, type ReadHarness } from './scalars-read-fixtures.js';
 
 let r: ReadHarness;
@@ -98,6 +98,49 @@ describe('events.get_task_latest_scalar_values', () => {
     await r.redis.hDel(r.keys.entity(r.h.credentials.a.company, 't', t), LAST_SCALAR_AT_FIELD);
     expect((await r.data('events.get_task_latest_scalar_values', { task: t })).last_timestamp).toBe(later);
   });
+
+  it('keeps last_iter at the greatest iteration of every event type, kept on the record at write time', async () => {
+    const t = unique('iters-');
+    const company = r.h.credentials.a.company;
+    const kept = () => r.redis.hGet(r.keys.entity(company, 't', t), MAX_ITER_FIELD);
+    const lastIter = async () => (await r.data('events.get_task_latest_scalar_values', { task: t })).last_iter;
+    await r.add([
+      scalar(t, 'loss', 'train', 3, 1),
+      { type: 'training_debug_image', task: t, metric: 'img', variant: 'x', iter: 500, url: 'http://x/500.png' },
+      { type: 'plot', task: t, metric: 'p', variant: 'v', iter: 7, plot_str: '{}' },
+    ]);
+    await untilCount(r, t, 3, { event_type: undefined });
+    expect(await kept()).toBe('500');
+    expect(await lastIter()).toBe(500);
+    // Out of order and re-reported: lower iterations later change nothing, a higher one of any type raises it.
+    await r.add([scalar(t, 'loss', 'train', 3, 2), scalar(t, 'loss', 'train', 1, 1)]);
+    await r.add([{ type: 'training_stats_vector', task: t, metric: 'w', variant: 'l', iter: 900, values: [1] }]);
+    await r.add([scalar(t, ':monitor:machine', 'cpu', 100, 1)]);
+    await untilCount(r, t, 6, { event_type: undefined });
+    await r.poll('events.get_task_latest_scalar_values', { task: t }, (d) => d.last_iter === 900);
+    expect(await kept()).toBe('900');
+    // Other entities (another company's task, a model of the same id) leave it alone.
+    const foreign = unique('iters-b-');
+    await r.add([scalar(foreign, 'loss', 'train', 10_000, 1)], r.tokenB);
+    await r.add([scalar(t, 'loss', 'train', 20_000, 1, { model_event: true })]);
+    await untilCount(r, t, 1, { model_events: true });
+    expect(await lastIter()).toBe(900);
+
+    // Deleting the events: none left, then only what comes after counts.
+    await r.data('events.delete_for_task', { task: t });
+    expect(await lastIter()).toBe(0);
+    await r.add([scalar(t, 'loss', 'train', 4, 1)]);
+    await r.poll('events.get_task_latest_scalar_values', { task: t }, (d) => d.last_iter === 4);
+    expect(await kept()).toBe('4');
+
+    // Data stored before the writer kept it: read from the points, and not kept from then on.
+    await r.redis.hDel(r.keys.entity(company, 't', t), MAX_ITER_FIELD);
+    expect(await lastIter()).toBe(4);
+    await r.add([scalar(t, 'loss', 'train', 2, 1)]);
+    await r.poll('events.get_task_events', { task: t, event_type: 'training_stats_scalar' }, (d) => d.total === 2);
+    expect(await kept()).toBeNull();
+    expect(await lastIter()).toBe(4);
+  }, 60_000);
 
   it('works on tasks only', async () => {
     const res = await r.call('events.get_task_latest_scalar_values', { task: unique('none-') });

@@ -7,6 +7,18 @@ const task = unique('data-');
 const T0 = 1_718_000_000_000;
 const ITERS = 4000;
 const VARIANTS = ['a', 'b', 'c'];
+/**
+ * Metrics whose totals the first page's density misjudges or that sit near
+ * the cap (scalar-metric-data-total.ts counts a range sized from the page):
+ * `mixed`: dense iterations 0..8999, then 600 sparse ones far above;
+ * `near`: 9,999 dense iterations; `specials`: two variants of 1,500
+ * iterations plus a single value and an event without iteration.
+ */
+const MIXED_DENSE = 9000;
+const MIXED_SPARSE = 600;
+const NEAR = 9999;
+const SPECIAL_ITERS = 1500;
+const EXTRA = MIXED_DENSE + MIXED_SPARSE + NEAR + 2 * SPECIAL_ITERS + 2;
 
 beforeAll(async () => {
   r = await startReadHarness();
@@ -15,8 +27,13 @@ beforeAll(async () => {
   events.push(scalar(task, 'loss', 'a', undefined, -1, { timestamp: T0 }));
   events.push(scalar(task, 'loss', 'b', -2147483648, -2, { timestamp: T0 }));
   events.push(scalar(task, 'other', 'a', 5, 5));
+  for (let i = 0; i < MIXED_DENSE; i++) events.push(scalar(task, 'mixed', 'a', i, i));
+  for (let i = 0; i < MIXED_SPARSE; i++) events.push(scalar(task, 'mixed', 'a', 100_000 + 1000 * i, i));
+  for (let i = 0; i < NEAR; i++) events.push(scalar(task, 'near', 'a', i, i));
+  for (let i = 0; i < SPECIAL_ITERS; i++) for (const v of ['a', 'b']) events.push(scalar(task, 'specials', v, i, i));
+  events.push(scalar(task, 'specials', 'a', -2147483648, 1), scalar(task, 'specials', 'b', undefined, 2));
   await r.add(events);
-  await untilCount(r, task, ITERS * 3 + 3, {}, 60_000);
+  await untilCount(r, task, ITERS * 3 + 3 + EXTRA, {}, 60_000);
 }, 120_000);
 afterAll(async () => r?.stop());
 
@@ -56,6 +73,17 @@ describe('events.get_scalar_metric_data', () => {
     const d = await read({ metric: 'other', no_scroll: true });
     expect(d).toMatchObject({ returned: 1, total: 1, scroll_id: null });
   });
+
+  it('counts exactly below the cap whatever the density of the first page, and caps at 10000', async () => {
+    expect((await read({ metric: 'mixed' })).total).toBe(MIXED_DENSE + MIXED_SPARSE);
+    expect((await read({ metric: 'near' })).total).toBe(NEAR);
+    expect((await read({ metric: 'specials' })).total).toBe(2 * SPECIAL_ITERS + 2);
+    // One more event above the cap.
+    await r.add([scalar(task, 'near', 'b', 0, 0)]);
+    await r.poll('events.get_scalar_metric_data', { task, metric: 'near' }, (d) => d.total === 10_000);
+    await r.add([scalar(task, 'mixed', 'b', 0, 0)]);
+    await r.poll('events.get_scalar_metric_data', { task, metric: 'mixed' }, (d) => d.total === MIXED_DENSE + MIXED_SPARSE + 1);
+  }, 60_000);
 
   it('refuses foreign cursors and requires metric', async () => {
     const first = await read({});

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SummaryApplier } from '../../ingest/writer/summary-applier.js';
 import type { EntitySummary, ScalarStats } from '../../shared/events/wire-format.js';
+import { MAX_ITER_FIELD } from '../../shared/events/storage-layout.js';
 import { unique } from '../harness/service-harness.js';
 import { summaryRecord, writerPipeline } from './writer-fixtures.js';
 
@@ -97,6 +98,38 @@ describe('entity summaries', () => {
     const after = JSON.parse(Object.values(await pipeline.client.redis.hGetAll(pipeline.client.keys.lastMetrics('co', 't', task)))[0]!);
     expect(after).toMatchObject({ value: 4, count: 2, mean_value: 2.15, min_value: 1 / 3, max_value: 123456.78901234567, first_value: -2.5e-300 });
     expect(await pipeline.client.redis.hGet(pipeline.client.keys.entity('co', 't', task), 'last_iteration')).toBe('9');
+  });
+
+  it("keeps the entity's greatest iteration from its first summary on: out of order, '' while none, never for earlier data or after a summary without it", async () => {
+    const applier = new SummaryApplier(pipeline.client.redis as never, pipeline.harness.config.REDIS_KEY_PREFIX);
+    const kept = (task: string) => pipeline.client.redis.hGet(pipeline.client.keys.entity('co', 't', task), MAX_ITER_FIELD);
+    const listed: Pick<EntitySummary, 'listing'> = { listing: [['training_stats_scalar', 'loss', 'train', 1]] };
+    const task = unique('t');
+    await applier.apply(summary(task, { ...listed, maxIter: null }), 1);
+    expect(await kept(task)).toBe('');
+    await applier.apply(summary(task, { ...listed, maxIter: 10 }), 2);
+    await applier.apply(summary(task, { ...listed, maxIter: 3 }), 3);
+    await applier.apply(summary(task, { ...listed, maxIter: null }), 4);
+    expect(await kept(task)).toBe('10');
+    await applier.apply(summary(task, { ...listed, maxIter: -2147483648 }), 5);
+    await applier.apply(summary(task, { ...listed, maxIter: 2 ** 60 }), 6);
+    expect(Number(await kept(task))).toBe(2 ** 60);
+    // A summary of an ingest that does not send it: unknown from then on.
+    await applier.apply(summary(task, listed), 7);
+    await applier.apply(summary(task, { ...listed, maxIter: 2 ** 61 }), 8);
+    expect(await kept(task)).toBeNull();
+
+    // An entity with events from before the writer kept it is never kept.
+    const legacy = unique('t');
+    await pipeline.client.redis.sAdd(pipeline.client.keys.metricListing('co', 't', legacy), 'plot\u001fp\u001fv\u001f1');
+    await applier.apply(summary(legacy, { ...listed, maxIter: 5 }), 1);
+    expect(await kept(legacy)).toBeNull();
+
+    // Chunks of one summary (more than 1,000 scalars) keep it as one summary does.
+    const chunked = unique('t');
+    const many = Array.from({ length: 1500 }, (_, i) => stats({ variant: `v${i}` }));
+    await applier.apply(summary(chunked, { scalars: many, listing: many.map((m) => ['training_stats_scalar', 'loss', m.variant, 1] as [string, string, string, 1]), maxIter: 42 }), 1);
+    expect(await kept(chunked)).toBe('42');
   });
 
   it('any sequence of finite summaries leaves last_metrics finite, readable JSON, with the mean between min and max', async () => {

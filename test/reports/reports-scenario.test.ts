@@ -216,7 +216,7 @@ describe('reports.get_task_data record search', () => {
     expect(rec.last_metrics).toBeDefined();
     expect(rec.last_changed_by).toBe(f.userA);
     // What the writer keeps for the service's own reads is not part of the record.
-    for (const internal of ['summary_seq', 'summary_chunk', 'last_scalar_at']) expect(rec).not.toHaveProperty(internal);
+    for (const internal of ['summary_seq', 'summary_chunk', 'last_scalar_at', 'max_iter']) expect(rec).not.toHaveProperty(internal);
     const data = await eventually(
       () => f.ok('reports.get_task_data', { id: [report], scalar_metrics_iter_histogram: { key: 'iter' } }),
       (d: any) => d.scalar_metrics_iter_histogram?.m?.v?.[report] !== undefined,

@@ -81,5 +81,6 @@ function recordOf(fact: EntityFact, own: EntityRecord | undefined): EntityRecord
     ...(fact.type ?? own?.type ? { type: fact.type ?? own?.type } : {}),
     ...(fact.ready === undefined ? {} : { ready: fact.ready ? '1' : '0' }),
     ...(own?.lastScalarAt === undefined ? {} : { lastScalarAt: own.lastScalarAt }),
+    ...(own?.maxIter === undefined ? {} : { maxIter: own.maxIter }),
   };
 }

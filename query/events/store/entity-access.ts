@@ -4,7 +4,7 @@
  * other companies' ids are unknown to reads.
  */
 import { apiError, apiErrorWithMessage } from '../../../shared/errors/error-catalogue.js';
-import { LAST_SCALAR_AT_FIELD } from '../../../shared/events/storage-layout.js';
+import { LAST_SCALAR_AT_FIELD, MAX_ITER_FIELD } from '../../../shared/events/storage-layout.js';
 import { redisKeys } from '../../../shared/stores/redis-keys.js';
 import type { RedisClient } from '../../../shared/stores/redis-store.js';
 
@@ -20,9 +20,11 @@ export interface EntityRecord {
   ready?: string;
   /** Greatest receive time (epoch ms) of its scalar events, as the writer keeps it; absent when none, or for data written before it was kept. */
   lastScalarAt?: number;
+  /** Greatest iteration of its InfluxDB events as the writer keeps it (null: none has one); absent when the writer does not know it (storage-layout MAX_ITER_FIELD). */
+  maxIter?: number | null;
 }
 
-const FIELDS = ['company', 'name', 'status', 'type', 'ready', LAST_SCALAR_AT_FIELD] as const;
+const FIELDS = ['company', 'name', 'status', 'type', 'ready', LAST_SCALAR_AT_FIELD, MAX_ITER_FIELD] as const;
 
 export const namespaceOf = (modelEvents: boolean | undefined): Namespace => (modelEvents ? 'm' : 't');
 
@@ -45,7 +47,7 @@ export class EntityAccess {
     const rows = (await multi.exec()) as unknown as Array<Array<string | null>>;
     return rows.map((row, i) => {
       if (!row || row[0] === null || row[0] === undefined) return undefined;
-      const [company, name, status, type, ready, lastScalarAt] = row;
+      const [company, name, status, type, ready, lastScalarAt, maxIter] = row;
       return {
         id: ids[i]!,
         company: company!,
@@ -54,6 +56,7 @@ export class EntityAccess {
         type: type ?? undefined,
         ready: ready ?? undefined,
         lastScalarAt: lastScalarAt === null || lastScalarAt === undefined ? undefined : Number(lastScalarAt),
+        maxIter: maxIter === null || maxIter === undefined ? undefined : maxIter === '' ? null : Number(maxIter),
       };
     });
   }

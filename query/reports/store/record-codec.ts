@@ -2,11 +2,11 @@
  * Redis hash fields (all strings) to the stored-record form the query
  * language works on (query-language/types.ts): date-times as epoch ms,
  * numbers as numbers, lists as arrays, references as id strings. Fields the
- * service keeps for itself (the writer's summary_seq, summary_chunk and
- * last_scalar_at; deleting_status) never leave here.
+ * service keeps for itself (the writer's summary_seq, summary_chunk,
+ * last_scalar_at and max_iter; deleting_status) never leave here.
  */
 import { createHash } from 'node:crypto';
-import { LAST_SCALAR_AT_FIELD } from '../../../shared/events/storage-layout.js';
+import { LAST_SCALAR_AT_FIELD, MAX_ITER_FIELD } from '../../../shared/events/storage-layout.js';
 import type { StoredRecord } from '../query-language/types.js';
 
 const DATE_FIELDS = new Set([
@@ -18,7 +18,7 @@ const JSON_FIELDS = new Set([
   'tags', 'system_tags', 'report_assets', 'execution', 'script', 'models', 'output', 'hyperparams', 'configuration',
   'runtime', 'container', 'labels', 'metadata', 'design', 'ui_cache', 'unique_metrics', 'metric_stats', 'path',
 ]);
-const INTERNAL_FIELDS = new Set(['summary_seq', 'summary_chunk', 'deleting_status', LAST_SCALAR_AT_FIELD]);
+const INTERNAL_FIELDS = new Set(['summary_seq', 'summary_chunk', 'deleting_status', LAST_SCALAR_AT_FIELD, MAX_ITER_FIELD]);
 const BOOLEAN_FIELDS = new Set(['ready']);
 
 function decodeField(field: string, text: string): unknown {
