@@ -149,7 +149,7 @@ async function memoryPhase(service: BenchService): Promise<{ peakRssMb: number; 
   const lineBytes = ndjsonBody('mem', 0, 1000, 'mem-probe').length / 1001;
   const perBody = Math.floor(MEMORY_BODY_BYTES / lineBytes);
   const bodies = Array.from({ length: MEMORY_CLIENTS }, (_, c) => ndjsonBody(`mem${c}`, 0, perBody, `mem${c}-mk`));
-  progress(`memory: ${MEMORY_CLIENTS} clients at once, each one add_batch of ${(bodies[0]!.length / 1024 / 1024).toFixed(1)} MiB (${perBody} events)`);
+  progress(`memory: ${MEMORY_CLIENTS} clients at once, each one add_batch of ${((perBody * lineBytes) / 1024 / 1024).toFixed(1)} MiB (${perBody} events)`);
   const startRss = rssBytesOf(service.pid) ?? 0;
   const sampler = peakRss(service.pid);
   const refusals = await Promise.all(bodies.map((body) => postUntilAccepted(service.baseUrl, basicAuthorization(service.credential), body)));
