@@ -16,10 +16,10 @@ import {
   type DebugImageSampleState,
   type VariantRange,
 } from './domain/navigation-state.js';
-import { imageVariantRanges } from './debug-images-validity-store.js';
-import { NavigationStore } from './navigation-store.js';
-import { nextSampleRequest } from './plots-request-fields.js';
-import { decodeEvents, decodePositions, HAS_URL, iterTime, runStatements, scopeCondition, seriesCondition, where } from './plots-influx.js';
+import { imageVariantRanges } from './store/debug-image-validity-store.js';
+import { NavigationStore } from './store/navigation-store.js';
+import { nextSampleRequest } from './common/log-plot-image-fields.js';
+import { decodeEvents, decodePositions, HAS_URL, iterTime, runStatements, scopeCondition, seriesCondition, where } from './store/plot-image-influx.js';
 import { namespaceOf, type Namespace } from './store/entity-access.js';
 import type { StoredEvent } from './store/stored-events.js';
 

@@ -7,7 +7,7 @@
  */
 import { metricFilter, type MetricVariantsInput } from '../../shared/events/domain/metric-variants.js';
 import type { QueryDeps } from '../query-deps.js';
-import { firstWindowPage } from './plots-window.js';
+import { firstWindowPage } from './store/window-pages.js';
 import type { EntityRecord, Namespace } from './store/entity-access.js';
 import type { StoredEvent } from './store/stored-events.js';
 

@@ -7,8 +7,8 @@
 import { defineOperation } from '../../shared/protocol/operation.js';
 import { bool, requestSchema, str } from '../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../query-deps.js';
-import { controlId, sendControl } from './control-requests.js';
-import { navigationKey } from './navigation-store.js';
+import { controlId, sendControl } from './store/control-requests.js';
+import { navigationKey } from './store/navigation-store.js';
 
 export function deleteOperations(deps: QueryDeps) {
   const deleteForTask = defineOperation({

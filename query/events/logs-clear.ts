@@ -8,7 +8,7 @@ import type { ControlRecord } from '../../shared/events/wire-format.js';
 import { defineOperation, type Operation } from '../../shared/protocol/operation.js';
 import { bool, int, requestSchema, str, strList } from '../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../query-deps.js';
-import { controlId, sendControl } from './control-requests.js';
+import { controlId, sendControl } from './store/control-requests.js';
 
 const request = requestSchema({
   task: str({ required: true }),

@@ -9,7 +9,7 @@ import { defineOperation, type Operation, type RawReply } from '../../shared/pro
 import { requestSchema, str } from '../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../query-deps.js';
 import { compileLineFormat, DEFAULT_LINE_FORMAT, jsonLogLine, logLineTypeOf, type LogLineFormatter } from './domain/log-line-format.js';
-import { MergedLogReader } from './logs-stream-reader.js';
+import { MergedLogReader } from './store/log-stream-reader.js';
 import { decodeLogEntry } from './store/stored-events.js';
 
 const READ_CHUNK = 5000;

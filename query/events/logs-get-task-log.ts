@@ -14,8 +14,8 @@ import { defineOperation, JsonText, type Operation } from '../../shared/protocol
 import { bool, enumOf, int, requestSchema, str } from '../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../query-deps.js';
 import { compileLogSearch, type MessageMatcher } from './logs-search.js';
-import { logSegmentKeys, MergedLogReader, NEEDS_FETCH, type LogDirection, type LogEntry } from './logs-stream-reader.js';
-import { metricVariantsList } from './plots-request-fields.js';
+import { logSegmentKeys, MergedLogReader, NEEDS_FETCH, type LogDirection, type LogEntry } from './store/log-stream-reader.js';
+import { metricVariantsList } from './common/log-plot-image-fields.js';
 import { decodeLogEntry, logEventHead, writeLogEvent, type StoredEvent } from './store/stored-events.js';
 
 export const LOG_MAX_BATCH = 10_000;

@@ -6,7 +6,7 @@ import { compareCodePoints } from '../../shared/events/domain/code-point-order.j
 import { defineOperation } from '../../shared/protocol/operation.js';
 import { bool, requestSchema, str } from '../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../query-deps.js';
-import { distinct, eventTypeField, withTasksList, type EventType } from './event-read-fields.js';
+import { distinct, eventTypeField, withTasksList, type EventType } from './common/event-read-fields.js';
 import { namespaceOf, type Namespace } from './store/entity-access.js';
 import { MetricListings, type ListingEntry } from './store/metric-listing.js';
 

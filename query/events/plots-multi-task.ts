@@ -18,11 +18,11 @@ import {
   type MultiTaskPlotsMap,
   type MultiTaskPlotsPosition,
 } from './domain/multi-task-plots-page.js';
-import { decodeCursor, encodeCursor, invalidScrollIdError } from './domain/scroll-cursor.js';
-import { needsTasksOrTask, taskAliasField } from './event-read-fields.js';
-import { fetchPlotEvents, plotRefKey } from './plots-bodies.js';
-import { decodePositions, HAS_ITER, metricFilterCondition, runStatement, scopeCondition, where } from './plots-influx.js';
-import { metricVariantsList, tasksWithAlias } from './plots-request-fields.js';
+import { decodeCursor, encodeCursor, invalidScrollIdError } from './common/scroll-cursor.js';
+import { needsTasksOrTask, taskAliasField } from './common/event-read-fields.js';
+import { fetchPlotEvents, plotRefKey } from './store/plot-bodies.js';
+import { decodePositions, HAS_ITER, metricFilterCondition, runStatement, scopeCondition, where } from './store/plot-image-influx.js';
+import { metricVariantsList, tasksWithAlias } from './common/log-plot-image-fields.js';
 import { namespaceOf, type Namespace } from './store/entity-access.js';
 import type { StoredEvent } from './store/stored-events.js';
 

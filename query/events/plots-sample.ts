@@ -19,9 +19,9 @@ import {
   type PlotSampleState,
   type SampleStateKey,
 } from './domain/navigation-state.js';
-import { NavigationStore } from './navigation-store.js';
-import { nextSampleRequest } from './plots-request-fields.js';
-import { decodeEvents, decodePositions, HAS_ITER, iterTime, runStatement, runStatements, scopeCondition, seriesCondition, where } from './plots-influx.js';
+import { NavigationStore } from './store/navigation-store.js';
+import { nextSampleRequest } from './common/log-plot-image-fields.js';
+import { decodeEvents, decodePositions, HAS_ITER, iterTime, runStatement, runStatements, scopeCondition, seriesCondition, where } from './store/plot-image-influx.js';
 import { namespaceOf, type Namespace } from './store/entity-access.js';
 
 const KIND = 'plot_sample';

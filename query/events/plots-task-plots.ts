@@ -13,10 +13,10 @@ import { defineOperation, type Operation } from '../../shared/protocol/operation
 import { bool, int, requestSchema, str } from '../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../query-deps.js';
 import { selectTaskPlots, taskPlotsPage, type TaskPlotsPosition } from './domain/multi-task-plots-page.js';
-import { decodeCursor, encodeCursor, invalidScrollIdError } from './domain/scroll-cursor.js';
-import { fetchPlotEvents, plotRefKey } from './plots-bodies.js';
-import { metricFilterCondition, nearestPerVariant, scopeCondition, where, type EventPosition } from './plots-influx.js';
-import { metricVariantsList } from './plots-request-fields.js';
+import { decodeCursor, encodeCursor, invalidScrollIdError } from './common/scroll-cursor.js';
+import { fetchPlotEvents, plotRefKey } from './store/plot-bodies.js';
+import { metricFilterCondition, nearestPerVariant, scopeCondition, where, type EventPosition } from './store/plot-image-influx.js';
+import { metricVariantsList } from './common/log-plot-image-fields.js';
 import { namespaceOf, type Namespace } from './store/entity-access.js';
 
 const PURPOSE = 'get_task_plots';

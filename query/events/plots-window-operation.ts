@@ -9,9 +9,9 @@ import { bool, int, requestSchema, str } from '../../shared/protocol/request-fie
 import type { QueryDeps } from '../query-deps.js';
 import { windowStateAction } from './domain/navigation-state.js';
 import type { WindowKind, WindowTaskState } from './domain/plot-window-navigation.js';
-import { NavigationStore } from './navigation-store.js';
-import { taskMetricVariantsList } from './plots-request-fields.js';
-import { firstWindowPage, windowPage, type WindowPage } from './plots-window.js';
+import { NavigationStore } from './store/navigation-store.js';
+import { taskMetricVariantsList } from './common/log-plot-image-fields.js';
+import { firstWindowPage, windowPage, type WindowPage } from './store/window-pages.js';
 import { namespaceOf } from './store/entity-access.js';
 
 export interface WindowNavigation {

@@ -9,7 +9,7 @@ import { metricFilter } from '../../shared/events/domain/metric-variants.js';
 import { defineOperation } from '../../shared/protocol/operation.js';
 import { bool, int, requestSchema, str } from '../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../query-deps.js';
-import { metricsFilterField, scalarKeyField, withTasksList } from './event-read-fields.js';
+import { metricsFilterField, scalarKeyField, withTasksList } from './common/event-read-fields.js';
 import { plainMap } from './plain-map.js';
 import { ScalarHistograms, type HistogramOptions, type SeriesBody } from './scalar-histograms.js';
 import { namespaceOf } from './store/entity-access.js';

@@ -6,12 +6,12 @@
  */
 import type { MetricFilter } from '../../shared/events/domain/metric-variants.js';
 import type { QueryDeps } from '../query-deps.js';
-import { epochMsToIso } from './domain/iso-time.js';
-import type { ScalarKey } from './event-read-fields.js';
-import { mapLimited } from './map-limited.js';
+import { epochMsToIso } from './common/iso-time.js';
+import type { ScalarKey } from './common/event-read-fields.js';
+import { mapLimited } from './common/map-limited.js';
 import { plainMap } from './plain-map.js';
-import { iterHistogram, type HistogramSeries } from './scalar-histogram-by-iter.js';
-import { timestampHistogram } from './scalar-histogram-by-timestamp.js';
+import { iterHistogram, type HistogramSeries } from './store/scalar-histogram-by-iter.js';
+import { timestampHistogram } from './store/scalar-histogram-by-timestamp.js';
 import type { EntityRecord, Namespace } from './store/entity-access.js';
 import { InfluxCsvReader } from './store/influx-csv.js';
 import { seriesKey } from './store/influx-rows.js';

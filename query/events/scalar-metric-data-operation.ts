@@ -11,13 +11,13 @@ import { bool, requestSchema, str } from '../../shared/protocol/request-fields.j
 import type { InfluxStore } from '../../shared/stores/influx-store.js';
 import { TAG } from '../../shared/events/storage-layout.js';
 import type { QueryDeps } from '../query-deps.js';
-import { decodeCursor, encodeCursor, invalidScrollIdError } from './domain/scroll-cursor.js';
+import { decodeCursor, encodeCursor, invalidScrollIdError } from './common/scroll-cursor.js';
 import { namespaceOf, type Namespace } from './store/entity-access.js';
 import { seriesOf } from './store/influx-rows.js';
 import { allOf, entityWhere, NO_ITER, tagEquals, timeCompare, type EntityRef } from './store/influx-where.js';
 import { MetricListings } from './store/metric-listing.js';
 import { decodeInfluxRows, type SequencedEvent } from './store/stored-events.js';
-import { metricDataTotal } from './scalar-metric-data-total.js';
+import { metricDataTotal } from './store/scalar-metric-data-total.js';
 
 export const METRIC_DATA_PAGE = 500;
 const PURPOSE = 'events.get_scalar_metric_data';

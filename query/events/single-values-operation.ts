@@ -9,7 +9,7 @@ import { TAG } from '../../shared/events/storage-layout.js';
 import { defineOperation } from '../../shared/protocol/operation.js';
 import { bool } from '../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../query-deps.js';
-import { metricsFilterField, withTasksList } from './event-read-fields.js';
+import { metricsFilterField, withTasksList } from './common/event-read-fields.js';
 import { namespaceOf, type EntityRecord, type Namespace } from './store/entity-access.js';
 import { columnIndex, seriesName, seriesOf, seriesTag } from './store/influx-rows.js';
 import { allOf, entitiesWhere, metricFilterWhere, SINGLE_VALUE } from './store/influx-where.js';

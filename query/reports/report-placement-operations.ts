@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { apiError } from '../../shared/errors/error-catalogue.js';
 import { defineOperation } from '../../shared/protocol/operation.js';
 import { bool, documented, requestSchema, str } from '../../shared/protocol/request-fields.js';
-import { controlId, sendControl } from '../events/control-requests.js';
+import { controlId, sendControl } from '../events/store/control-requests.js';
 import { nullableString, projectMember } from './report-fields.js';
 import { projectIdBase, rememberAlias, type ProjectBase } from './report-project-base.js';
 import { caller, intoReportsProject } from './report-write-operations.js';

@@ -9,7 +9,7 @@ import type { MetricVariantsInput } from '../../shared/events/domain/metric-vari
 import type { QueryDeps } from '../query-deps.js';
 import { debugImagesSection } from '../events/debug-images-section.js';
 import { plotsSection } from '../events/plots-section.js';
-import { metricVariantsList } from '../events/plots-request-fields.js';
+import { metricVariantsList } from '../events/common/log-plot-image-fields.js';
 import { ScalarHistograms } from '../events/scalar-histograms.js';
 import { singleValuesOf } from '../events/single-values-operation.js';
 import { metricFilter } from '../../shared/events/domain/metric-variants.js';

@@ -1,7 +1,7 @@
 // events.delete_for_task, delete_for_model, clear_scroll (events.md §9): synchronous deletions through the
 // writer (stream order), their refusals, and navigation-state removal.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendControl } from '../../query/events/control-requests.js';
+import { sendControl } from '../../query/events/store/control-requests.js';
 import { QueryDeps } from '../../query/query-deps.js';
 import { isApiError } from '../../shared/errors/error-catalogue.js';
 import { startHarness } from '../harness/service-harness.js';

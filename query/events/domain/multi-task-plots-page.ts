@@ -5,7 +5,7 @@
  * after it even if new plots arrive meanwhile.
  */
 import { compareCodePoints } from '../../../shared/events/domain/code-point-order.js';
-import { indexAfter } from './sorted-pages.js';
+import { indexAfter } from '../common/sorted-pages.js';
 
 export const MULTI_TASK_PLOTS_PAGE_SIZE = 1000;
 export const MULTI_TASK_PLOTS_TOTAL_CAP = 10_000;

@@ -3,7 +3,7 @@
  * the state's identity checks and the "nothing found" answer.
  */
 import { apiError } from '../../../shared/errors/error-catalogue.js';
-import { invalidScrollIdError } from './scroll-cursor.js';
+import { invalidScrollIdError } from '../common/scroll-cursor.js';
 
 /** The part of a sample state that a get_*_sample call must match. */
 export interface SampleStateKey {

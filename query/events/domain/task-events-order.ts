@@ -4,7 +4,7 @@
  * group in both directions, then timestamp and arrival order in the same
  * direction. A page never splits an iteration group.
  */
-import { indexAfter, mergedPage } from './sorted-pages.js';
+import { indexAfter, mergedPage } from '../common/sorted-pages.js';
 
 export interface OrderedTaskEvent {
   /** Absent: the event belongs to the final no-iteration group. */

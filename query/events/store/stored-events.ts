@@ -5,7 +5,7 @@
  * of band, for ordering ties.
  */
 import { inflateSync } from 'node:zlib';
-import { epochMsToIso } from '../domain/iso-time.js';
+import { epochMsToIso } from '../common/iso-time.js';
 import { decodeTagValue, EVENT_TYPE_OF, iterFromTime, type Measurement } from '../../../shared/events/storage-layout.js';
 import type { JsonBytesWriter } from '../../../shared/protocol/json-bytes.js';
 import type { InfluxSeries } from '../../../shared/stores/influx-store.js';

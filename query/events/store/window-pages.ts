@@ -22,9 +22,9 @@
  * iteration, the first facts of their validity; the rest of the validity
  * is read while the page's events are.
  */
-import { influxQlString } from '../../shared/events/storage-layout.js';
-import type { TaskMetricSelection } from '../../shared/events/domain/metric-variants.js';
-import type { QueryDeps } from '../query-deps.js';
+import { influxQlString } from '../../../shared/events/storage-layout.js';
+import type { TaskMetricSelection } from '../../../shared/events/domain/metric-variants.js';
+import type { QueryDeps } from '../../query-deps.js';
 import {
   newWindowTaskState,
   pickWindowIterations,
@@ -34,8 +34,8 @@ import {
   type WindowBounds,
   type WindowKind,
   type WindowTaskState,
-} from './domain/plot-window-navigation.js';
-import { imageValidity } from './debug-images-validity-store.js';
+} from '../domain/plot-window-navigation.js';
+import { imageValidity } from './debug-image-validity-store.js';
 import {
   decodeEvents,
   decodePositions,
@@ -49,9 +49,9 @@ import {
   seriesCondition,
   where,
   type EventPosition,
-} from './plots-influx.js';
-import type { Namespace } from './store/entity-access.js';
-import type { StoredEvent } from './store/stored-events.js';
+} from './plot-image-influx.js';
+import type { Namespace } from './entity-access.js';
+import type { StoredEvent } from './stored-events.js';
 
 const SPEC = {
   plots: { measurement: 'plot', narrowFields: '"len"' },

@@ -6,9 +6,9 @@
  * fetched lazily: the cost grows with what the caller consumes, not with
  * the size of the log.
  */
-import { redisKeys } from '../../shared/stores/redis-keys.js';
-import type { RedisClient } from '../../shared/stores/redis-store.js';
-import { LogEntry, readLogRange, type RangeDirection } from './store/log-stream-range.js';
+import { redisKeys } from '../../../shared/stores/redis-keys.js';
+import type { RedisClient } from '../../../shared/stores/redis-store.js';
+import { LogEntry, readLogRange, type RangeDirection } from './log-stream-range.js';
 
 export type LogDirection = RangeDirection;
 export { LogEntry };

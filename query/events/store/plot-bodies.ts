@@ -4,11 +4,11 @@
  * actually returned are transferred; this reads them back with one window
  * per series, all windows in a few requests.
  */
-import { NO_ITER_TIME_TEXT } from '../../shared/events/storage-layout.js';
-import type { QueryDeps } from '../query-deps.js';
-import { decodeEvents, iterTime, runStatements, scopeCondition, seriesCondition, where } from './plots-influx.js';
-import type { Namespace } from './store/entity-access.js';
-import type { StoredEvent } from './store/stored-events.js';
+import { NO_ITER_TIME_TEXT } from '../../../shared/events/storage-layout.js';
+import type { QueryDeps } from '../../query-deps.js';
+import { decodeEvents, iterTime, runStatements, scopeCondition, seriesCondition, where } from './plot-image-influx.js';
+import type { Namespace } from './entity-access.js';
+import type { StoredEvent } from './stored-events.js';
 
 export interface PlotPositionRef {
   readonly entity: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bool, parseRequest } from '../../shared/protocol/request-fields.js';
+import { bool, parseRequest } from '../../../shared/protocol/request-fields.js';
 import { withTasksList } from './event-read-fields.js';
 
 const schema = withTasksList({ model_events: bool({ default: false }) }, { maxItems: 2 });

@@ -17,12 +17,12 @@
  * merge is linear. The cost is the rest of the selection, not the page
  * (docs/events-read.md).
  */
-import type { InfluxStore } from '../../shared/stores/influx-store.js';
-import { mapLimited } from './map-limited.js';
-import type { InfluxCsvReader } from './store/influx-csv.js';
-import { seriesOf } from './store/influx-rows.js';
-import { allOf, entityWhere, HAS_ITER, tagEquals, timeCompare, type EntityRef } from './store/influx-where.js';
-import { decodeTagValue, TAG } from '../../shared/events/storage-layout.js';
+import type { InfluxStore } from '../../../shared/stores/influx-store.js';
+import { mapLimited } from '../common/map-limited.js';
+import type { InfluxCsvReader } from './influx-csv.js';
+import { seriesOf } from './influx-rows.js';
+import { allOf, entityWhere, HAS_ITER, tagEquals, timeCompare, type EntityRef } from './influx-where.js';
+import { decodeTagValue, TAG } from '../../../shared/events/storage-layout.js';
 
 export interface RawPoint {
   variant: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { metricFilter } from '../../shared/events/domain/metric-variants.js';
-import { decodeEvents, decodePositions, metricFilterCondition, metricsCondition, NOTHING, scopeCondition, where } from './plots-influx.js';
+import { metricFilter } from '../../../shared/events/domain/metric-variants.js';
+import { decodeEvents, decodePositions, metricFilterCondition, metricsCondition, NOTHING, scopeCondition, where } from './plot-image-influx.js';
 
 describe('InfluxQL fragments', () => {
   it('scope: company, namespace, entities (tag values encoded and quoted)', () => {

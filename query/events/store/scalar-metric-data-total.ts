@@ -11,10 +11,10 @@
  * subquery capped at the remainder. A metric that fits its first read is
  * not counted at all.
  */
-import type { InfluxStore } from '../../shared/stores/influx-store.js';
-import { seriesOf } from './store/influx-rows.js';
-import { allOf, timeCompare } from './store/influx-where.js';
-import type { SequencedEvent } from './store/stored-events.js';
+import type { InfluxStore } from '../../../shared/stores/influx-store.js';
+import { seriesOf } from './influx-rows.js';
+import { allOf, timeCompare } from './influx-where.js';
+import type { SequencedEvent } from './stored-events.js';
 
 export const METRIC_DATA_TOTAL_CAP = 10_000;
 /** The range is sized for this many points at the page's density (sparser older data then rarely needs the subquery). */

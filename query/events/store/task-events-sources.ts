@@ -8,16 +8,16 @@
  * the whole no-iteration group (InfluxDB's sentinel-time points and the
  * task's logs). The page itself is built by domain/task-events-order.ts.
  */
-import type { MetricFilter } from '../../shared/events/domain/metric-variants.js';
-import { EVENT_TYPE_OF, type Measurement } from '../../shared/events/storage-layout.js';
-import type { InfluxStore } from '../../shared/stores/influx-store.js';
-import { compareTaskEvents, pageOfTaskEvents, type TaskEventsOrder, type TaskEventsPage, type TaskEventsPosition } from './domain/task-events-order.js';
-import type { MergedLogReader } from './logs-stream-reader.js';
-import { seriesOf } from './store/influx-rows.js';
-import { allOf, entityWhere, HAS_ITER, metricFilterWhere, NO_ITER, timeCompare, type EntityRef } from './store/influx-where.js';
-import { hasIterationLogs, LogSegments } from './store/log-segments.js';
-import type { ListingEntry } from './store/metric-listing.js';
-import { decodeInfluxRows, type SequencedEvent } from './store/stored-events.js';
+import type { MetricFilter } from '../../../shared/events/domain/metric-variants.js';
+import { EVENT_TYPE_OF, type Measurement } from '../../../shared/events/storage-layout.js';
+import type { InfluxStore } from '../../../shared/stores/influx-store.js';
+import { compareTaskEvents, pageOfTaskEvents, type TaskEventsOrder, type TaskEventsPage, type TaskEventsPosition } from '../domain/task-events-order.js';
+import type { MergedLogReader } from './log-stream-reader.js';
+import { seriesOf } from './influx-rows.js';
+import { allOf, entityWhere, HAS_ITER, metricFilterWhere, NO_ITER, timeCompare, type EntityRef } from './influx-where.js';
+import { hasIterationLogs, LogSegments } from './log-segments.js';
+import type { ListingEntry } from './metric-listing.js';
+import { decodeInfluxRows, type SequencedEvent } from './stored-events.js';
 
 export interface TaskEventsSelection {
   ref: EntityRef;

@@ -12,11 +12,11 @@
  * few at a time, which uses both InfluxDB cores, in CSV (cheaper on both
  * sides than JSON).
  */
-import { bucketMeans, groupedSeriesIntervals, type SeriesStats } from './domain/histogram-intervals.js';
-import { mapLimited } from './map-limited.js';
+import { bucketMeans, groupedSeriesIntervals, type SeriesStats } from '../domain/histogram-intervals.js';
+import { mapLimited } from '../common/map-limited.js';
 import type { HistogramSeries } from './scalar-histogram-by-iter.js';
-import type { InfluxCsvReader } from './store/influx-csv.js';
-import { allOf, entityWhere, REGULAR_ITER, seriesWhere, type EntityRef, type SeriesName } from './store/influx-where.js';
+import type { InfluxCsvReader } from './influx-csv.js';
+import { allOf, entityWhere, REGULAR_ITER, seriesWhere, type EntityRef, type SeriesName } from './influx-where.js';
 
 /** Concurrent series reads: InfluxDB has two cores here; more only queue. */
 const READ_CONCURRENCY = 3;

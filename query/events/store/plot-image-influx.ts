@@ -16,11 +16,11 @@ import {
   iterTimeText,
   NO_ITER_TIME_TEXT,
   type Measurement,
-} from '../../shared/events/storage-layout.js';
-import type { MetricFilter } from '../../shared/events/domain/metric-variants.js';
-import type { InfluxResult, InfluxSeries, InfluxStore } from '../../shared/stores/influx-store.js';
-import { decodeInfluxRows, type SequencedEvent } from './store/stored-events.js';
-import type { Namespace } from './store/entity-access.js';
+} from '../../../shared/events/storage-layout.js';
+import type { MetricFilter } from '../../../shared/events/domain/metric-variants.js';
+import type { InfluxResult, InfluxSeries, InfluxStore } from '../../../shared/stores/influx-store.js';
+import { decodeInfluxRows, type SequencedEvent } from './stored-events.js';
+import type { Namespace } from './entity-access.js';
 
 /** Statements per HTTP request: keeps bodies moderate when one page needs a window per series. */
 const STATEMENTS_PER_REQUEST = 200;

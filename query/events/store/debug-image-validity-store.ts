@@ -4,13 +4,13 @@
  * pure rules live in domain/debug-image-validity.ts and get the few
  * (iteration, url) uses that decide them.
  */
-import { compareCodePoints } from '../../shared/events/domain/code-point-order.js';
-import { influxQlString } from '../../shared/events/storage-layout.js';
-import type { QueryDeps } from '../query-deps.js';
-import { debugImageVariantRanges, type VariantRange } from './domain/debug-image-sample-navigation.js';
-import { lastInvalidIteration, type ImageUse } from './domain/debug-image-validity.js';
-import { decodePositions, HAS_ITER, runStatements, scopeCondition, seriesCondition, where, type EventPosition } from './plots-influx.js';
-import type { Namespace } from './store/entity-access.js';
+import { compareCodePoints } from '../../../shared/events/domain/code-point-order.js';
+import { influxQlString } from '../../../shared/events/storage-layout.js';
+import type { QueryDeps } from '../../query-deps.js';
+import { debugImageVariantRanges, type VariantRange } from '../domain/debug-image-sample-navigation.js';
+import { lastInvalidIteration, type ImageUse } from '../domain/debug-image-validity.js';
+import { decodePositions, HAS_ITER, runStatements, scopeCondition, seriesCondition, where, type EventPosition } from './plot-image-influx.js';
+import type { Namespace } from './entity-access.js';
 
 export interface VariantRef {
   readonly metric: string;

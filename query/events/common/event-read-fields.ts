@@ -3,7 +3,7 @@
  * shared/protocol/request-fields.ts so messages stay ClearML's.
  */
 import { z } from 'zod';
-import { documented, enumOf, fieldDocs, list, obj, requestSchema, str, strList, type FieldBuilder } from '../../shared/protocol/request-fields.js';
+import { documented, enumOf, fieldDocs, list, obj, requestSchema, str, strList, type FieldBuilder } from '../../../shared/protocol/request-fields.js';
 
 export const EVENT_TYPES = ['training_stats_scalar', 'training_stats_vector', 'training_debug_image', 'plot', 'log'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

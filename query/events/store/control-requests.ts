@@ -8,11 +8,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createInbox, headers as natsHeaders, type NatsConnection } from 'nats';
-import { apiError } from '../../shared/errors/error-catalogue.js';
-import { ensureEventStreams, eventStreamSettings } from '../../shared/events/event-streams.js';
-import { redisKeys } from '../../shared/stores/redis-keys.js';
-import { HEADER_KIND, HEADER_REPLY, HEADER_VERSION, partitionOf, partitionSubject, WIRE_VERSION, type ControlRecord } from '../../shared/events/wire-format.js';
-import type { QueryDeps } from '../query-deps.js';
+import { apiError } from '../../../shared/errors/error-catalogue.js';
+import { ensureEventStreams, eventStreamSettings } from '../../../shared/events/event-streams.js';
+import { redisKeys } from '../../../shared/stores/redis-keys.js';
+import { HEADER_KIND, HEADER_REPLY, HEADER_VERSION, partitionOf, partitionSubject, WIRE_VERSION, type ControlRecord } from '../../../shared/events/wire-format.js';
+import type { QueryDeps } from '../../query-deps.js';
 
 /** How long a deletion may wait for the writer (it runs after the partition's backlog). */
 export const CONTROL_TIMEOUT_MS = 60_000;

@@ -10,11 +10,11 @@
  * between plots and debug_images; the contract does not require it, §13 #36).
  */
 import { randomBytes } from 'node:crypto';
-import { redisKeys } from '../../shared/stores/redis-keys.js';
-import type { RedisClient } from '../../shared/stores/redis-store.js';
-import { NAVIGATION_STATE_TTL_SECONDS } from './domain/navigation-state.js';
-import { assertSampleStateMatches, type SampleStateKey } from './domain/sample-state.js';
-import type { Namespace } from './store/entity-access.js';
+import { redisKeys } from '../../../shared/stores/redis-keys.js';
+import type { RedisClient } from '../../../shared/stores/redis-store.js';
+import { NAVIGATION_STATE_TTL_SECONDS } from '../domain/navigation-state.js';
+import { assertSampleStateMatches, type SampleStateKey } from '../domain/sample-state.js';
+import type { Namespace } from './entity-access.js';
 
 export type NavigationKind = 'plots' | 'debug_images' | 'plot_sample' | 'debug_image_sample';
 

@@ -16,10 +16,10 @@
  * MEAN (plus MIN and MAX with the extension) per distinct interval, bounded
  * by the first and last iteration of its series.
  */
-import { groupedSeriesIntervals, type BucketedSeries, type SeriesStats } from './domain/histogram-intervals.js';
-import type { InfluxStore } from '../../shared/stores/influx-store.js';
-import { columnIndex, seriesKey, seriesName, seriesOf } from './store/influx-rows.js';
-import { allOf, entityWhere, REGULAR_ITER, seriesWhere, timeCompare, type EntityRef, type SeriesName } from './store/influx-where.js';
+import { groupedSeriesIntervals, type BucketedSeries, type SeriesStats } from '../domain/histogram-intervals.js';
+import type { InfluxStore } from '../../../shared/stores/influx-store.js';
+import { columnIndex, seriesKey, seriesName, seriesOf } from './influx-rows.js';
+import { allOf, entityWhere, REGULAR_ITER, seriesWhere, timeCompare, type EntityRef, type SeriesName } from './influx-where.js';
 
 export interface HistogramSeries extends SeriesName, BucketedSeries {}
 
