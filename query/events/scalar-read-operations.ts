@@ -7,7 +7,10 @@ import { readOnlyOperations, type Operation } from '../../shared/protocol/operat
 import type { QueryDeps } from '../query-deps.js';
 import { deleteOperations } from './delete-operations.js';
 import { latestScalarValuesOperation } from './latest-scalar-values-operation.js';
-import { metricsListingOperations } from './metrics-listing-operations.js';
+import { getMultiTaskMetricsOperation } from './metrics/get-multi-task-metrics.js';
+import { getScalarMetricsAndVariantsOperation } from './metrics/get-scalar-metrics-and-variants.js';
+import { getTaskMetricsOperation } from './metrics/get-task-metrics.js';
+import { getVectorMetricsAndVariantsOperation } from './metrics/get-vector-metrics-and-variants.js';
 import { scalarHistogramOperations } from './scalar-histogram-operations.js';
 import { scalarMetricDataOperation } from './scalar-metric-data-operation.js';
 import { scalarRawOperation } from './scalar-raw-operation.js';
@@ -18,7 +21,10 @@ import { vectorHistogramOperation } from './vector-histogram-operation.js';
 export function scalarReadOperations(deps: QueryDeps): Operation[] {
   return [
     ...readOnlyOperations(
-      ...metricsListingOperations(deps),
+      getTaskMetricsOperation(deps),
+      getMultiTaskMetricsOperation(deps),
+      getScalarMetricsAndVariantsOperation(deps),
+      getVectorMetricsAndVariantsOperation(deps),
       ...scalarHistogramOperations(deps),
       scalarRawOperation(deps),
       scalarMetricDataOperation(deps),

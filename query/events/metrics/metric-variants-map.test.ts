@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { metricVariantsMap } from './metrics-listing-operations.js';
+import { metricVariantsMap } from './metric-variants-map.js';
 
 describe('metricVariantsMap', () => {
   it('groups variants per metric, both in code-point order, without duplicates', () => {
