@@ -6,17 +6,18 @@
 import { readOnlyOperations, type Operation } from '../../shared/protocol/operation.js';
 import type { QueryDeps } from '../query-deps.js';
 import { deleteOperations } from './delete-operations.js';
-import { latestScalarValuesOperation } from './latest-scalar-values-operation.js';
+import { getTaskLatestScalarValuesOperation } from './scalars/get-task-latest-scalar-values.js';
 import { getMultiTaskMetricsOperation } from './metrics/get-multi-task-metrics.js';
 import { getScalarMetricsAndVariantsOperation } from './metrics/get-scalar-metrics-and-variants.js';
 import { getTaskMetricsOperation } from './metrics/get-task-metrics.js';
 import { getVectorMetricsAndVariantsOperation } from './metrics/get-vector-metrics-and-variants.js';
-import { scalarHistogramOperations } from './scalar-histogram-operations.js';
-import { scalarMetricDataOperation } from './scalar-metric-data-operation.js';
-import { scalarRawOperation } from './scalar-raw-operation.js';
-import { singleValuesOperation } from './single-values-operation.js';
+import { multiTaskScalarMetricsIterHistogramOperation } from './scalars/multi-task-scalar-metrics-iter-histogram.js';
+import { scalarMetricsIterHistogramOperation } from './scalars/scalar-metrics-iter-histogram.js';
+import { getScalarMetricDataOperation } from './scalars/get-scalar-metric-data.js';
+import { scalarMetricsIterRawOperation } from './scalars/scalar-metrics-iter-raw.js';
+import { getTaskSingleValueMetricsOperation } from './scalars/get-task-single-value-metrics.js';
 import { taskEventsOperation } from './task-events-operation.js';
-import { vectorHistogramOperation } from './vector-histogram-operation.js';
+import { vectorMetricsIterHistogramOperation } from './scalars/vector-metrics-iter-histogram.js';
 
 export function scalarReadOperations(deps: QueryDeps): Operation[] {
   return [
@@ -25,12 +26,13 @@ export function scalarReadOperations(deps: QueryDeps): Operation[] {
       getMultiTaskMetricsOperation(deps),
       getScalarMetricsAndVariantsOperation(deps),
       getVectorMetricsAndVariantsOperation(deps),
-      ...scalarHistogramOperations(deps),
-      scalarRawOperation(deps),
-      scalarMetricDataOperation(deps),
-      latestScalarValuesOperation(deps),
-      singleValuesOperation(deps),
-      vectorHistogramOperation(deps),
+      scalarMetricsIterHistogramOperation(deps),
+      multiTaskScalarMetricsIterHistogramOperation(deps),
+      scalarMetricsIterRawOperation(deps),
+      getScalarMetricDataOperation(deps),
+      getTaskLatestScalarValuesOperation(deps),
+      getTaskSingleValueMetricsOperation(deps),
+      vectorMetricsIterHistogramOperation(deps),
       taskEventsOperation(deps),
     ),
     ...deleteOperations(deps),

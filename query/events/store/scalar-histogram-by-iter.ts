@@ -16,7 +16,7 @@
  * MEAN (plus MIN and MAX with the extension) per distinct interval, bounded
  * by the first and last iteration of its series.
  */
-import { groupedSeriesIntervals, type BucketedSeries, type SeriesStats } from '../domain/histogram-intervals.js';
+import { groupedSeriesIntervals, type BucketedSeries, type SeriesStats } from '../scalars/histogram-intervals.js';
 import type { InfluxStore } from '../../../shared/stores/influx-store.js';
 import { columnIndex, seriesKey, seriesName, seriesOf } from './influx-rows.js';
 import { allOf, entityWhere, REGULAR_ITER, seriesWhere, timeCompare, type EntityRef, type SeriesName } from './influx-where.js';

@@ -12,7 +12,7 @@
  * few at a time, which uses both InfluxDB cores, in CSV (cheaper on both
  * sides than JSON).
  */
-import { bucketMeans, groupedSeriesIntervals, type SeriesStats } from '../domain/histogram-intervals.js';
+import { bucketMeans, groupedSeriesIntervals, type SeriesStats } from '../scalars/histogram-intervals.js';
 import { mapLimited } from '../common/map-limited.js';
 import type { HistogramSeries } from './scalar-histogram-by-iter.js';
 import type { InfluxCsvReader } from './influx-csv.js';

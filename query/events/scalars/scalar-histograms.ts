@@ -4,20 +4,20 @@
  * Which series exist comes from the metric listing; the points from
  * InfluxDB (by iteration) or from bulk reads bucketed here (by timestamp).
  */
-import type { MetricFilter } from '../../shared/events/domain/metric-variants.js';
-import type { QueryDeps } from '../query-deps.js';
-import { epochMsToIso } from './common/iso-time.js';
-import type { ScalarKey } from './common/event-read-fields.js';
-import { mapLimited } from './common/map-limited.js';
+import type { MetricFilter } from '../../../shared/events/domain/metric-variants.js';
+import type { QueryDeps } from '../../query-deps.js';
+import { epochMsToIso } from '../common/iso-time.js';
+import type { ScalarKey } from '../common/event-read-fields.js';
+import { mapLimited } from '../common/map-limited.js';
 import { plainMap } from './plain-map.js';
-import { iterHistogram, type HistogramSeries } from './store/scalar-histogram-by-iter.js';
-import { timestampHistogram } from './store/scalar-histogram-by-timestamp.js';
-import type { EntityRecord, Namespace } from './store/entity-access.js';
-import { InfluxCsvReader } from './store/influx-csv.js';
-import { seriesKey } from './store/influx-rows.js';
-import { metricFilterWhere, type EntityRef } from './store/influx-where.js';
-import { MetricListings } from './store/metric-listing.js';
-import { xAxisLabels } from './store/x-axis-labels.js';
+import { iterHistogram, type HistogramSeries } from '../store/scalar-histogram-by-iter.js';
+import { timestampHistogram } from '../store/scalar-histogram-by-timestamp.js';
+import type { EntityRecord, Namespace } from '../store/entity-access.js';
+import { InfluxCsvReader } from '../store/influx-csv.js';
+import { seriesKey } from '../store/influx-rows.js';
+import { metricFilterWhere, type EntityRef } from '../store/influx-where.js';
+import { MetricListings } from '../store/metric-listing.js';
+import { xAxisLabels } from '../store/x-axis-labels.js';
 
 export interface HistogramOptions {
   samples: number;

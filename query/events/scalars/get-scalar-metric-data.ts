@@ -6,18 +6,18 @@
  * already puts the no-iteration sentinel last; the ties within an
  * iteration (one point per variant) are ordered here.
  */
-import { defineOperation } from '../../shared/protocol/operation.js';
-import { bool, requestSchema, str } from '../../shared/protocol/request-fields.js';
-import type { InfluxStore } from '../../shared/stores/influx-store.js';
-import { TAG } from '../../shared/events/storage-layout.js';
-import type { QueryDeps } from '../query-deps.js';
-import { decodeCursor, encodeCursor, invalidScrollIdError } from './common/scroll-cursor.js';
-import { namespaceOf, type Namespace } from './store/entity-access.js';
-import { seriesOf } from './store/influx-rows.js';
-import { allOf, entityWhere, NO_ITER, tagEquals, timeCompare, type EntityRef } from './store/influx-where.js';
-import { MetricListings } from './store/metric-listing.js';
-import { decodeInfluxRows, type SequencedEvent } from './store/stored-events.js';
-import { metricDataTotal } from './store/scalar-metric-data-total.js';
+import { defineOperation } from '../../../shared/protocol/operation.js';
+import { bool, requestSchema, str } from '../../../shared/protocol/request-fields.js';
+import type { InfluxStore } from '../../../shared/stores/influx-store.js';
+import { TAG } from '../../../shared/events/storage-layout.js';
+import type { QueryDeps } from '../../query-deps.js';
+import { decodeCursor, encodeCursor, invalidScrollIdError } from '../common/scroll-cursor.js';
+import { namespaceOf, type Namespace } from '../store/entity-access.js';
+import { seriesOf } from '../store/influx-rows.js';
+import { allOf, entityWhere, NO_ITER, tagEquals, timeCompare, type EntityRef } from '../store/influx-where.js';
+import { MetricListings } from '../store/metric-listing.js';
+import { decodeInfluxRows, type SequencedEvent } from '../store/stored-events.js';
+import { metricDataTotal } from '../store/scalar-metric-data-total.js';
 
 export const METRIC_DATA_PAGE = 500;
 const PURPOSE = 'events.get_scalar_metric_data';
@@ -61,7 +61,7 @@ export function compareNewestFirst(a: Position, b: Position): number {
 
 const positionOf = (e: SequencedEvent): Position => ({ i: e.iter ?? null, ts: e.timestamp, q: e.seq });
 
-export function scalarMetricDataOperation(deps: QueryDeps) {
+export function getScalarMetricDataOperation(deps: QueryDeps) {
   return defineOperation({
     name: 'events.get_scalar_metric_data',
     minVersion: '1.0',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareNewestFirst } from './scalar-metric-data-operation.js';
+import { compareNewestFirst } from './get-scalar-metric-data.js';
 
 describe('compareNewestFirst', () => {
   it('orders by iteration descending, no iteration last, then timestamp and arrival descending', () => {

@@ -3,17 +3,17 @@
  * metric/variant that have an iteration, ascending, at most 10000 (one
  * series, so InfluxDB's time order is the iteration order).
  */
-import { TAG } from '../../shared/events/storage-layout.js';
-import { defineOperation } from '../../shared/protocol/operation.js';
-import { bool, requestSchema, str } from '../../shared/protocol/request-fields.js';
-import type { QueryDeps } from '../query-deps.js';
-import { namespaceOf } from './store/entity-access.js';
-import { columnIndex, seriesOf } from './store/influx-rows.js';
-import { allOf, entityWhere, HAS_ITER, tagEquals } from './store/influx-where.js';
+import { TAG } from '../../../shared/events/storage-layout.js';
+import { defineOperation } from '../../../shared/protocol/operation.js';
+import { bool, requestSchema, str } from '../../../shared/protocol/request-fields.js';
+import type { QueryDeps } from '../../query-deps.js';
+import { namespaceOf } from '../store/entity-access.js';
+import { columnIndex, seriesOf } from '../store/influx-rows.js';
+import { allOf, entityWhere, HAS_ITER, tagEquals } from '../store/influx-where.js';
 
 export const MAX_VECTORS = 10_000;
 
-export function vectorHistogramOperation(deps: QueryDeps) {
+export function vectorMetricsIterHistogramOperation(deps: QueryDeps) {
   return defineOperation({
     name: 'events.vector_metrics_iter_histogram',
     minVersion: '1.0',

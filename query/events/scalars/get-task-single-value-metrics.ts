@@ -3,16 +3,16 @@
  * reuses `singleValuesOf`, §0.7). Single values are the scalars at time
  * -2147483648 exactly: one point per series, read for all entities at once.
  */
-import { compareCodePoints } from '../../shared/events/domain/code-point-order.js';
-import { metricFilter, type MetricFilter } from '../../shared/events/domain/metric-variants.js';
-import { TAG } from '../../shared/events/storage-layout.js';
-import { defineOperation } from '../../shared/protocol/operation.js';
-import { bool } from '../../shared/protocol/request-fields.js';
-import type { QueryDeps } from '../query-deps.js';
-import { metricsFilterField, withTasksList } from './common/event-read-fields.js';
-import { namespaceOf, type EntityRecord, type Namespace } from './store/entity-access.js';
-import { columnIndex, seriesName, seriesOf, seriesTag } from './store/influx-rows.js';
-import { allOf, entitiesWhere, metricFilterWhere, SINGLE_VALUE } from './store/influx-where.js';
+import { compareCodePoints } from '../../../shared/events/domain/code-point-order.js';
+import { metricFilter, type MetricFilter } from '../../../shared/events/domain/metric-variants.js';
+import { TAG } from '../../../shared/events/storage-layout.js';
+import { defineOperation } from '../../../shared/protocol/operation.js';
+import { bool } from '../../../shared/protocol/request-fields.js';
+import type { QueryDeps } from '../../query-deps.js';
+import { metricsFilterField, withTasksList } from '../common/event-read-fields.js';
+import { namespaceOf, type EntityRecord, type Namespace } from '../store/entity-access.js';
+import { columnIndex, seriesName, seriesOf, seriesTag } from '../store/influx-rows.js';
+import { allOf, entitiesWhere, metricFilterWhere, SINGLE_VALUE } from '../store/influx-where.js';
 
 export const MAX_SINGLE_VALUES = 10_000;
 
@@ -63,7 +63,7 @@ export async function singleValuesOf(
   return out;
 }
 
-export function singleValuesOperation(deps: QueryDeps) {
+export function getTaskSingleValueMetricsOperation(deps: QueryDeps) {
   return defineOperation({
     name: 'events.get_task_single_value_metrics',
     minVersion: '1.0',

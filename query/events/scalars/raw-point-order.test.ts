@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pageLength, sortTies } from './store/scalar-raw-pages.js';
+import { pageLength, sortTies } from './raw-point-order.js';
 
 const xs = (...values: number[]) => values.map((x) => ({ x }));
 

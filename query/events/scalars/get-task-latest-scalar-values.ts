@@ -8,16 +8,16 @@
  * the points (MAX over every scalar, LAST of each measurement: that opens
  * every image file's series).
  */
-import { defineOperation } from '../../shared/protocol/operation.js';
-import { requestSchema, str } from '../../shared/protocol/request-fields.js';
-import type { QueryDeps } from '../query-deps.js';
-import { LATEST_POINTS_PER_VARIANT, latestScalarMetrics, type ScalarMetricPoint } from './domain/latest-scalar-values.js';
-import { LogSegments } from './store/log-segments.js';
-import { columnIndex, seriesName, seriesOf } from './store/influx-rows.js';
-import { allOf, entityWhere, HAS_ITER } from './store/influx-where.js';
-import { iterFromTime, iterTimeText } from '../../shared/events/storage-layout.js';
+import { defineOperation } from '../../../shared/protocol/operation.js';
+import { requestSchema, str } from '../../../shared/protocol/request-fields.js';
+import type { QueryDeps } from '../../query-deps.js';
+import { LATEST_POINTS_PER_VARIANT, latestScalarMetrics, type ScalarMetricPoint } from './latest-scalar-values.js';
+import { LogSegments } from '../store/log-segments.js';
+import { columnIndex, seriesName, seriesOf } from '../store/influx-rows.js';
+import { allOf, entityWhere, HAS_ITER } from '../store/influx-where.js';
+import { iterFromTime, iterTimeText } from '../../../shared/events/storage-layout.js';
 
-export function latestScalarValuesOperation(deps: QueryDeps) {
+export function getTaskLatestScalarValuesOperation(deps: QueryDeps) {
   return defineOperation({
     name: 'events.get_task_latest_scalar_values',
     minVersion: '1.0',

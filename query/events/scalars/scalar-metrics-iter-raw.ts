@@ -3,17 +3,17 @@
  * metric, paged by a signed cursor that carries the selection, the x
  * position, the first call's batch size and the total once counted.
  */
-import { apiError } from '../../shared/errors/error-catalogue.js';
-import { defineOperation } from '../../shared/protocol/operation.js';
-import { bool, int, requestSchema, str } from '../../shared/protocol/request-fields.js';
-import type { QueryDeps } from '../query-deps.js';
-import { decodeCursor, encodeCursor, invalidScrollIdError } from './common/scroll-cursor.js';
-import { metricVariantsField, scalarKeyField, type ScalarKey } from './common/event-read-fields.js';
+import { apiError } from '../../../shared/errors/error-catalogue.js';
+import { defineOperation } from '../../../shared/protocol/operation.js';
+import { bool, int, requestSchema, str } from '../../../shared/protocol/request-fields.js';
+import type { QueryDeps } from '../../query-deps.js';
+import { decodeCursor, encodeCursor, invalidScrollIdError } from '../common/scroll-cursor.js';
+import { metricVariantsField, scalarKeyField, type ScalarKey } from '../common/event-read-fields.js';
 import { plainMap } from './plain-map.js';
-import { countSelection, iterPage, timestampPage, type RawPoint, type RawSelection } from './store/scalar-raw-pages.js';
-import { namespaceOf, type Namespace } from './store/entity-access.js';
-import { InfluxCsvReader } from './store/influx-csv.js';
-import { MetricListings } from './store/metric-listing.js';
+import { countSelection, iterPage, timestampPage, type RawPoint, type RawSelection } from '../store/scalar-raw-pages.js';
+import { namespaceOf, type Namespace } from '../store/entity-access.js';
+import { InfluxCsvReader } from '../store/influx-csv.js';
+import { MetricListings } from '../store/metric-listing.js';
 
 export const RAW_DEFAULT_BATCH = 10_000;
 export const RAW_MAX_BATCH = 200_000;
@@ -47,7 +47,7 @@ function isRawCursor(value: Record<string, unknown> | undefined): value is Recor
   );
 }
 
-export function scalarRawOperation(deps: QueryDeps) {
+export function scalarMetricsIterRawOperation(deps: QueryDeps) {
   const csv = new InfluxCsvReader(deps.config, deps.storeCalls);
   return defineOperation({
     name: 'events.scalar_metrics_iter_raw',
