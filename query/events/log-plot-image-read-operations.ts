@@ -5,9 +5,9 @@
 import { readOnlyOperations, type Operation } from '../../shared/protocol/operation.js';
 import type { QueryDeps } from '../query-deps.js';
 import { getDebugImageSampleOperation, nextDebugImageSampleOperation } from './debug-images-sample.js';
-import { clearTaskLogOperation } from './logs-clear.js';
-import { downloadTaskLogOperation } from './logs-download.js';
-import { getTaskLogOperation } from './logs-get-task-log.js';
+import { clearTaskLogOperation } from './logs/clear-task-log.js';
+import { downloadTaskLogOperation } from './logs/download-task-log.js';
+import { getTaskLogOperation } from './logs/get-task-log.js';
 import { getMultiTaskPlotsOperation } from './plots-multi-task.js';
 import { getPlotSampleOperation, nextPlotSampleOperation } from './plots-sample.js';
 import { getTaskPlotsOperation } from './plots-task-plots.js';

@@ -5,7 +5,9 @@
  */
 import { readOnlyOperations, type Operation } from '../../shared/protocol/operation.js';
 import type { QueryDeps } from '../query-deps.js';
-import { deleteOperations } from './delete-operations.js';
+import { clearScrollOperation } from './deletion/clear-scroll.js';
+import { deleteForModelOperation } from './deletion/delete-for-model.js';
+import { deleteForTaskOperation } from './deletion/delete-for-task.js';
 import { getTaskLatestScalarValuesOperation } from './scalars/get-task-latest-scalar-values.js';
 import { getMultiTaskMetricsOperation } from './metrics/get-multi-task-metrics.js';
 import { getScalarMetricsAndVariantsOperation } from './metrics/get-scalar-metrics-and-variants.js';
@@ -16,7 +18,7 @@ import { scalarMetricsIterHistogramOperation } from './scalars/scalar-metrics-it
 import { getScalarMetricDataOperation } from './scalars/get-scalar-metric-data.js';
 import { scalarMetricsIterRawOperation } from './scalars/scalar-metrics-iter-raw.js';
 import { getTaskSingleValueMetricsOperation } from './scalars/get-task-single-value-metrics.js';
-import { taskEventsOperation } from './task-events-operation.js';
+import { getTaskEventsOperation } from './task-events/get-task-events.js';
 import { vectorMetricsIterHistogramOperation } from './scalars/vector-metrics-iter-histogram.js';
 
 export function scalarReadOperations(deps: QueryDeps): Operation[] {
@@ -33,8 +35,10 @@ export function scalarReadOperations(deps: QueryDeps): Operation[] {
       getTaskLatestScalarValuesOperation(deps),
       getTaskSingleValueMetricsOperation(deps),
       vectorMetricsIterHistogramOperation(deps),
-      taskEventsOperation(deps),
+      getTaskEventsOperation(deps),
     ),
-    ...deleteOperations(deps),
+    deleteForTaskOperation(deps),
+    deleteForModelOperation(deps),
+    clearScrollOperation(deps),
   ];
 }

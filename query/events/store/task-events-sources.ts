@@ -11,7 +11,7 @@
 import type { MetricFilter } from '../../../shared/events/domain/metric-variants.js';
 import { EVENT_TYPE_OF, type Measurement } from '../../../shared/events/storage-layout.js';
 import type { InfluxStore } from '../../../shared/stores/influx-store.js';
-import { compareTaskEvents, pageOfTaskEvents, type TaskEventsOrder, type TaskEventsPage, type TaskEventsPosition } from '../domain/task-events-order.js';
+import { compareTaskEvents, pageOfTaskEvents, type TaskEventsOrder, type TaskEventsPage, type TaskEventsPosition } from '../task-events/task-events-order.js';
 import type { MergedLogReader } from './log-stream-reader.js';
 import { seriesOf } from './influx-rows.js';
 import { allOf, entityWhere, HAS_ITER, metricFilterWhere, NO_ITER, timeCompare, type EntityRef } from './influx-where.js';

@@ -4,11 +4,11 @@
  * after every event acknowledged before this request: log lines accepted
  * but not yet stored are deleted too, and the call returns once it ran.
  */
-import type { ControlRecord } from '../../shared/events/wire-format.js';
-import { defineOperation, type Operation } from '../../shared/protocol/operation.js';
-import { bool, int, requestSchema, str, strList } from '../../shared/protocol/request-fields.js';
-import type { QueryDeps } from '../query-deps.js';
-import { controlId, sendControl } from './store/control-requests.js';
+import type { ControlRecord } from '../../../shared/events/wire-format.js';
+import { defineOperation, type Operation } from '../../../shared/protocol/operation.js';
+import { bool, int, requestSchema, str, strList } from '../../../shared/protocol/request-fields.js';
+import type { QueryDeps } from '../../query-deps.js';
+import { controlId, sendControl } from '../store/control-requests.js';
 
 const request = requestSchema({
   task: str({ required: true }),

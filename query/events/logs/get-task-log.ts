@@ -8,15 +8,15 @@
  * RE2 pattern with `search_regex`, `search_ignore_case` for either) over the
  * whole log, like the `metrics` filter; both narrow pages and total alike.
  */
-import { metricFilter, type MetricFilter } from '../../shared/events/domain/metric-variants.js';
-import { JsonBytesWriter } from '../../shared/protocol/json-bytes.js';
-import { defineOperation, JsonText, type Operation } from '../../shared/protocol/operation.js';
-import { bool, enumOf, int, requestSchema, str } from '../../shared/protocol/request-fields.js';
-import type { QueryDeps } from '../query-deps.js';
-import { compileLogSearch, type MessageMatcher } from './logs-search.js';
-import { logSegmentKeys, MergedLogReader, NEEDS_FETCH, type LogDirection, type LogEntry } from './store/log-stream-reader.js';
-import { metricVariantsList } from './common/log-plot-image-fields.js';
-import { decodeLogEntry, logEventHead, writeLogEvent, type StoredEvent } from './store/stored-events.js';
+import { metricFilter, type MetricFilter } from '../../../shared/events/domain/metric-variants.js';
+import { JsonBytesWriter } from '../../../shared/protocol/json-bytes.js';
+import { defineOperation, JsonText, type Operation } from '../../../shared/protocol/operation.js';
+import { bool, enumOf, int, requestSchema, str } from '../../../shared/protocol/request-fields.js';
+import type { QueryDeps } from '../../query-deps.js';
+import { compileLogSearch, type MessageMatcher } from './log-search.js';
+import { logSegmentKeys, MergedLogReader, NEEDS_FETCH, type LogDirection, type LogEntry } from '../store/log-stream-reader.js';
+import { metricVariantsList } from '../common/log-plot-image-fields.js';
+import { decodeLogEntry, logEventHead, writeLogEvent, type StoredEvent } from '../store/stored-events.js';
 
 export const LOG_MAX_BATCH = 10_000;
 export const LOG_TOTAL_CAP = 10_000;

@@ -6,12 +6,12 @@
  * memory and sending overlaps reading. Since `returned` is known only at
  * the end, it follows the events (key order does not matter in JSON).
  */
-import { JsonBytesWriter } from '../../shared/protocol/json-bytes.js';
-import { JsonStream, JsonText } from '../../shared/protocol/operation.js';
-import type { TaskEventsOrder } from './domain/task-events-order.js';
-import { NEEDS_FETCH, type LogEntry, type MergedLogReader } from './store/log-stream-reader.js';
-import { logEventHead, writeLogEvent, type SequencedEvent } from './store/stored-events.js';
-import type { TaskEventsPageWithLogs } from './store/task-events-sources.js';
+import { JsonBytesWriter } from '../../../shared/protocol/json-bytes.js';
+import { JsonStream, JsonText } from '../../../shared/protocol/operation.js';
+import type { TaskEventsOrder } from './task-events-order.js';
+import { NEEDS_FETCH, type LogEntry, type MergedLogReader } from '../store/log-stream-reader.js';
+import { logEventHead, writeLogEvent, type SequencedEvent } from '../store/stored-events.js';
+import type { TaskEventsPageWithLogs } from '../store/task-events-sources.js';
 
 /** Bytes handed to the response at a time. */
 const CHUNK_BYTES = 256 * 1024;

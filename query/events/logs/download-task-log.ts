@@ -5,12 +5,12 @@
  * the body then pages through the log streams as the client reads it.
  */
 import { Readable } from 'node:stream';
-import { defineOperation, type Operation, type RawReply } from '../../shared/protocol/operation.js';
-import { requestSchema, str } from '../../shared/protocol/request-fields.js';
-import type { QueryDeps } from '../query-deps.js';
-import { compileLineFormat, DEFAULT_LINE_FORMAT, jsonLogLine, logLineTypeOf, type LogLineFormatter } from './domain/log-line-format.js';
-import { MergedLogReader } from './store/log-stream-reader.js';
-import { decodeLogEntry } from './store/stored-events.js';
+import { defineOperation, type Operation, type RawReply } from '../../../shared/protocol/operation.js';
+import { requestSchema, str } from '../../../shared/protocol/request-fields.js';
+import type { QueryDeps } from '../../query-deps.js';
+import { compileLineFormat, DEFAULT_LINE_FORMAT, jsonLogLine, logLineTypeOf, type LogLineFormatter } from './log-line-format.js';
+import { MergedLogReader } from '../store/log-stream-reader.js';
+import { decodeLogEntry } from '../store/stored-events.js';
 
 const READ_CHUNK = 5000;
 const ANSWER_TYPE = 'text/plain';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isApiError } from '../../shared/errors/error-catalogue.js';
-import { compileLogSearch, MAX_SEARCH_LENGTH } from './logs-search.js';
+import { isApiError } from '../../../shared/errors/error-catalogue.js';
+import { compileLogSearch, MAX_SEARCH_LENGTH } from './log-search.js';
 
 function failure(run: () => unknown): { code: number; subcode: number; message: string } {
   try {

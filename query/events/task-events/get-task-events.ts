@@ -4,20 +4,20 @@
  * timestamp, then arrival; pages never split an iteration. The signed
  * cursor carries the selection, the position and the total.
  */
-import { metricFilter } from '../../shared/events/domain/metric-variants.js';
-import { MEASUREMENT, type Measurement } from '../../shared/events/storage-layout.js';
-import { defineOperation } from '../../shared/protocol/operation.js';
-import { bool, enumOf, int, requestSchema, str } from '../../shared/protocol/request-fields.js';
-import type { QueryDeps } from '../query-deps.js';
-import { decodeCursor, encodeCursor, invalidScrollIdError } from './common/scroll-cursor.js';
-import { TASK_EVENTS_MAX_BATCH, type TaskEventsOrder, type TaskEventsPosition } from './domain/task-events-order.js';
-import { EVENT_TYPES, eventTypeField, metricsFilterField, type EventType, type MetricVariants } from './common/event-read-fields.js';
-import { namespaceOf, type Namespace } from './store/entity-access.js';
-import { LogSegments } from './store/log-segments.js';
-import { MetricListings } from './store/metric-listing.js';
-import { MergedLogReader } from './store/log-stream-reader.js';
+import { metricFilter } from '../../../shared/events/domain/metric-variants.js';
+import { MEASUREMENT, type Measurement } from '../../../shared/events/storage-layout.js';
+import { defineOperation } from '../../../shared/protocol/operation.js';
+import { bool, enumOf, int, requestSchema, str } from '../../../shared/protocol/request-fields.js';
+import type { QueryDeps } from '../../query-deps.js';
+import { decodeCursor, encodeCursor, invalidScrollIdError } from '../common/scroll-cursor.js';
+import { TASK_EVENTS_MAX_BATCH, type TaskEventsOrder, type TaskEventsPosition } from './task-events-order.js';
+import { EVENT_TYPES, eventTypeField, metricsFilterField, type EventType, type MetricVariants } from '../common/event-read-fields.js';
+import { namespaceOf, type Namespace } from '../store/entity-access.js';
+import { LogSegments } from '../store/log-segments.js';
+import { MetricListings } from '../store/metric-listing.js';
+import { MergedLogReader } from '../store/log-stream-reader.js';
 import { taskEventsAnswer } from './task-events-answer.js';
-import { TaskEventsReader, type TaskEventsSelection } from './store/task-events-sources.js';
+import { TaskEventsReader, type TaskEventsSelection } from '../store/task-events-sources.js';
 
 const PURPOSE = 'events.get_task_events';
 export const TASK_EVENTS_DEFAULT_BATCH = 500;
@@ -62,7 +62,7 @@ function selectionOf(company: string, cursor: TaskEventsCursor): TaskEventsSelec
   };
 }
 
-export function taskEventsOperation(deps: QueryDeps) {
+export function getTaskEventsOperation(deps: QueryDeps) {
   return defineOperation({
     name: 'events.get_task_events',
     minVersion: '1.0',

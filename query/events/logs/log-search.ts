@@ -6,7 +6,7 @@
  * backtrack catastrophically, whatever the log holds.
  */
 import { RE2JS } from 're2js';
-import { apiError } from '../../shared/errors/error-catalogue.js';
+import { apiError } from '../../../shared/errors/error-catalogue.js';
 
 export interface LogSearch {
   /** Substring, or RE2 pattern when `regex`. Empty or absent: no search. */
