@@ -4,8 +4,7 @@
  */
 import type { TargetModule } from '../shared/launcher/target.js';
 import { authLoginOperation } from './auth/auth-login.js';
-import { logPlotImageReadOperations } from './events/log-plot-image-read-operations.js';
-import { scalarReadOperations } from './events/scalar-read-operations.js';
+import { eventOperations } from './events/event-operations.js';
 import { QueryDeps } from './query-deps.js';
 import { rememberIdentityHook } from './reports/identity-directory.js';
 import { reportsOperations } from './reports/reports-operations.js';
@@ -15,6 +14,6 @@ export const queryTarget: TargetModule = (services) => {
   services.stores.need('redis', 'influx', 'nats');
   const deps = new QueryDeps(services.config, services.logger, services.stores, services.signingSecret);
   return {
-    operations: [authLoginOperation({ tokens: services.tokens, rememberIdentity: rememberIdentityHook(deps) }), ...scalarReadOperations(deps), ...logPlotImageReadOperations(deps), ...reportsOperations(deps)],
+    operations: [authLoginOperation({ tokens: services.tokens, rememberIdentity: rememberIdentityHook(deps) }), ...eventOperations(deps), ...reportsOperations(deps)],
   };
 };

@@ -7,8 +7,8 @@
 import { bool, enumOf, int, obj, parseRequest, requestSchema, type FieldBuilder } from '../../shared/protocol/request-fields.js';
 import type { MetricVariantsInput } from '../../shared/events/domain/metric-variants.js';
 import type { QueryDeps } from '../query-deps.js';
-import { debugImagesSection } from '../events/debug-images-section.js';
-import { plotsSection } from '../events/plots-section.js';
+import { debugImagesSection } from '../events/debug-images/debug-images-section.js';
+import { plotsSection } from '../events/plots/plots-section.js';
 import { metricVariantsList } from '../events/common/log-plot-image-fields.js';
 import { ScalarHistograms } from '../events/scalars/scalar-histograms.js';
 import { singleValuesOf } from '../events/scalars/get-task-single-value-metrics.js';

@@ -31,8 +31,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { createClient } from 'redis';
-import { logPlotImageReadOperations } from '../../query/events/log-plot-image-read-operations.js';
-import { scalarReadOperations } from '../../query/events/scalar-read-operations.js';
+import { eventOperations } from '../../query/events/event-operations.js';
 import { QueryDeps } from '../../query/query-deps.js';
 import { startService } from '../../shared/launcher/service.js';
 import { targetModules } from '../../shared/launcher/target-modules.js';
@@ -73,7 +72,7 @@ interface CaseContext {
   scrollId: string;
 }
 
-/** The scalar-side reads (query/events/scalar-read-operations.ts). */
+/** The scalar-side reads (query/events/scalars, metrics and task-events). */
 const SCALAR_CASES: BenchCase[] = [
   { label: 'events.get_task_metrics', operation: 'events.get_task_metrics', body: ({ task }) => ({ tasks: [task] }), calls: 300 },
   { label: 'events.get_multi_task_metrics', operation: 'events.get_multi_task_metrics', body: ({ task }) => ({ tasks: [task] }), calls: 300 },
@@ -132,7 +131,7 @@ const benchQuery: TargetModule = (services) => {
   const parts = targetModules.query(services);
   const served = new Set((parts.operations ?? []).map((o) => o.name));
   const deps = new QueryDeps(services.config, services.logger, services.stores, services.signingSecret);
-  const reads = [...scalarReadOperations(deps), ...logPlotImageReadOperations(deps)].filter((o) => !served.has(o.name));
+  const reads = eventOperations(deps).filter((o) => !served.has(o.name));
   return { ...parts, operations: [...(parts.operations ?? []), ...reads, noop, sized] };
 };
 

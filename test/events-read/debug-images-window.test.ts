@@ -1,8 +1,8 @@
 // events.debug_images (events.md §8.1) through the real pipeline, and the report sections built on the
 // same pages (events.md §0.7): debugImagesSection and plotsSection.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { debugImagesSection } from '../../query/events/debug-images-section.js';
-import { plotsSection } from '../../query/events/plots-section.js';
+import { debugImagesSection } from '../../query/events/debug-images/debug-images-section.js';
+import { plotsSection } from '../../query/events/plots/plots-section.js';
 import { startReadFixture, unique, type ReadFixture } from './logs-plots-images-fixture.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
 

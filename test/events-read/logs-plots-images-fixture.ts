@@ -6,7 +6,7 @@
 import type { RedisClient as ServiceRedisClient } from '../../shared/stores/redis-store.js';
 import { connectTestRedis } from '../harness/test-redis.js';
 import { expect } from 'vitest';
-import { logPlotImageReadOperations } from '../../query/events/log-plot-image-read-operations.js';
+import { eventOperations } from '../../query/events/event-operations.js';
 import { QueryDeps } from '../../query/query-deps.js';
 import { queryTarget } from '../../query/query-target.js';
 import type { TargetModule } from '../../shared/launcher/target.js';
@@ -19,7 +19,7 @@ const queryWithReads: TargetModule = (services) => {
   const base = queryTarget(services);
   const present = new Set((base.operations ?? []).map((o) => o.name));
   const deps = new QueryDeps(services.config, services.logger, services.stores, services.signingSecret);
-  const extra = logPlotImageReadOperations(deps).filter((o) => !present.has(o.name));
+  const extra = eventOperations(deps).filter((o) => !present.has(o.name));
   return { ...base, operations: [...(base.operations ?? []), ...extra] };
 };
 

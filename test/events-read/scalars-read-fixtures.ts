@@ -1,6 +1,6 @@
 /**
  * Shared set-up of the scalar-side read tests: the `all` service with the
- * reads of query/events/scalar-read-operations.ts (added to the query
+ * scalar-side reads of query/events/event-operations.ts (added to the query
  * target unless it already serves them), events written through the real
  * ingest, and polling until the writer made them visible.
  */
@@ -8,7 +8,7 @@ import type { RedisClient as ServiceRedisClient } from '../../shared/stores/redi
 import { connectTestRedis } from '../harness/test-redis.js';
 import { expect } from 'vitest';
 import type { TargetModule } from '../../shared/launcher/target.js';
-import { scalarReadOperations } from '../../query/events/scalar-read-operations.js';
+import { eventOperations } from '../../query/events/event-operations.js';
 import { QueryDeps } from '../../query/query-deps.js';
 import { queryTarget } from '../../query/query-target.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
@@ -20,7 +20,7 @@ const queryWithScalarReads: TargetModule = (services) => {
   const base = queryTarget(services);
   const served = new Set((base.operations ?? []).map((o) => o.name));
   const deps = new QueryDeps(services.config, services.logger, services.stores, services.signingSecret);
-  return { ...base, operations: [...(base.operations ?? []), ...scalarReadOperations(deps).filter((o) => !served.has(o.name))] };
+  return { ...base, operations: [...(base.operations ?? []), ...eventOperations(deps).filter((o) => !served.has(o.name))] };
 };
 
 export interface ReadHarness {

@@ -7,8 +7,8 @@
 import { compareCodePoints } from '../../../shared/events/domain/code-point-order.js';
 import { influxQlString } from '../../../shared/events/storage-layout.js';
 import type { QueryDeps } from '../../query-deps.js';
-import { debugImageVariantRanges, type VariantRange } from '../domain/debug-image-sample-navigation.js';
-import { lastInvalidIteration, type ImageUse } from '../domain/debug-image-validity.js';
+import { debugImageVariantRanges, type VariantRange } from '../debug-images/debug-image-sample-navigation.js';
+import { lastInvalidIteration, type ImageUse } from '../debug-images/debug-image-validity.js';
 import { decodePositions, HAS_ITER, runStatements, scopeCondition, seriesCondition, where, type EventPosition } from './plot-image-influx.js';
 import type { Namespace } from './entity-access.js';
 

@@ -12,8 +12,8 @@
 import { randomBytes } from 'node:crypto';
 import { redisKeys } from '../../../shared/stores/redis-keys.js';
 import type { RedisClient } from '../../../shared/stores/redis-store.js';
-import { NAVIGATION_STATE_TTL_SECONDS } from '../domain/navigation-state.js';
-import { assertSampleStateMatches, type SampleStateKey } from '../domain/sample-state.js';
+import { NAVIGATION_STATE_TTL_SECONDS } from '../navigation/navigation-state.js';
+import { assertSampleStateMatches, type SampleStateKey } from '../navigation/sample-state.js';
 import type { Namespace } from './entity-access.js';
 
 export type NavigationKind = 'plots' | 'debug_images' | 'plot_sample' | 'debug_image_sample';

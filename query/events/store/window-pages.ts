@@ -34,7 +34,7 @@ import {
   type WindowBounds,
   type WindowKind,
   type WindowTaskState,
-} from '../domain/plot-window-navigation.js';
+} from '../navigation/plot-window-navigation.js';
 import { imageValidity } from './debug-image-validity-store.js';
 import {
   decodeEvents,

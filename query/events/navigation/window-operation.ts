@@ -3,16 +3,16 @@
  * iterations per task, continuing, rebuilding or creating the navigation
  * state (an unknown or expired id silently starts a new one, §10).
  */
-import { taskMetricSelections } from '../../shared/events/domain/metric-variants.js';
-import { defineOperation, type Operation } from '../../shared/protocol/operation.js';
-import { bool, int, requestSchema, str } from '../../shared/protocol/request-fields.js';
-import type { QueryDeps } from '../query-deps.js';
-import { windowStateAction } from './domain/navigation-state.js';
-import type { WindowKind, WindowTaskState } from './domain/plot-window-navigation.js';
-import { NavigationStore } from './store/navigation-store.js';
-import { taskMetricVariantsList } from './common/log-plot-image-fields.js';
-import { firstWindowPage, windowPage, type WindowPage } from './store/window-pages.js';
-import { namespaceOf } from './store/entity-access.js';
+import { taskMetricSelections } from '../../../shared/events/domain/metric-variants.js';
+import { defineOperation, type Operation } from '../../../shared/protocol/operation.js';
+import { bool, int, requestSchema, str } from '../../../shared/protocol/request-fields.js';
+import type { QueryDeps } from '../../query-deps.js';
+import { windowStateAction } from './navigation-state.js';
+import type { WindowKind, WindowTaskState } from './plot-window-navigation.js';
+import { NavigationStore } from '../store/navigation-store.js';
+import { taskMetricVariantsList } from '../common/log-plot-image-fields.js';
+import { firstWindowPage, windowPage, type WindowPage } from '../store/window-pages.js';
+import { namespaceOf } from '../store/entity-access.js';
 
 export interface WindowNavigation {
   readonly tasks: readonly WindowTaskState[];

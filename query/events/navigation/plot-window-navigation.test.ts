@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { taskMetricSelections } from '../../../shared/events/domain/metric-variants.js';
-import { lastInvalidIteration } from './debug-image-validity.js';
+import { lastInvalidIteration } from '../debug-images/debug-image-validity.js';
 import {
   newWindowTaskState,
   pickWindowIterations,
   stepWindowTask,
   variantsPerMetricCap,
   windowBounds,
-  windowStateAction,
   type WindowEvent,
   type WindowKind,
   type WindowTaskState,
-} from './navigation-state.js';
+} from './plot-window-navigation.js';
+import { windowStateAction } from './navigation-state.js';
 
 interface Ev extends WindowEvent {
   id: string;

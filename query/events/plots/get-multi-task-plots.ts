@@ -8,23 +8,23 @@
  * entity — is among the `iters` highest of every variant that has a plot
  * there. Bodies are read for the page's plots only.
  */
-import { metricFilter, type MetricVariantsInput } from '../../shared/events/domain/metric-variants.js';
-import { defineOperation, type Operation } from '../../shared/protocol/operation.js';
-import { bool, int, requestSchema, str, strList } from '../../shared/protocol/request-fields.js';
-import type { QueryDeps } from '../query-deps.js';
+import { metricFilter, type MetricVariantsInput } from '../../../shared/events/domain/metric-variants.js';
+import { defineOperation, type Operation } from '../../../shared/protocol/operation.js';
+import { bool, int, requestSchema, str, strList } from '../../../shared/protocol/request-fields.js';
+import type { QueryDeps } from '../../query-deps.js';
 import {
   multiTaskPlotCandidates,
   multiTaskPlotsPage,
   type MultiTaskPlotsMap,
   type MultiTaskPlotsPosition,
-} from './domain/multi-task-plots-page.js';
-import { decodeCursor, encodeCursor, invalidScrollIdError } from './common/scroll-cursor.js';
-import { needsTasksOrTask, taskAliasField } from './common/event-read-fields.js';
-import { fetchPlotEvents, plotRefKey } from './store/plot-bodies.js';
-import { decodePositions, HAS_ITER, metricFilterCondition, runStatement, scopeCondition, where } from './store/plot-image-influx.js';
-import { metricVariantsList, tasksWithAlias } from './common/log-plot-image-fields.js';
-import { namespaceOf, type Namespace } from './store/entity-access.js';
-import type { StoredEvent } from './store/stored-events.js';
+} from './multi-task-plots-page.js';
+import { decodeCursor, encodeCursor, invalidScrollIdError } from '../common/scroll-cursor.js';
+import { needsTasksOrTask, taskAliasField } from '../common/event-read-fields.js';
+import { fetchPlotEvents, plotRefKey } from '../store/plot-bodies.js';
+import { decodePositions, HAS_ITER, metricFilterCondition, runStatement, scopeCondition, where } from '../store/plot-image-influx.js';
+import { metricVariantsList, tasksWithAlias } from '../common/log-plot-image-fields.js';
+import { namespaceOf, type Namespace } from '../store/entity-access.js';
+import type { StoredEvent } from '../store/stored-events.js';
 
 const PURPOSE = 'get_multi_task_plots';
 

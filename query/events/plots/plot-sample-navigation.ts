@@ -6,7 +6,7 @@
  * returned state.
  */
 import { compareCodePoints } from '../../../shared/events/domain/code-point-order.js';
-import { boundsOf, NO_ITERATION_BOUNDS, type IterationBounds } from './sample-state.js';
+import { boundsOf, NO_ITERATION_BOUNDS, type IterationBounds } from '../navigation/sample-state.js';
 
 export const MAX_SAMPLE_EVENTS = 100;
 

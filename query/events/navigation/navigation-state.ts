@@ -5,8 +5,8 @@
  * 3600 s idle lifetime) is the adapter's job.
  */
 export * from './plot-window-navigation.js';
-export * from './plot-sample-navigation.js';
-export * from './debug-image-sample-navigation.js';
+export * from '../plots/plot-sample-navigation.js';
+export * from '../debug-images/debug-image-sample-navigation.js';
 export * from './sample-state.js';
 
 export type WindowStateAction = 'continue' | 'rebuild' | 'create';

@@ -5,11 +5,11 @@
  * other companies, public ones included, have no events: an entry with no
  * iterations.
  */
-import { metricFilter, type MetricVariantsInput } from '../../shared/events/domain/metric-variants.js';
-import type { QueryDeps } from '../query-deps.js';
-import { firstWindowPage } from './store/window-pages.js';
-import type { EntityRecord, Namespace } from './store/entity-access.js';
-import type { StoredEvent } from './store/stored-events.js';
+import { metricFilter, type MetricVariantsInput } from '../../../shared/events/domain/metric-variants.js';
+import type { QueryDeps } from '../../query-deps.js';
+import { firstWindowPage } from '../store/window-pages.js';
+import type { EntityRecord, Namespace } from '../store/entity-access.js';
+import type { StoredEvent } from '../store/stored-events.js';
 
 export interface DebugImagesSectionOptions {
   /** Default 1. */

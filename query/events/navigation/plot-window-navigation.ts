@@ -7,7 +7,7 @@
  */
 import { compareCodePoints } from '../../../shared/events/domain/code-point-order.js';
 import type { TaskMetricSelection } from '../../../shared/events/domain/metric-variants.js';
-import { isImageShown } from './debug-image-validity.js';
+import { isImageShown } from '../debug-images/debug-image-validity.js';
 
 export type WindowKind = 'plots' | 'debug_images';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { debugImageSample, newDebugImageSampleState, nextDebugImageSample, refreshDebugImageSampleRanges, type DebugImageSampleState, type ImageEvent } from './navigation-state.js';
+import { debugImageSample, newDebugImageSampleState, nextDebugImageSample, refreshDebugImageSampleRanges, type DebugImageSampleState, type ImageEvent } from './debug-image-sample-navigation.js';
 
 describe('debug image sample example (§8.2)', () => {
   const events: ImageEvent[] = Array.from({ length: 10 }, (_, iter) => ({ iter, metric: 'm', variant: 'v', url: `img_${iter % 4}.png` }));

@@ -6,7 +6,7 @@
  */
 import { compareCodePoints } from '../../../shared/events/domain/code-point-order.js';
 import { variantIterationRange } from './debug-image-validity.js';
-import { boundsOf, NO_ITERATION_BOUNDS, type IterationBounds } from './sample-state.js';
+import { boundsOf, NO_ITERATION_BOUNDS, type IterationBounds } from '../navigation/sample-state.js';
 
 export interface VariantRange {
   readonly metric: string;

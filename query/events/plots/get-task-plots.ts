@@ -8,16 +8,16 @@
  * i.e. every plot when validation is off), so such series are re-read
  * further back until they yield `iters` valid rows or run out.
  */
-import { metricFilter, type MetricFilter, type MetricVariantsInput } from '../../shared/events/domain/metric-variants.js';
-import { defineOperation, type Operation } from '../../shared/protocol/operation.js';
-import { bool, int, requestSchema, str } from '../../shared/protocol/request-fields.js';
-import type { QueryDeps } from '../query-deps.js';
-import { selectTaskPlots, taskPlotsPage, type TaskPlotsPosition } from './domain/multi-task-plots-page.js';
-import { decodeCursor, encodeCursor, invalidScrollIdError } from './common/scroll-cursor.js';
-import { fetchPlotEvents, plotRefKey } from './store/plot-bodies.js';
-import { metricFilterCondition, nearestPerVariant, scopeCondition, where, type EventPosition } from './store/plot-image-influx.js';
-import { metricVariantsList } from './common/log-plot-image-fields.js';
-import { namespaceOf, type Namespace } from './store/entity-access.js';
+import { metricFilter, type MetricFilter, type MetricVariantsInput } from '../../../shared/events/domain/metric-variants.js';
+import { defineOperation, type Operation } from '../../../shared/protocol/operation.js';
+import { bool, int, requestSchema, str } from '../../../shared/protocol/request-fields.js';
+import type { QueryDeps } from '../../query-deps.js';
+import { selectTaskPlots, taskPlotsPage, type TaskPlotsPosition } from './multi-task-plots-page.js';
+import { decodeCursor, encodeCursor, invalidScrollIdError } from '../common/scroll-cursor.js';
+import { fetchPlotEvents, plotRefKey } from '../store/plot-bodies.js';
+import { metricFilterCondition, nearestPerVariant, scopeCondition, where, type EventPosition } from '../store/plot-image-influx.js';
+import { metricVariantsList } from '../common/log-plot-image-fields.js';
+import { namespaceOf, type Namespace } from '../store/entity-access.js';
 
 const PURPOSE = 'get_task_plots';
 

@@ -4,12 +4,12 @@
  * response's records, without a cursor. Public records (and any record of
  * another company) have no events and contribute nothing.
  */
-import type { MetricVariantsInput } from '../../shared/events/domain/metric-variants.js';
-import type { MultiTaskPlotsMap } from './domain/multi-task-plots-page.js';
-import type { QueryDeps } from '../query-deps.js';
-import { multiTaskPlots } from './plots-multi-task.js';
-import type { EntityRecord, Namespace } from './store/entity-access.js';
-import type { StoredEvent } from './store/stored-events.js';
+import type { MetricVariantsInput } from '../../../shared/events/domain/metric-variants.js';
+import type { MultiTaskPlotsMap } from './multi-task-plots-page.js';
+import type { QueryDeps } from '../../query-deps.js';
+import { multiTaskPlots } from './get-multi-task-plots.js';
+import type { EntityRecord, Namespace } from '../store/entity-access.js';
+import type { StoredEvent } from '../store/stored-events.js';
 
 export interface PlotsSectionOptions {
   /** Default 1. */

@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../shared/errors/error-catalogue.js';
+import { assertSampleStateMatches, requireNextSampleState } from '../navigation/sample-state.js';
 import {
-  assertSampleStateMatches,
   newPlotSampleState,
   nextPlotSample,
   plotSample,
   refreshPlotSampleRanges,
-  requireNextSampleState,
   type PlotSampleEvent,
   type PlotSampleState,
-} from './navigation-state.js';
+} from './plot-sample-navigation.js';
 
 const events: PlotSampleEvent[] = [0, 1].flatMap((iter) => [
   { iter, metric: 'M1', variant: 'v1' },
