@@ -9,7 +9,7 @@ const ITERS = 4000;
 const VARIANTS = ['a', 'b', 'c'];
 /**
  * Metrics whose totals the first page's density misjudges or that sit near
- * the cap (scalar-metric-data-total.ts counts a range sized from the page):
+ * the cap (query/events/store/scalar-metric-data-total.ts counts a range sized from the page):
  * `mixed`: dense iterations 0..8999, then 600 sparse ones far above;
  * `near`: 9,999 dense iterations; `specials`: two variants of 1,500
  * iterations plus a single value and an event without iteration.

@@ -89,7 +89,7 @@ export function getScalarMetricDataOperation(deps: QueryDeps) {
         (e) => e.type === 'training_stats_scalar' && e.metric === metric,
       ).length;
       const { events, firstRead } = await nextPage(deps.influx, where, cursor?.p ?? null, Math.max(1, variants));
-      // The total is counted once, after the first page: its rows size the count (scalar-metric-data-total.ts).
+      // The total is counted once, after the first page: its rows size the count (store/scalar-metric-data-total.ts).
       const total = cursor ? cursor.tot : await metricDataTotal(deps.influx, where, firstRead, variants);
       const last = events[events.length - 1];
       const next: MetricDataCursor = { e: request.task, n: namespace, m: metric, p: last ? positionOf(last) : (cursor?.p ?? null), tot: total };

@@ -1,7 +1,7 @@
 /**
  * The recycled-URL rules of debug images (events.md §8.1, §8.2, §13 #47)
  * computed from InfluxDB without reading a variant's whole history: the
- * pure rules live in domain/debug-image-validity.ts and get the few
+ * pure rules live in debug-images/debug-image-validity.ts and get the few
  * (iteration, url) uses that decide them.
  */
 import { compareCodePoints } from '../../../shared/events/domain/code-point-order.js';

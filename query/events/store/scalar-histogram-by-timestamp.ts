@@ -2,7 +2,7 @@
  * Scalar histograms with key=timestamp / iso_time (events.md §4.1). The x
  * source is the `ts` field, and InfluxQL can group only by time (the
  * iteration here) or tags, never by a field's value; so each series' `ts`
- * and `y` are read in bulk and bucketed here (domain/histogram-intervals.ts).
+ * and `y` are read in bulk and bucketed here (scalars/histogram-intervals.ts).
  *
  * Measured alternatives (docs/events-read.md): fine iteration buckets with
  * MIN/MAX(ts) + SUM/COUNT, re-reading only the buckets that straddle a

@@ -6,7 +6,7 @@
  * iteration where a source was still cut inside it; and, once every source
  * ran out of iterations inside the page,
  * the whole no-iteration group (InfluxDB's sentinel-time points and the
- * task's logs). The page itself is built by domain/task-events-order.ts.
+ * task's logs). The page itself is built by task-events/task-events-order.ts.
  */
 import type { MetricFilter } from '../../../shared/events/domain/metric-variants.js';
 import { EVENT_TYPE_OF, type Measurement } from '../../../shared/events/storage-layout.js';

@@ -1,6 +1,6 @@
 /**
  * Store side of the iteration windows of events.plots (events.md §7.3) and
- * events.debug_images (§8.1); the rules are domain/plot-window-navigation.ts.
+ * events.debug_images (§8.1); the rules are navigation/plot-window-navigation.ts.
  *
  * A page reads narrow rows first — per variant, the distinct iterations
  * nearest the start within the window bounds, which include the `iters`
