@@ -1,12 +1,13 @@
 // events.get_debug_image_sample (events.md §8.2) and events.next_debug_image_sample (§8.3) through the real pipeline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError, startReadFixture, unique, type ReadFixture } from './logs-plots-images-fixture.js';
+import { eventually } from '../harness/eventually.js';
+import { expectError, type ServiceFixture, startServiceFixture, unique } from '../harness/service-fixture.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
 
-let f: ReadFixture;
+let f: ServiceFixture;
 beforeAll(async () => {
-  f = await startReadFixture();
+  f = await startServiceFixture({ worker: 'test-worker' });
 });
 afterAll(async () => f?.stop());
 
@@ -27,7 +28,7 @@ const navKey = (id: string) => redisKeys(f.h.env.REDIS_KEY_PREFIX!).navigation(f
 async function imagesVisible(task: string, count: number): Promise<void> {
   // Its own InfluxDB client: in the cluster pass there is no in-process service to borrow one from.
   const influx = new InfluxStore({ url: f.h.env.INFLUX_URL!, database: f.h.env.INFLUX_DB! });
-  await f.until(
+  await eventually(
     async () => influx.query(`SELECT COUNT("ts") FROM "image" WHERE "e" = '${task}'`),
     (r) => Number(r[0]?.series?.[0]?.values[0]?.[1] ?? 0) === count,
   );

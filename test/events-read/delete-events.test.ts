@@ -5,14 +5,15 @@ import { sendControl } from '../../query/events/control-requests.js';
 import { QueryDeps } from '../../query/query-deps.js';
 import { isApiError } from '../../shared/errors/error-catalogue.js';
 import { startHarness } from '../harness/service-harness.js';
-import { scalar, startReadHarness, unique, untilCount, type ReadHarness } from './scalars-read-fixtures.js';
+import { scalar } from '../harness/event-builders.js';
+import { type ServiceFixture, startServiceFixture, unique, untilCount } from '../harness/service-fixture.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
 
-let r: ReadHarness;
+let r: ServiceFixture;
 let companyA: string;
 
 beforeAll(async () => {
-  r = await startReadHarness();
+  r = await startServiceFixture();
   companyA = r.h.credentials.a.company;
 }, 60_000);
 afterAll(async () => r?.stop());
