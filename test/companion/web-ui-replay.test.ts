@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 import { ClearmlStandIn } from './clearml-stand-in.js';
 import { UI_REQUESTS, type Mode, type UiAnswer, type UiCallOptions, type UiWorld } from './web-ui-requests.js';
+import { eventually } from '../harness/eventually.js';
 
 /** What the web UI's interceptor sends as its version (@common/core/interceptors/webapp-interceptor.ts). */
 const CLIENT_HEADER = 'Webapp-2.0.0';
@@ -20,15 +21,6 @@ const CLIENT_HEADER = 'Webapp-2.0.0';
 interface Running {
   world: UiWorld;
   stop(): Promise<void>;
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 function seedEvents(task: string, task2: string, model: string, logTimes: readonly number[]): object[] {
@@ -128,12 +120,12 @@ async function startWorld(mode: Mode): Promise<Running> {
   };
 
   // Every event is stored before the first request (the writer takes about a second).
-  await until(() => ui('events.get_task_log', { task: ids.task }), (r) => r.data?.total === logTimes.length);
-  await until(() => ui('events.get_multi_task_plots', { tasks: [ids.task, ids.task2], iters: 2 }), (r) => Object.keys(r.data?.plots ?? {}).length === 2);
-  await until(() => ui('events.get_task_metrics', { tasks: [ids.task], event_type: 'training_debug_image' }), (r) => r.data?.metrics?.[0]?.metrics?.length === 1);
-  await until(() => ui('events.get_task_plots', { task: ids.model, model_events: true }), (r) => r.data?.total === 1);
-  await until(() => ui('events.get_task_single_value_metrics', { tasks: [ids.task, ids.task2] }), (r) => r.data?.tasks?.length === 2);
-  await until(() => ui('events.get_task_single_value_metrics', { tasks: [ids.model], model_events: true }), (r) => r.data?.tasks?.length === 1);
+  await eventually(() => ui('events.get_task_log', { task: ids.task }), (r) => r.data?.total === logTimes.length);
+  await eventually(() => ui('events.get_multi_task_plots', { tasks: [ids.task, ids.task2], iters: 2 }), (r) => Object.keys(r.data?.plots ?? {}).length === 2);
+  await eventually(() => ui('events.get_task_metrics', { tasks: [ids.task], event_type: 'training_debug_image' }), (r) => r.data?.metrics?.[0]?.metrics?.length === 1);
+  await eventually(() => ui('events.get_task_plots', { task: ids.model, model_events: true }), (r) => r.data?.total === 1);
+  await eventually(() => ui('events.get_task_single_value_metrics', { tasks: [ids.task, ids.task2] }), (r) => r.data?.tasks?.length === 2);
+  await eventually(() => ui('events.get_task_single_value_metrics', { tasks: [ids.model], model_events: true }), (r) => r.data?.tasks?.length === 1);
 
   return {
     world,

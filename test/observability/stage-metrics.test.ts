@@ -16,6 +16,7 @@ import { startHarness, unique, type Harness } from '../harness/service-harness.j
 import { httpRequest } from '../harness/http-request.js';
 import { hasSample, parsePrometheusText, sampleSum, seriesNames, type Scrape } from '../support/prometheus-text.js';
 import { promqlMetricNames } from '../support/promql-names.js';
+import { eventually } from '../harness/eventually.js';
 
 const STREAM_MAX_BYTES = 1024 * 1024 * 1024;
 const PARTITIONS = 4;
@@ -50,13 +51,7 @@ async function scrape(): Promise<Scrape> {
 
 /** Scrapes until `ready` holds (samplers run every few seconds). */
 async function scrapeUntil(ready: (s: Scrape) => boolean, what: string, timeoutMs = 20_000): Promise<Scrape> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const s = await scrape();
-    if (ready(s)) return s;
-    if (Date.now() > deadline) throw new Error(`${what}: not seen within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  return eventually(scrape, ready, { what, timeoutMs, everyMs: 250 });
 }
 
 const ndjson = (events: unknown[]) => events.map((e) => JSON.stringify(e)).join('\n');

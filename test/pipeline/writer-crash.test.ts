@@ -3,7 +3,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
-import { logRecord, PipelineClient, pointRecord, waitFor } from './writer-fixtures.js';
+import { logRecord, PipelineClient, pointRecord } from './writer-fixtures.js';
+import { eventually } from '../harness/eventually.js';
 
 const MAIN = path.resolve('dist/shared/launcher/main.js');
 const TASKS = 8;
@@ -71,7 +72,7 @@ describe('writer killed with SIGKILL mid-stream', () => {
     const first = await startWriter();
     const publishing = publishRange(0, messages.length);
     // Kill while it is busy: part of the stream stored, part held unacknowledged, part not yet pulled.
-    await waitFor(async () => (await c.count('scalar', tasks[0]!)) > 0, 30_000, 20);
+    await eventually(async () => (await c.count('scalar', tasks[0]!)) > 0, undefined, { timeoutMs: 30_000, everyMs: 20 });
     const atKill = await c.jsm.streams.info(`${h.config.NATS_STREAM_PREFIX}_events`);
     first.kill('SIGKILL');
     await new Promise((resolve) => first.once('exit', resolve));

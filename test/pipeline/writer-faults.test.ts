@@ -6,7 +6,8 @@ import { DEAD_LETTER_HEADERS } from '../../ingest/writer/dead-letters.js';
 import { consumerName, deadLetterStreamName, frameRecord, partitionOf, streamName } from '../../shared/events/wire-format.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 import { inject } from 'vitest';
-import { logRecord, PipelineClient, pointLine, pointRecord, waitFor } from './writer-fixtures.js';
+import { logRecord, PipelineClient, pointLine, pointRecord } from './writer-fixtures.js';
+import { eventually } from '../harness/eventually.js';
 
 /** A pass-through proxy in front of InfluxDB that can be made to answer 503. */
 async function startFlakyProxy(target: string): Promise<{ url: string; failing: boolean; failed: number; close(): Promise<void> }> {
@@ -63,7 +64,7 @@ describe('store failure', () => {
       records.push(logRecord(task, 1000 + m, `line ${m}`));
       await c.publish(task, records);
     }
-    await waitFor(() => proxy.failed >= 3, 15_000);
+    await eventually(() => proxy.failed >= 3, undefined, { timeoutMs: 15_000 });
     const stream = await c.jsm.streams.info(streamName(h.config.NATS_STREAM_PREFIX));
     expect(stream.state.messages).toBe(5);
     expect(await c.count('scalar', task)).toBe(0);
@@ -88,7 +89,7 @@ describe('consumer deleted while a batch is held', () => {
     for (let i = 0; i < 20; i++) records.push(pointRecord({ entity: task, metric: 'm', variant: 'v', iter: i, value: i }));
     for (let i = 0; i < 5; i++) records.push(logRecord(task, 1_000 + i, `line ${i}`));
     await c.publish(task, records, { headers: { k: 'ev', v: '1' } });
-    await waitFor(() => proxy.failed > failedBefore, 15_000);
+    await eventually(() => proxy.failed > failedBefore, undefined, { timeoutMs: 15_000 });
     // The writer holds the message, retrying InfluxDB; its consumer goes away underneath it.
     await c.jsm.consumers.delete(streamName(h.config.NATS_STREAM_PREFIX), consumerName(h.config.NATS_STREAM_PREFIX, partition));
     proxy.failing = false;
@@ -115,7 +116,7 @@ describe('poison messages', () => {
     expect((await c.logEntries(task)).map((e) => e.event.msg)).toEqual(['good 1', 'sibling of a refused point', 'good 2']);
 
     const dead = deadLetterStreamName(h.config.NATS_STREAM_PREFIX);
-    await waitFor(async () => (await c.jsm.streams.info(dead)).state.messages === 3);
+    await eventually(async () => (await c.jsm.streams.info(dead)).state.messages === 3, undefined);
     const letters = [];
     for (let seq = 1; seq <= 3; seq++) letters.push(await c.jsm.streams.getMessage(dead, { seq }));
     expect(letters.map((m) => Number(m.header.get(DEAD_LETTER_HEADERS.streamSeq)))).toEqual([garbled, unparsable, conflicting]);

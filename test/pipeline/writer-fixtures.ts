@@ -28,6 +28,7 @@ import { EventEncoder } from '../../ingest/events/event-encoder.js';
 import { normalizedEvent as normalized, type EventSpec } from '../../ingest/writer/normalized-event-test-harness.js';
 import { RecordSink } from '../../ingest/events/record-sink.js';
 import { EntitySummaryBuilder } from '../../ingest/events/request-summary.js';
+import { eventually } from '../harness/eventually.js';
 
 export interface PointSpec {
   company?: string;
@@ -146,7 +147,7 @@ export class PipelineClient {
   /** Waits until every partition's consumer has nothing waiting and nothing in flight. */
   async drained(timeoutMs = 30_000): Promise<void> {
     const stream = streamName(this.config.NATS_STREAM_PREFIX);
-    await waitFor(async () => {
+    await eventually(async () => {
       const info = await this.jsm.streams.info(stream);
       if (info.state.messages !== 0) return false;
       for (let p = 0; p < this.config.NATS_PARTITIONS; p++) {
@@ -154,7 +155,7 @@ export class PipelineClient {
         if (c && c.num_ack_pending + c.num_pending > 0) return false;
       }
       return true;
-    }, timeoutMs);
+    }, undefined, { timeoutMs: timeoutMs });
   }
 
   async count(measurement: string, entity: string): Promise<number> {
@@ -199,14 +200,6 @@ export class PipelineClient {
   }
 }
 
-export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 15_000, everyMs = 100): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 /**
  * A writer target and a PipelineClient for the tests of one file: started
