@@ -4,6 +4,7 @@ import { eventually } from '../harness/eventually.js';
 import { expectError, type ServiceFixture, startServiceFixture, unique } from '../harness/service-fixture.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
+import { image } from '../harness/event-builders.js';
 
 let f: ServiceFixture;
 beforeAll(async () => {
@@ -11,15 +12,6 @@ beforeAll(async () => {
 });
 afterAll(async () => f?.stop());
 
-const image = (task: string, metric: string, variant: string, iter: number, url?: string, key?: string) => ({
-  type: 'training_debug_image',
-  task,
-  metric,
-  variant,
-  iter,
-  ...(url === undefined ? {} : { url }),
-  ...(key === undefined ? {} : { key }),
-});
 
 type Sample = { scroll_id: string; event: { iter: number; metric: string; variant: string; url: string } | null; min_iteration: number | null; max_iteration: number | null };
 const at = (s: Sample) => (s.event === null ? null : [s.event.iter, s.event.variant]);
@@ -37,7 +29,7 @@ async function imagesVisible(task: string, count: number): Promise<void> {
 describe('the contract example: URLs cycling over 4 names, iterations 0..9', () => {
   const task = unique('ds-');
   beforeAll(async () => {
-    await f.add(Array.from({ length: 10 }, (_, n) => image(task, 'samples', 'input', n, `https://files/img_${n % 4}.jpg`)));
+    await f.add(Array.from({ length: 10 }, (_, n) => image(task, 'samples', 'input', n, { url: `https://files/img_${n % 4}.jpg` })));
     await f.add([image(task, 'samples', 'input', 12)]); // no url: never a sample, no effect on the range
     await imagesVisible(task, 11);
   });
@@ -65,7 +57,7 @@ describe('the contract example: URLs cycling over 4 names, iterations 0..9', () 
 
   it('with keys naming the files, the ranges are the same', async () => {
     const keyed = unique('ds-');
-    await f.add(Array.from({ length: 10 }, (_, n) => image(keyed, 'samples', 'input', n, `https://files/img_${n % 4}.jpg`, `img_${n % 4}.jpg`)));
+    await f.add(Array.from({ length: 10 }, (_, n) => image(keyed, 'samples', 'input', n, { url: `https://files/img_${n % 4}.jpg`, key: `img_${n % 4}.jpg` })));
     await imagesVisible(keyed, 10);
     const s: Sample = await f.data('events.get_debug_image_sample', { task: keyed, metric: 'samples', variant: 'input' });
     expect([at(s), s.min_iteration, s.max_iteration]).toEqual([[9, 'input'], 6, 9]);
@@ -84,8 +76,8 @@ describe('the contract example: URLs cycling over 4 names, iterations 0..9', () 
 describe('the contract example: variants V1 and V2 at iterations 0 and 1', () => {
   const task = unique('ds-');
   beforeAll(async () => {
-    await f.add([0, 1].flatMap((i) => ['V2', 'V1'].map((v) => image(task, 'M', v, i, `https://files/${v}_${i}.png`))));
-    await f.add([image(task, 'Other', 'X', 5, 'https://files/x.png')]);
+    await f.add([0, 1].flatMap((i) => ['V2', 'V1'].map((v) => image(task, 'M', v, i, { url: `https://files/${v}_${i}.png` }))));
+    await f.add([image(task, 'Other', 'X', 5, { url: 'https://files/x.png' })]);
     await imagesVisible(task, 5);
   });
 

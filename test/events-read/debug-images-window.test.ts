@@ -6,6 +6,7 @@ import { plotsSection } from '../../query/events/plots-section.js';
 import { eventually } from '../harness/eventually.js';
 import { type ServiceFixture, startServiceFixture, unique } from '../harness/service-fixture.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
+import { image as imageEvent } from '../harness/event-builders.js';
 
 let f: ServiceFixture;
 beforeAll(async () => {
@@ -13,15 +14,9 @@ beforeAll(async () => {
 });
 afterAll(async () => f?.stop());
 
-const image = (task: string, metric: string, variant: string, iter: number, url: string | undefined, withKey = true) => ({
-  type: 'training_debug_image',
-  task,
-  metric,
-  variant,
-  iter,
-  ...(url === undefined ? {} : { url: `https://files.example.com/${url}` }),
-  ...(withKey && url !== undefined ? { key: url } : {}),
-});
+/** An image at files.example.com/<name>, keyed by its name unless `withKey` is false. */
+const image = (task: string, metric: string, variant: string, iter: number, name: string | undefined, withKey = true) =>
+  imageEvent(task, metric, variant, iter, name === undefined ? {} : { url: `https://files.example.com/${name}`, ...(withKey ? { key: name } : {}) });
 
 type Page = { scroll_id: string; metrics: Array<{ task: string; iterations: Array<{ iter: number; events: any[] }> }> };
 /** Each iteration as "<iter>:<variants>". */

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../harness/eventually.js';
 import { expectError, type ServiceFixture, startServiceFixture, unique } from '../harness/service-fixture.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
+import { afterBarrier } from '../harness/barrier.js';
+import { log, T0 } from '../harness/event-builders.js';
 
 let f: ServiceFixture;
 beforeAll(async () => {
@@ -10,8 +12,6 @@ beforeAll(async () => {
 });
 afterAll(async () => f?.stop());
 
-const T0 = 1_718_000_000_000;
-const log = (task: string, timestamp: number, msg: string, extra: object = {}) => ({ type: 'log', task, timestamp, level: 'info', msg, ...extra });
 
 async function withLogs(task: string, events: object[], expected = events.length): Promise<void> {
   await f.add(events);
@@ -135,8 +135,14 @@ describe('events.clear_task_log', () => {
     const task = unique('clr-');
     await f.add(Array.from({ length: 50 }, (_, i) => log(task, T0 + i, `l${i}`)));
     expect(await f.data('events.clear_task_log', { task })).toEqual({ deleted: 50 });
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect((await f.data('events.get_task_log', { task })).total).toBe(0);
+    // The clear runs in stream order after the 50 lines: once a line written after it is stored, none of them came back.
+    const after = await afterBarrier(
+      () => f.add([log(task, T0 + 100, 'sentinel')]),
+      () => f.data('events.get_task_log', { task }),
+      (d) => d.total > 0,
+    );
+    expect(after.events.map((e: { msg: string }) => e.msg)).toEqual(['sentinel']);
+    expect(after.total).toBe(1);
   });
 
   it('threshold_sec keeps the newer records (relative to the request time)', async () => {

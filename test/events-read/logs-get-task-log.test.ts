@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../harness/eventually.js';
 import { expectError, type ServiceFixture, startServiceFixture, unique } from '../harness/service-fixture.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
+import { log, T0 } from '../harness/event-builders.js';
 
 let f: ServiceFixture;
 beforeAll(async () => {
@@ -10,8 +11,6 @@ beforeAll(async () => {
 });
 afterAll(async () => f?.stop());
 
-const T0 = 1_718_000_000_000;
-const log = (task: string, timestamp: number, msg: string, extra: object = {}) => ({ type: 'log', task, timestamp, level: 'info', msg, ...extra });
 const msgs = (data: { events: Array<{ msg: string }> }) => data.events.map((e) => e.msg);
 
 /** Writes the events and waits until get_task_log sees `expected` of them in total. */

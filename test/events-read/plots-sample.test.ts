@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../harness/eventually.js';
 import { expectError, type ServiceFixture, startServiceFixture, unique } from '../harness/service-fixture.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
+import { plot } from '../harness/event-builders.js';
 
 let f: ServiceFixture;
 beforeAll(async () => {
@@ -10,14 +11,6 @@ beforeAll(async () => {
 });
 afterAll(async () => f?.stop());
 
-const plot = (task: string, metric: string, variant: string, iter: number) => ({
-  type: 'plot',
-  task,
-  metric,
-  variant,
-  iter,
-  plot_str: `{"${metric}/${variant}": ${iter}}`,
-});
 
 type Sample = { scroll_id: string; events: Array<{ iter: number; metric: string; variant: string }>; min_iteration: number | null; max_iteration: number | null };
 /** (iteration, metric, variants) of a sample, or null when it is empty. */

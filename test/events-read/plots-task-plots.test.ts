@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../harness/eventually.js';
 import { expectError, type ServiceFixture, startServiceFixture, unique } from '../harness/service-fixture.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
+import { plot } from '../harness/event-builders.js';
 
 let f: ServiceFixture;
 beforeAll(async () => {
@@ -11,16 +12,6 @@ beforeAll(async () => {
 });
 afterAll(async () => f?.stop());
 
-const plot = (task: string, metric: string, variant: string, iter: number | undefined, extra: object = {}) => ({
-  type: 'plot',
-  task,
-  metric,
-  variant,
-  ...(iter === undefined ? {} : { iter }),
-  timestamp: 1_718_000_000_000 + (iter ?? 0),
-  plot_str: JSON.stringify({ data: [{ x: [iter ?? -1] }], layout: { title: `${metric}/${variant}@${iter}` } }),
-  ...extra,
-});
 const where = (p: { metric: string; variant: string; iter?: number }) => `${p.metric}/${p.variant}@${p.iter ?? '-'}`;
 
 async function plotsVisible(task: string, count: number, modelEvents = false): Promise<void> {

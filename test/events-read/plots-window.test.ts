@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../harness/eventually.js';
 import { type ServiceFixture, startServiceFixture, unique } from '../harness/service-fixture.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
+import { plot as plotEvent } from '../harness/event-builders.js';
 
 let f: ServiceFixture;
 beforeAll(async () => {
@@ -10,16 +11,8 @@ beforeAll(async () => {
 });
 afterAll(async () => f?.stop());
 
-const plot = (task: string, metric: string, variant: string, iter: number, extra: object = {}) => ({
-  type: 'plot',
-  task,
-  metric,
-  variant,
-  iter,
-  timestamp: 1_718_000_000_000 + iter,
-  plot_str: `{"at": ${iter}}`,
-  ...extra,
-});
+/** A plot whose plot_str is short enough to assert plot_len on. */
+const plot = (task: string, metric: string, variant: string, iter: number, extra: object = {}) => plotEvent(task, metric, variant, iter, { plot_str: `{"at": ${iter}}`, ...extra });
 
 type Page = { scroll_id: string; metrics: Array<{ task: string; iterations: Array<{ iter: number; events: any[] }> }> };
 const iters = (page: Page, i = 0) => page.metrics[i]!.iterations.map((it) => it.iter);
