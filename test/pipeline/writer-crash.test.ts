@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
-import { logRecord, PipelineClient, pointRecord } from './writer-fixtures.js';
+import { logRecord, PipelineClient, scalarRecord } from './writer-fixtures.js';
 import { eventually } from '../harness/eventually.js';
 
 const MAIN = path.resolve('dist/shared/launcher/main.js');
@@ -55,7 +55,7 @@ describe('writer killed with SIGKILL mid-stream', () => {
       const task = tasks[m % TASKS]!;
       const base = Math.floor(m / TASKS) * POINTS_PER_MESSAGE;
       const records: string[] = [];
-      for (let i = 0; i < POINTS_PER_MESSAGE; i++) records.push(pointRecord({ entity: task, metric: 'loss', variant: 'v', iter: base + i, value: (base + i) * 0.5 }));
+      for (let i = 0; i < POINTS_PER_MESSAGE; i++) records.push(scalarRecord(task, 'loss', 'v', base + i, (base + i) * 0.5));
       messages.push(() => c.publish(task, records));
       if (m % 2 === 0) {
         const l = m / 2;

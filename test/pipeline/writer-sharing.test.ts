@@ -4,7 +4,7 @@ import { startService, type RunningService } from '../../shared/launcher/service
 import { targetModules } from '../../shared/launcher/target-modules.js';
 import { createLogger } from '../../shared/observability/logger.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
-import { PipelineClient, pointRecord } from './writer-fixtures.js';
+import { PipelineClient, scalarRecord } from './writer-fixtures.js';
 import { eventually } from '../harness/eventually.js';
 
 let h: Harness;
@@ -35,7 +35,7 @@ describe('partition sharing', () => {
     let published = 0;
     const publishing = (async () => {
       for (; published < 60; published++) {
-        await c.publish(task, [pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 1, value: published })]);
+        await c.publish(task, [scalarRecord(task, 'm', 'v', 1, published)]);
         await new Promise((r) => setTimeout(r, 50));
       }
     })();
