@@ -6,6 +6,7 @@ import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../harness/eventually.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 import { startCuttableProxy, type CuttableProxy } from './cuttable-proxy.js';
 import { CLIENT_DIR, ensurePythonClientToolchain, PYTHON, pythonEnv } from './python-toolchain.js';
@@ -64,13 +65,7 @@ async function readBack(task: string) {
 
 /** Polls the HTTP API until `done` holds for what it reads. */
 async function readUntil(task: string, done: (r: Awaited<ReturnType<typeof readBack>>) => boolean, what: string) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const r = await readBack(task);
-    if (done(r)) return r;
-    if (Date.now() > deadline) throw new Error(`${what} not readable within 30 s: ${JSON.stringify(r)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return eventually(() => readBack(task), done, { timeoutMs: 30_000, what: `${what} readable` });
 }
 
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);

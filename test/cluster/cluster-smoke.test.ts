@@ -11,6 +11,7 @@ import { EventChunkSchema, type ChunkAck } from '../../ingest/grpc/gen/clearml/e
 import { StreamInbox } from '../faults/stream-inbox.js';
 import { startClusterHarness, type ClusterHarness } from '../harness/cluster-harness.js';
 import { unique } from '../harness/service-harness.js';
+import { eventually } from '../harness/eventually.js';
 
 let h: ClusterHarness;
 let token: string;
@@ -23,16 +24,6 @@ beforeAll(async () => {
   token = await h.login(h.credentials.a);
 }, 180_000);
 afterAll(() => h?.stop(), 60_000);
-
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`not visible in time: ${what}; last read ${JSON.stringify(value).slice(0, 500)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 const histogram = (task: string) => h.call('events.scalar_metrics_iter_histogram', { task }, { token });
 
@@ -59,13 +50,9 @@ describe('the cluster shape through nginx', { timeout: 90_000 }, () => {
     expect(added.status, JSON.stringify(added.body)).toBe(200);
     expect(added.body.data).toMatchObject({ added: 5, errors: 0 });
 
-    const scalars = await eventually(() => histogram(task), (r) => r.body?.data?.loss?.train?.y?.length === 3, 'scalars of the HTTP batch');
+    const scalars = await eventually(() => histogram(task), (r) => r.body?.data?.loss?.train?.y?.length === 3, { what: 'scalars of the HTTP batch', timeoutMs: 20_000, everyMs: 200 });
     expect(scalars.body.data.loss.train).toMatchObject({ x: [1, 2, 3], y: [0.1, 0.2, 0.3] });
-    const log = await eventually(
-      () => h.call('events.get_task_log', { task, batch_size: 10 }, { token }),
-      (r) => r.body?.data?.total === 2,
-      'log lines of the HTTP batch',
-    );
+    const log = await eventually(() => h.call('events.get_task_log', { task, batch_size: 10 }, { token }), (r) => r.body?.data?.total === 2, { what: 'log lines of the HTTP batch', timeoutMs: 20_000, everyMs: 200 });
     expect(log.body.data.events.map((e: { msg: string }) => e.msg).sort()).toEqual(['line 1', 'line 2']);
   });
 
@@ -90,7 +77,7 @@ describe('the cluster shape through nginx', { timeout: 90_000 }, () => {
     expect(answer?.kind).toBe('ack');
     expect(answer?.kind === 'ack' && answer.ack).toMatchObject({ chunkId: 1n, added: 2, errors: 0 });
 
-    const scalars = await eventually(() => histogram(task), (r) => r.body?.data?.loss?.train?.y?.length === 2, 'scalars of the gRPC chunk');
+    const scalars = await eventually(() => histogram(task), (r) => r.body?.data?.loss?.train?.y?.length === 2, { what: 'scalars of the gRPC chunk', timeoutMs: 20_000, everyMs: 200 });
     expect(scalars.body.data.loss.train).toMatchObject({ x: [1, 2], y: [1, 2] });
   });
 

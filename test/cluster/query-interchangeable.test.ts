@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../deploy/local-stack/free-port.js';
 import { ServiceProcess } from '../faults/service-process.js';
 import { apiCaller, loginThrough, startHarness, unique, type CallResult, type Harness } from '../harness/service-harness.js';
+import { eventually } from '../harness/eventually.js';
+import { ndjson } from '../harness/event-builders.js';
 
 let h: Harness;
 let dataDir: string;
@@ -46,16 +48,10 @@ beforeAll(async () => {
     ...Array.from({ length: 6 }, (_, i) => ({ type: 'training_debug_image', task, iter: i, timestamp: T0 + i, metric: 'samples', variant: 'input', url: `https://files/img_${i}.jpg` })),
   ];
   const writeToken = await h.login(h.credentials.a);
-  const added = await h.call('events.add_batch', undefined, { token: writeToken, headers: { 'content-type': 'application/json-lines' }, rawBody: events.map((e) => JSON.stringify(e)).join('\n') });
+  const added = await h.call('events.add_batch', undefined, { token: writeToken, headers: { 'content-type': 'application/json-lines' }, rawBody: ndjson(events) });
   expect(added.status, JSON.stringify(added.body)).toBe(200);
   for (let i = 0; i < 11; i++) expect((await h.call('reports.create', { name: `paged ${String(i).padStart(2, '0')}`, tags: [tag] }, { token: writeToken })).status).toBe(200);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const all = await h.call('events.get_task_events', { task, batch_size: 1000 }, { token: writeToken });
-    if (all.body?.data?.total === events.length) break;
-    if (Date.now() > deadline) throw new Error(`events not stored in time: ${JSON.stringify(all.body).slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await eventually(() => h.call('events.get_task_events', { task, batch_size: 1000 }, { token: writeToken }), (all) => all.body?.data?.total === events.length, { timeoutMs: 30_000, everyMs: 200, what: 'events stored' });
 }, 180_000);
 afterAll(async () => {
   await Promise.all(queries.map((q) => q.stop()));

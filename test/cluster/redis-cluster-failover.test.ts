@@ -7,7 +7,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterInfo, startRedisCluster, type RedisCluster } from '../../deploy/cluster-stack/redis-cluster.js';
 import { findFreePort } from '../../deploy/local-stack/free-port.js';
@@ -16,6 +15,7 @@ import type { ServerProcess } from '../../deploy/local-stack/server-process.js';
 import { createLogger } from '../../shared/observability/logger.js';
 import { connectRedis, type RedisStore } from '../../shared/stores/redis-store.js';
 import { redisNodeCommand } from '../faults/cluster-health.js';
+import { eventually } from '../harness/eventually.js';
 
 let dataDir: string;
 let cluster: RedisCluster;
@@ -52,21 +52,22 @@ async function roleOf(port: number): Promise<Record<string, string>> {
 /** Promotes the replica of `key`'s master with CLUSTER FAILOVER; answers once the old master is its replica. */
 async function failOver(key: string): Promise<void> {
   const slot = Number(await redisNodeCommand(cluster.nodes[0]!.ports.port, ['CLUSTER', 'KEYSLOT', key]));
-  const deadline = Date.now() + 30_000;
-  let range: [number, number, [string, number], [string, number]?] | undefined;
   // A replica appears in CLUSTER SLOTS once it is attached to its master, shortly after the cluster was made.
-  while (!range?.[3]) {
-    if (Date.now() > deadline) throw new Error(`slot ${slot} has no replica`);
-    const ranges = JSON.parse(await redisNodeCommand(cluster.nodes[0]!.ports.port, ['CLUSTER', 'SLOTS'])) as Array<NonNullable<typeof range>>;
-    range = ranges.find(([from, to]) => from <= slot && slot <= to);
-    if (!range?.[3]) await sleep(100);
-  }
-  const [masterPort, replicaPort] = [range[2][1], range[3][1]];
+  const range = await eventually(
+    async () => {
+      const ranges = JSON.parse(await redisNodeCommand(cluster.nodes[0]!.ports.port, ['CLUSTER', 'SLOTS'])) as Array<[number, number, [string, number], [string, number]?]>;
+      return ranges.find(([from, to]) => from <= slot && slot <= to);
+    },
+    (found) => found?.[3] !== undefined,
+    { timeoutMs: 30_000, what: `a replica of slot ${slot}` },
+  );
+  const [masterPort, replicaPort] = [range![2][1], range![3]![1]];
   await redisNodeCommand(replicaPort, ['CLUSTER', 'FAILOVER']);
-  while ((await roleOf(masterPort)).role !== 'slave' || (await roleOf(replicaPort)).role !== 'master') {
-    if (Date.now() > deadline) throw new Error('CLUSTER FAILOVER did not complete within 30 s');
-    await sleep(100);
-  }
+  await eventually(
+    async () => [(await roleOf(masterPort)).role, (await roleOf(replicaPort)).role],
+    ([was, is]) => was === 'slave' && is === 'master',
+    { timeoutMs: 30_000, what: 'CLUSTER FAILOVER complete (old master a replica)' },
+  );
 }
 
 describe('the Redis Cluster client after a slot range changed master', { timeout: 60_000 }, () => {

@@ -19,9 +19,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventsApi, TransientFailure } from '../../deploy/clearml-es-import/events-api.js';
 import { importEsExport } from '../../deploy/clearml-es-import/es-import.js';
 import { main } from '../../deploy/clearml-es-import/import-cli.js';
-import { startReadFixture, unique, type ReadFixture } from '../events-read/logs-plots-images-fixture.js';
+import { eventually } from '../harness/eventually.js';
+import { type ServiceFixture, startServiceFixture, unique } from '../harness/service-fixture.js';
 
-let f: ReadFixture;
+let f: ServiceFixture;
 const task = unique('es-task-');
 const model = unique('es-model-');
 const SCALARS = 120;
@@ -85,7 +86,7 @@ let proxy: FlakyProxy;
 let proxyUrl: string;
 
 beforeAll(async () => {
-  f = await startReadFixture();
+  f = await startServiceFixture({ worker: 'test-worker' });
   proxy = new FlakyProxy(f.h.baseUrl);
   proxyUrl = await proxy.start();
 }, 120_000);
@@ -115,19 +116,19 @@ describe('import of an Elasticsearch events export', () => {
     expect(state.documents).toBe(SCALARS + LOGS + 6 + 3);
     expect(state.skipped).toEqual({ 'another company (someone-else)': 1, 'line that is not JSON': 1 });
 
-    const log = await f.until(() => f.data('events.get_task_log', { task, batch_size: 500 }), (d) => d.total >= LOGS);
+    const log = await eventually(() => f.data('events.get_task_log', { task, batch_size: 500 }), (d) => d.total >= LOGS);
     expect(log.total).toBe(LOGS);
     expect(new Set(log.events.map((e: any) => e.msg)).size).toBe(LOGS);
-    const scalars = await f.until(() => f.data('events.scalar_metrics_iter_histogram', { task, key: 'iter', samples: 1000 }), (d) => d.loss?.train?.x?.length === SCALARS && d.acc !== undefined);
+    const scalars = await eventually(() => f.data('events.scalar_metrics_iter_histogram', { task, key: 'iter', samples: 1000 }), (d) => d.loss?.train?.x?.length === SCALARS && d.acc !== undefined);
     expect(scalars.loss.train.x).toHaveLength(SCALARS);
     expect(scalars.acc.val.y).toEqual([0, 1, 2]);
-    const plots = await f.until(() => f.data('events.get_task_plots', { task, iters: 2 }), (d) => d.plots.length === 2);
+    const plots = await eventually(() => f.data('events.get_task_plots', { task, iters: 2 }), (d) => d.plots.length === 2);
     expect(plots.plots.find((p: any) => p.iter === 2).plot_str).toBe(BIG_FIGURE);
     const image = await f.data('events.get_debug_image_sample', { task, metric: 'samples', variant: 'input' });
     expect(image.event).toMatchObject({ url: 'https://files.example/k1.jpg', key: 'k1', iter: 1 });
     const vector = await f.data('events.vector_metrics_iter_histogram', { task, metric: 'weights', variant: 'l1' });
     expect(vector).toMatchObject({ vectors: [[0.1, 0.2, 0.3]], iterations: [1] });
-    const modelScalars = await f.until(() => f.data('events.scalar_metrics_iter_histogram', { task: model, model_events: true }), (d) => d.loss !== undefined);
+    const modelScalars = await eventually(() => f.data('events.scalar_metrics_iter_histogram', { task: model, model_events: true }), (d) => d.loss !== undefined);
     expect(modelScalars.loss.train.y).toEqual([2]);
 
     const before = proxy.batches;
@@ -152,7 +153,7 @@ describe('import of an Elasticsearch events export', () => {
     await importEsExport({ file, api: apiAt(f.h.baseUrl), statePath });
     const state = await importEsExport({ file, api: apiAt(f.h.baseUrl), statePath, restart: true });
     expect(state.added).toBe(SCALARS + LOGS + 1 + 1 + 2 + 1 + 3);
-    const scalars = await f.until(() => f.data('events.scalar_metrics_iter_histogram', { task, key: 'iter', samples: 1000 }), (d) => d.loss?.train?.x?.length === SCALARS);
+    const scalars = await eventually(() => f.data('events.scalar_metrics_iter_histogram', { task, key: 'iter', samples: 1000 }), (d) => d.loss?.train?.x?.length === SCALARS);
     expect(scalars.loss.train.y).toHaveLength(SCALARS);
     const plots = await f.data('events.get_task_plots', { task, iters: 2 });
     expect(plots.plots).toHaveLength(2);

@@ -10,13 +10,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError, startReadFixture, unique, type ReadFixture } from '../events-read/logs-plots-images-fixture.js';
+import { eventually } from '../harness/eventually.js';
+import { expectError, type ServiceFixture, startServiceFixture, unique } from '../harness/service-fixture.js';
 import { ClearmlStandIn } from './clearml-stand-in.js';
 import { reportsPageBody } from './web-ui-requests.js';
 
 const secret = randomBytes(32).toString('base64url');
 let clearml: ClearmlStandIn;
-let f: ReadFixture;
+let f: ServiceFixture;
 let tokenA: string;
 let tokenB: string;
 
@@ -40,11 +41,14 @@ async function addAs(token: string, events: object[]) {
 beforeAll(async () => {
   clearml = new ClearmlStandIn(secret);
   await clearml.start();
-  f = await startReadFixture({
-    CLEARML_SERVER_URL: clearml.url,
-    CLEARML_TOKEN_SECRET: secret,
-    CLEARML_TIMEOUT_MS: '1000',
-    CLEARML_FACTS_TTL_MS: '200',
+  f = await startServiceFixture({
+    env: {
+      CLEARML_SERVER_URL: clearml.url,
+      CLEARML_TOKEN_SECRET: secret,
+      CLEARML_TIMEOUT_MS: '1000',
+      CLEARML_FACTS_TTL_MS: '200',
+    },
+    worker: 'test-worker',
   });
   const a = f.company('a');
   const b = f.company('b');
@@ -65,11 +69,11 @@ beforeAll(async () => {
   ]);
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   expect(r.body.data).toMatchObject({ added: 7, errors: 0 });
-  await f.until(
+  await eventually(
     () => f.data('events.get_task_log', { task: withEvents }, tokenA),
     (d) => d.total === 1,
   );
-  await f.until(
+  await eventually(
     () => f.data('events.get_multi_task_plots', { tasks: [withEvents], iters: 1 }, tokenA),
     (d) => Object.keys(d.plots).length === 1,
   );
@@ -155,7 +159,7 @@ describe('reads', () => {
   });
 
   it('read model events of a ClearML model', async () => {
-    const d = await f.until(
+    const d = await eventually(
       () => f.data('events.scalar_metrics_iter_histogram', { task: modelA, model_events: true }, tokenA),
       (v) => v.loss !== undefined,
     );

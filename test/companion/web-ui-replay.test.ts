@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 import { ClearmlStandIn } from './clearml-stand-in.js';
 import { UI_REQUESTS, type Mode, type UiAnswer, type UiCallOptions, type UiWorld } from './web-ui-requests.js';
+import { eventually } from '../harness/eventually.js';
+import { image, log, plot, scalar } from '../harness/event-builders.js';
 
 /** What the web UI's interceptor sends as its version (@common/core/interceptors/webapp-interceptor.ts). */
 const CLIENT_HEADER = 'Webapp-2.0.0';
@@ -22,37 +24,29 @@ interface Running {
   stop(): Promise<void>;
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 function seedEvents(task: string, task2: string, model: string, logTimes: readonly number[]): object[] {
   // Reported a second apart, as a training loop does (charts by time group points by timestamp).
-  const scalar = (t: string, iter: number, value: number, extra: object = {}) => ({ type: 'training_stats_scalar', task: t, metric: 'loss', variant: 'train', iter, value, timestamp: logTimes[0]! + iter * 1000, ...extra });
-  const single = (t: string, value: number, extra: object = {}) => ({ type: 'training_stats_scalar', task: t, metric: 'Summary', variant: 'acc', iter: -2147483648, value, ...extra });
-  const plot = (t: string, metric: string, variant: string, iter: number, extra: object = {}) => ({ type: 'plot', task: t, metric, variant, iter, plot_str: JSON.stringify({ data: [{ x: [iter], y: [1] }] }), ...extra });
-  const image = (variant: string, iter: number) => ({ type: 'training_debug_image', task, metric: 'samples', variant, iter, url: `https://files.example/${task}/${variant}_${iter}.jpg`, key: `${variant}_${iter}` });
+  const loss = (t: string, iter: number, value: number, extra: object = {}) => scalar(t, 'loss', 'train', iter, value, { timestamp: logTimes[0]! + iter * 1000, ...extra });
+  const single = (t: string, value: number, extra: object = {}) => scalar(t, 'Summary', 'acc', -2147483648, value, extra);
+  const chart = (t: string, metric: string, variant: string, iter: number, extra: object = {}) =>
+    plot(t, metric, variant, iter, { timestamp: undefined, plot_str: JSON.stringify({ data: [{ x: [iter], y: [1] }] }), ...extra });
+  const sample = (variant: string, iter: number) => image(task, 'samples', variant, iter, { url: `https://files.example/${task}/${variant}_${iter}.jpg`, key: `${variant}_${iter}` });
   const asModel = { model_event: true };
   return [
-    ...[1, 2, 3].map((iter) => scalar(task, iter, iter / 10)),
+    ...[1, 2, 3].map((iter) => loss(task, iter, iter / 10)),
     single(task, 0.9),
-    plot(task, 'roc', 'v', 1),
-    plot(task, 'roc', 'v', 2),
-    plot(task, 'confusion', 'm', 2),
-    ...[1, 2, 3].flatMap((iter) => [image('img', iter), image('mask', iter)]),
-    ...logTimes.map((timestamp, i) => ({ type: 'log', task, timestamp, level: 'info', msg: `line ${i}` })),
-    ...[1, 2].map((iter) => scalar(task2, iter, iter / 5)),
+    chart(task, 'roc', 'v', 1),
+    chart(task, 'roc', 'v', 2),
+    chart(task, 'confusion', 'm', 2),
+    ...[1, 2, 3].flatMap((iter) => [sample('img', iter), sample('mask', iter)]),
+    ...logTimes.map((timestamp, i) => log(task, timestamp, `line ${i}`)),
+    ...[1, 2].map((iter) => loss(task2, iter, iter / 5)),
     single(task2, 0.8),
-    plot(task2, 'roc', 'v', 1),
-    scalar(model, 1, 1, asModel),
-    scalar(model, 2, 0.5, asModel),
+    chart(task2, 'roc', 'v', 1),
+    loss(model, 1, 1, asModel),
+    loss(model, 2, 0.5, asModel),
     single(model, 0.7, asModel),
-    plot(model, 'roc', 'v', 1, asModel),
+    chart(model, 'roc', 'v', 1, asModel),
   ];
 }
 
@@ -128,12 +122,12 @@ async function startWorld(mode: Mode): Promise<Running> {
   };
 
   // Every event is stored before the first request (the writer takes about a second).
-  await until(() => ui('events.get_task_log', { task: ids.task }), (r) => r.data?.total === logTimes.length);
-  await until(() => ui('events.get_multi_task_plots', { tasks: [ids.task, ids.task2], iters: 2 }), (r) => Object.keys(r.data?.plots ?? {}).length === 2);
-  await until(() => ui('events.get_task_metrics', { tasks: [ids.task], event_type: 'training_debug_image' }), (r) => r.data?.metrics?.[0]?.metrics?.length === 1);
-  await until(() => ui('events.get_task_plots', { task: ids.model, model_events: true }), (r) => r.data?.total === 1);
-  await until(() => ui('events.get_task_single_value_metrics', { tasks: [ids.task, ids.task2] }), (r) => r.data?.tasks?.length === 2);
-  await until(() => ui('events.get_task_single_value_metrics', { tasks: [ids.model], model_events: true }), (r) => r.data?.tasks?.length === 1);
+  await eventually(() => ui('events.get_task_log', { task: ids.task }), (r) => r.data?.total === logTimes.length);
+  await eventually(() => ui('events.get_multi_task_plots', { tasks: [ids.task, ids.task2], iters: 2 }), (r) => Object.keys(r.data?.plots ?? {}).length === 2);
+  await eventually(() => ui('events.get_task_metrics', { tasks: [ids.task], event_type: 'training_debug_image' }), (r) => r.data?.metrics?.[0]?.metrics?.length === 1);
+  await eventually(() => ui('events.get_task_plots', { task: ids.model, model_events: true }), (r) => r.data?.total === 1);
+  await eventually(() => ui('events.get_task_single_value_metrics', { tasks: [ids.task, ids.task2] }), (r) => r.data?.tasks?.length === 2);
+  await eventually(() => ui('events.get_task_single_value_metrics', { tasks: [ids.model], model_events: true }), (r) => r.data?.tasks?.length === 1);
 
   return {
     world,

@@ -1,24 +1,17 @@
 // events.get_debug_image_sample (events.md §8.2) and events.next_debug_image_sample (§8.3) through the real pipeline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError, startReadFixture, unique, type ReadFixture } from './logs-plots-images-fixture.js';
+import { eventually } from '../harness/eventually.js';
+import { expectError, type ServiceFixture, startServiceFixture, unique } from '../harness/service-fixture.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
+import { image } from '../harness/event-builders.js';
 
-let f: ReadFixture;
+let f: ServiceFixture;
 beforeAll(async () => {
-  f = await startReadFixture();
+  f = await startServiceFixture({ worker: 'test-worker' });
 });
 afterAll(async () => f?.stop());
 
-const image = (task: string, metric: string, variant: string, iter: number, url?: string, key?: string) => ({
-  type: 'training_debug_image',
-  task,
-  metric,
-  variant,
-  iter,
-  ...(url === undefined ? {} : { url }),
-  ...(key === undefined ? {} : { key }),
-});
 
 type Sample = { scroll_id: string; event: { iter: number; metric: string; variant: string; url: string } | null; min_iteration: number | null; max_iteration: number | null };
 const at = (s: Sample) => (s.event === null ? null : [s.event.iter, s.event.variant]);
@@ -27,7 +20,7 @@ const navKey = (id: string) => redisKeys(f.h.env.REDIS_KEY_PREFIX!).navigation(f
 async function imagesVisible(task: string, count: number): Promise<void> {
   // Its own InfluxDB client: in the cluster pass there is no in-process service to borrow one from.
   const influx = new InfluxStore({ url: f.h.env.INFLUX_URL!, database: f.h.env.INFLUX_DB! });
-  await f.until(
+  await eventually(
     async () => influx.query(`SELECT COUNT("ts") FROM "image" WHERE "e" = '${task}'`),
     (r) => Number(r[0]?.series?.[0]?.values[0]?.[1] ?? 0) === count,
   );
@@ -36,7 +29,7 @@ async function imagesVisible(task: string, count: number): Promise<void> {
 describe('the contract example: URLs cycling over 4 names, iterations 0..9', () => {
   const task = unique('ds-');
   beforeAll(async () => {
-    await f.add(Array.from({ length: 10 }, (_, n) => image(task, 'samples', 'input', n, `https://files/img_${n % 4}.jpg`)));
+    await f.add(Array.from({ length: 10 }, (_, n) => image(task, 'samples', 'input', n, { url: `https://files/img_${n % 4}.jpg` })));
     await f.add([image(task, 'samples', 'input', 12)]); // no url: never a sample, no effect on the range
     await imagesVisible(task, 11);
   });
@@ -64,7 +57,7 @@ describe('the contract example: URLs cycling over 4 names, iterations 0..9', () 
 
   it('with keys naming the files, the ranges are the same', async () => {
     const keyed = unique('ds-');
-    await f.add(Array.from({ length: 10 }, (_, n) => image(keyed, 'samples', 'input', n, `https://files/img_${n % 4}.jpg`, `img_${n % 4}.jpg`)));
+    await f.add(Array.from({ length: 10 }, (_, n) => image(keyed, 'samples', 'input', n, { url: `https://files/img_${n % 4}.jpg`, key: `img_${n % 4}.jpg` })));
     await imagesVisible(keyed, 10);
     const s: Sample = await f.data('events.get_debug_image_sample', { task: keyed, metric: 'samples', variant: 'input' });
     expect([at(s), s.min_iteration, s.max_iteration]).toEqual([[9, 'input'], 6, 9]);
@@ -83,8 +76,8 @@ describe('the contract example: URLs cycling over 4 names, iterations 0..9', () 
 describe('the contract example: variants V1 and V2 at iterations 0 and 1', () => {
   const task = unique('ds-');
   beforeAll(async () => {
-    await f.add([0, 1].flatMap((i) => ['V2', 'V1'].map((v) => image(task, 'M', v, i, `https://files/${v}_${i}.png`))));
-    await f.add([image(task, 'Other', 'X', 5, 'https://files/x.png')]);
+    await f.add([0, 1].flatMap((i) => ['V2', 'V1'].map((v) => image(task, 'M', v, i, { url: `https://files/${v}_${i}.png` }))));
+    await f.add([image(task, 'Other', 'X', 5, { url: 'https://files/x.png' })]);
     await imagesVisible(task, 5);
   });
 

@@ -3,24 +3,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { debugImagesSection } from '../../query/events/debug-images/debug-images-section.js';
 import { plotsSection } from '../../query/events/plots/plots-section.js';
-import { startReadFixture, unique, type ReadFixture } from './logs-plots-images-fixture.js';
+import { eventually } from '../harness/eventually.js';
+import { type ServiceFixture, startServiceFixture, unique } from '../harness/service-fixture.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
+import { image as imageEvent } from '../harness/event-builders.js';
 
-let f: ReadFixture;
+let f: ServiceFixture;
 beforeAll(async () => {
-  f = await startReadFixture();
+  f = await startServiceFixture({ worker: 'test-worker' });
 });
 afterAll(async () => f?.stop());
 
-const image = (task: string, metric: string, variant: string, iter: number, url: string | undefined, withKey = true) => ({
-  type: 'training_debug_image',
-  task,
-  metric,
-  variant,
-  iter,
-  ...(url === undefined ? {} : { url: `https://files.example.com/${url}` }),
-  ...(withKey && url !== undefined ? { key: url } : {}),
-});
+/** An image at files.example.com/<name>, keyed by its name unless `withKey` is false. */
+const image = (task: string, metric: string, variant: string, iter: number, name: string | undefined, withKey = true) =>
+  imageEvent(task, metric, variant, iter, name === undefined ? {} : { url: `https://files.example.com/${name}`, ...(withKey ? { key: name } : {}) });
 
 type Page = { scroll_id: string; metrics: Array<{ task: string; iterations: Array<{ iter: number; events: any[] }> }> };
 /** Each iteration as "<iter>:<variants>". */
@@ -28,7 +24,7 @@ const shown = (page: Page | { iterations: Page['metrics'][0]['iterations'] }) =>
   ('metrics' in page ? page.metrics[0]!.iterations : page.iterations).map((it) => `${it.iter}:${it.events.map((e) => e.variant).join('')}`);
 
 async function imagesVisible(task: string, count: number): Promise<void> {
-  await f.until(
+  await eventually(
     async () => f.h.service.services.stores.influx.query(`SELECT COUNT("ts") FROM "image" WHERE "e" = '${task}'`),
     (r) => Number(r[0]?.series?.[0]?.values[0]?.[1] ?? 0) === count,
   );
@@ -175,7 +171,7 @@ describe('plotsSection', () => {
   it('the plots map of the first get_multi_task_plots page; public records contribute nothing', async () => {
     const task = unique('ps-');
     await f.add([1, 2].map((iter) => ({ type: 'plot', task, metric: 'roc', variant: 'c', iter, plot_str: `{"i": ${iter}}` })));
-    await f.until(() => f.data('events.get_task_plots', { task, iters: 5 }), (d) => d.total === 2);
+    await eventually(() => f.data('events.get_task_plots', { task, iters: 5 }), (d) => d.total === 2);
     const plots = await plotsSection(f.deps, f.company('a'), 't', [
       { id: task, company: f.company('a'), name: 'named run' },
       { id: 'public-one', company: '', name: 'public' },

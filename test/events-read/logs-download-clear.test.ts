@@ -1,20 +1,21 @@
 // events.download_task_log (events.md §6.2) and events.clear_task_log (§6.3) through the real pipeline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError, startReadFixture, unique, type ReadFixture } from './logs-plots-images-fixture.js';
+import { eventually } from '../harness/eventually.js';
+import { expectError, type ServiceFixture, startServiceFixture, unique } from '../harness/service-fixture.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
+import { afterBarrier } from '../harness/barrier.js';
+import { log, T0 } from '../harness/event-builders.js';
 
-let f: ReadFixture;
+let f: ServiceFixture;
 beforeAll(async () => {
-  f = await startReadFixture();
+  f = await startServiceFixture({ worker: 'test-worker' });
 });
 afterAll(async () => f?.stop());
 
-const T0 = 1_718_000_000_000;
-const log = (task: string, timestamp: number, msg: string, extra: object = {}) => ({ type: 'log', task, timestamp, level: 'info', msg, ...extra });
 
 async function withLogs(task: string, events: object[], expected = events.length): Promise<void> {
   await f.add(events);
-  await f.until(() => f.data('events.get_task_log', { task, batch_size: 1 }), (d) => d.total === expected);
+  await eventually(() => f.data('events.get_task_log', { task, batch_size: 1 }), (d) => d.total === expected);
 }
 
 const download = (query: string, token = f.tokenA) => f.h.call(`events.download_task_log?${query}`, undefined, { token, method: 'GET' });
@@ -112,7 +113,7 @@ describe('events.download_task_log', () => {
     const big = unique('dl-');
     const n = 12_000;
     await withLogs(big, Array.from({ length: n }, (_, i) => log(big, T0 + i, `line ${i}`)), 10_000);
-    await f.until(() => download(`line_type=text&line_format={msg}&task=${big}`), (r) => (r.body as string).split('\n').length === n + 1);
+    await eventually(() => download(`line_type=text&line_format={msg}&task=${big}`), (r) => (r.body as string).split('\n').length === n + 1);
     const lines = ((await download(`line_type=text&line_format={msg}&task=${big}`)).body as string).split('\n');
     expect(lines).toHaveLength(n + 1);
     expect(lines[0]).toBe('line 0');
@@ -134,8 +135,14 @@ describe('events.clear_task_log', () => {
     const task = unique('clr-');
     await f.add(Array.from({ length: 50 }, (_, i) => log(task, T0 + i, `l${i}`)));
     expect(await f.data('events.clear_task_log', { task })).toEqual({ deleted: 50 });
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect((await f.data('events.get_task_log', { task })).total).toBe(0);
+    // The clear runs in stream order after the 50 lines: once a line written after it is stored, none of them came back.
+    const after = await afterBarrier(
+      () => f.add([log(task, T0 + 100, 'sentinel')]),
+      () => f.data('events.get_task_log', { task }),
+      (d) => d.total > 0,
+    );
+    expect(after.events.map((e: { msg: string }) => e.msg)).toEqual(['sentinel']);
+    expect(after.total).toBe(1);
   });
 
   it('threshold_sec keeps the newer records (relative to the request time)', async () => {

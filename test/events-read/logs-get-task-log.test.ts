@@ -1,22 +1,22 @@
 // events.get_task_log (events.md §6.1) through the real pipeline, and its search extension (docs/events-read.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError, startReadFixture, unique, type ReadFixture } from './logs-plots-images-fixture.js';
+import { eventually } from '../harness/eventually.js';
+import { expectError, type ServiceFixture, startServiceFixture, unique } from '../harness/service-fixture.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
+import { log, T0 } from '../harness/event-builders.js';
 
-let f: ReadFixture;
+let f: ServiceFixture;
 beforeAll(async () => {
-  f = await startReadFixture();
+  f = await startServiceFixture({ worker: 'test-worker' });
 });
 afterAll(async () => f?.stop());
 
-const T0 = 1_718_000_000_000;
-const log = (task: string, timestamp: number, msg: string, extra: object = {}) => ({ type: 'log', task, timestamp, level: 'info', msg, ...extra });
 const msgs = (data: { events: Array<{ msg: string }> }) => data.events.map((e) => e.msg);
 
 /** Writes the events and waits until get_task_log sees `expected` of them in total. */
 async function withLogs(task: string, events: object[], expected = events.length): Promise<void> {
   await f.add(events);
-  await f.until(
+  await eventually(
     () => f.data('events.get_task_log', { task, batch_size: 1 }),
     (d) => d.total === Math.min(expected, 10_000),
   );

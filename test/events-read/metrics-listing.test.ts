@@ -1,15 +1,16 @@
 // Listing metrics (events.md §3): get_task_metrics, get_multi_task_metrics,
 // get_scalar_metrics_and_variants, get_vector_metrics_and_variants.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scalar, startReadHarness, unique, untilCount, type ReadHarness } from './scalars-read-fixtures.js';
+import { scalar } from '../harness/event-builders.js';
+import { type ServiceFixture, startServiceFixture, unique, untilCount } from '../harness/service-fixture.js';
 
-let r: ReadHarness;
+let r: ServiceFixture;
 const t1 = unique('t1-');
 const t2 = unique('t2-');
 const empty = unique('empty-');
 
 beforeAll(async () => {
-  r = await startReadHarness();
+  r = await startServiceFixture();
   await r.add([
     scalar(t1, 'loss', 'train', 0, 1),
     scalar(t1, 'loss', 'val', 0, 2),

@@ -1,22 +1,16 @@
 // events.get_plot_sample (events.md §7.4) and events.next_plot_sample (§7.5) through the real pipeline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError, startReadFixture, unique, type ReadFixture } from './logs-plots-images-fixture.js';
+import { eventually } from '../harness/eventually.js';
+import { expectError, type ServiceFixture, startServiceFixture, unique } from '../harness/service-fixture.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
+import { plot } from '../harness/event-builders.js';
 
-let f: ReadFixture;
+let f: ServiceFixture;
 beforeAll(async () => {
-  f = await startReadFixture();
+  f = await startServiceFixture({ worker: 'test-worker' });
 });
 afterAll(async () => f?.stop());
 
-const plot = (task: string, metric: string, variant: string, iter: number) => ({
-  type: 'plot',
-  task,
-  metric,
-  variant,
-  iter,
-  plot_str: `{"${metric}/${variant}": ${iter}}`,
-});
 
 type Sample = { scroll_id: string; events: Array<{ iter: number; metric: string; variant: string }>; min_iteration: number | null; max_iteration: number | null };
 /** (iteration, metric, variants) of a sample, or null when it is empty. */
@@ -27,7 +21,7 @@ describe('the contract example: M1 (v1, v2) and M2 (v3, v4) at iterations 0 and 
   const task = unique('ps-');
   beforeAll(async () => {
     await f.add([0, 1].flatMap((i) => [plot(task, 'M1', 'v2', i), plot(task, 'M1', 'v1', i), plot(task, 'M2', 'v3', i), plot(task, 'M2', 'v4', i)]));
-    await f.until(() => f.data('events.get_task_plots', { task, iters: 10 }), (d) => d.total === 8);
+    await eventually(() => f.data('events.get_task_plots', { task, iters: 10 }), (d) => d.total === 8);
   });
 
   it('moves across metrics and iterations', async () => {
@@ -79,10 +73,10 @@ describe('the contract example: M1 (v1, v2) and M2 (v3, v4) at iterations 0 and 
   it('refresh recomputes the ranges', async () => {
     const own = unique('ps-');
     await f.add([plot(own, 'M', 'v', 1)]);
-    await f.until(() => f.data('events.get_task_plots', { task: own }), (d) => d.total === 1);
+    await eventually(() => f.data('events.get_task_plots', { task: own }), (d) => d.total === 1);
     const s: Sample = await f.data('events.get_plot_sample', { task: own, metric: 'M' });
     await f.add([plot(own, 'M', 'v', 4)]);
-    await f.until(() => f.data('events.get_task_plots', { task: own }), (d) => d.plots[0]?.iter === 4);
+    await eventually(() => f.data('events.get_task_plots', { task: own }), (d) => d.plots[0]?.iter === 4);
     const stale: Sample = await f.data('events.get_plot_sample', { task: own, metric: 'M', scroll_id: s.scroll_id });
     expect([at(stale), stale.max_iteration]).toEqual([[4, 'M', 'v'], 1]);
     const fresh: Sample = await f.data('events.get_plot_sample', { task: own, metric: 'M', scroll_id: s.scroll_id, refresh: true });
@@ -94,7 +88,7 @@ describe('next_plot_sample state errors', () => {
   const task = unique('ps-');
   beforeAll(async () => {
     await f.add([plot(task, 'M', 'v', 0), plot(task, 'M', 'v', 1)]);
-    await f.until(() => f.data('events.get_task_plots', { task, iters: 10 }), (d) => d.total === 2);
+    await eventually(() => f.data('events.get_task_plots', { task, iters: 10 }), (d) => d.total === 2);
   });
 
   it('unknown, absent, expired, other task, other company: 400/1104', async () => {

@@ -1,29 +1,21 @@
 // events.get_task_plots (events.md §7.1) and events.get_multi_task_plots (§7.2) through the real pipeline,
 // with plot validation on (so that invalid plots exist to be hidden).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError, startReadFixture, unique, type ReadFixture } from './logs-plots-images-fixture.js';
+import { eventually } from '../harness/eventually.js';
+import { expectError, type ServiceFixture, startServiceFixture, unique } from '../harness/service-fixture.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
+import { plot } from '../harness/event-builders.js';
 
-let f: ReadFixture;
+let f: ServiceFixture;
 beforeAll(async () => {
-  f = await startReadFixture({ PLOT_VALIDATION: 'true' });
+  f = await startServiceFixture({ env: { PLOT_VALIDATION: 'true' }, worker: 'test-worker' });
 });
 afterAll(async () => f?.stop());
 
-const plot = (task: string, metric: string, variant: string, iter: number | undefined, extra: object = {}) => ({
-  type: 'plot',
-  task,
-  metric,
-  variant,
-  ...(iter === undefined ? {} : { iter }),
-  timestamp: 1_718_000_000_000 + (iter ?? 0),
-  plot_str: JSON.stringify({ data: [{ x: [iter ?? -1] }], layout: { title: `${metric}/${variant}@${iter}` } }),
-  ...extra,
-});
 const where = (p: { metric: string; variant: string; iter?: number }) => `${p.metric}/${p.variant}@${p.iter ?? '-'}`;
 
 async function plotsVisible(task: string, count: number, modelEvents = false): Promise<void> {
-  await f.until(
+  await eventually(
     () => f.data('events.get_task_plots', { task, iters: 100, model_events: modelEvents }),
     (d) => d.total === count,
   );
@@ -94,7 +86,7 @@ describe('events.get_task_plots', () => {
     await f.add([plot(other, 'm', 'v', 1, { plot_str: '{"v": 1}' })]);
     await plotsVisible(other, 1);
     await f.add([plot(other, 'm', 'v', 1, { plot_str: '{"v": 2}' })]);
-    const d = await f.until(() => f.data('events.get_task_plots', { task: other }), (r) => r.plots[0]?.plot_str === '{"v": 2}');
+    const d = await eventually(() => f.data('events.get_task_plots', { task: other }), (r) => r.plots[0]?.plot_str === '{"v": 2}');
     expect(d.total).toBe(1);
     const empty = unique('tp-');
     await f.add([{ type: 'log', task: empty, msg: 'x' }]);

@@ -1,31 +1,25 @@
 // events.plots (events.md §7.3): iteration windows with a Redis navigation state, through the real pipeline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReadFixture, unique, type ReadFixture } from './logs-plots-images-fixture.js';
+import { eventually } from '../harness/eventually.js';
+import { type ServiceFixture, startServiceFixture, unique } from '../harness/service-fixture.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
+import { plot as plotEvent } from '../harness/event-builders.js';
 
-let f: ReadFixture;
+let f: ServiceFixture;
 beforeAll(async () => {
-  f = await startReadFixture();
+  f = await startServiceFixture({ worker: 'test-worker' });
 });
 afterAll(async () => f?.stop());
 
-const plot = (task: string, metric: string, variant: string, iter: number, extra: object = {}) => ({
-  type: 'plot',
-  task,
-  metric,
-  variant,
-  iter,
-  timestamp: 1_718_000_000_000 + iter,
-  plot_str: `{"at": ${iter}}`,
-  ...extra,
-});
+/** A plot whose plot_str is short enough to assert plot_len on. */
+const plot = (task: string, metric: string, variant: string, iter: number, extra: object = {}) => plotEvent(task, metric, variant, iter, { plot_str: `{"at": ${iter}}`, ...extra });
 
 type Page = { scroll_id: string; metrics: Array<{ task: string; iterations: Array<{ iter: number; events: any[] }> }> };
 const iters = (page: Page, i = 0) => page.metrics[i]!.iterations.map((it) => it.iter);
 const navKey = (company: string, id: string) => redisKeys(f.h.env.REDIS_KEY_PREFIX!).navigation(company, id);
 
 async function plotsVisible(task: string, total: number, modelEvents = false): Promise<void> {
-  await f.until(() => f.data('events.get_task_plots', { task, iters: 100, model_events: modelEvents }), (d) => d.total === total);
+  await eventually(() => f.data('events.get_task_plots', { task, iters: 100, model_events: modelEvents }), (d) => d.total === total);
 }
 
 describe('the contract example: ten iterations, iters 5', () => {
@@ -78,7 +72,7 @@ describe('the contract example: ten iterations, iters 5', () => {
   it("another company's state id is not found: a new state", async () => {
     const theirs = unique('win-b-');
     await f.add([plot(theirs, 'x', 'y', 3)], f.tokenB);
-    await f.until(() => f.data('events.get_task_plots', { task: theirs }, f.tokenB), (d) => d.total === 1);
+    await eventually(() => f.data('events.get_task_plots', { task: theirs }, f.tokenB), (d) => d.total === 1);
     const mine: Page = await f.data('events.plots', { metrics: [{ task }], iters: 5 });
     const page: Page = await f.data('events.plots', { metrics: [{ task: theirs }], scroll_id: mine.scroll_id }, f.tokenB);
     expect(page.scroll_id).not.toBe(mine.scroll_id);

@@ -1,14 +1,15 @@
 // The 10000 caps of get_task_single_value_metrics (§4.6) and vector_metrics_iter_histogram (§4.7).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scalar, startReadHarness, unique, untilCount, type ReadHarness } from './scalars-read-fixtures.js';
+import { scalar } from '../harness/event-builders.js';
+import { type ServiceFixture, startServiceFixture, unique, untilCount } from '../harness/service-fixture.js';
 
-let r: ReadHarness;
+let r: ServiceFixture;
 const many = unique('many-sv-');
 const few = unique('few-sv-');
 const vectors = unique('vectors-');
 
 beforeAll(async () => {
-  r = await startReadHarness();
+  r = await startServiceFixture();
   const singles = Array.from({ length: 10_001 }, (_, i) => scalar(many, 'Summary', `v${String(i).padStart(5, '0')}`, -2147483648, i));
   // Requests of at most 2000 series: the writer's summary script takes 16 arguments per series of a request.
   for (let i = 0; i < singles.length; i += 2000) await r.add(singles.slice(i, i + 2000));

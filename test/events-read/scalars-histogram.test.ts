@@ -1,9 +1,10 @@
 // events.scalar_metrics_iter_histogram and multi_task_scalar_metrics_iter_histogram (events.md §4.1, §4.2),
 // with the min_max extension.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scalar, startReadHarness, unique, untilCount, type ReadHarness } from './scalars-read-fixtures.js';
+import { scalar } from '../harness/event-builders.js';
+import { type ServiceFixture, startServiceFixture, unique, untilCount } from '../harness/service-fixture.js';
 
-let r: ReadHarness;
+let r: ServiceFixture;
 const worked = unique('worked-');
 const mixed = unique('mixed-');
 const grouped = unique('grouped-');
@@ -14,7 +15,7 @@ const T0 = 1_718_000_000_000;
 const range = (n: number, from = 0) => Array.from({ length: n }, (_, i) => from + i);
 
 beforeAll(async () => {
-  r = await startReadHarness();
+  r = await startServiceFixture();
   await r.add([
     ...range(100).map((i) => scalar(worked, 'm', 'v', i, i)),
     // Excluded everywhere: a single value and an event without iteration in the same series.

@@ -2,9 +2,10 @@
 // vector_metrics_iter_histogram (§4.7).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAST_SCALAR_AT_FIELD, MAX_ITER_FIELD } from '../../shared/events/storage-layout.js';
-import { scalar, startReadHarness, unique, untilCount, type ReadHarness } from './scalars-read-fixtures.js';
+import { scalar } from '../harness/event-builders.js';
+import { type ServiceFixture, startServiceFixture, unique, untilCount } from '../harness/service-fixture.js';
 
-let r: ReadHarness;
+let r: ServiceFixture;
 const task = unique('latest-');
 const second = unique('second-');
 const empty = unique('empty-');
@@ -12,7 +13,7 @@ const T0 = 1_718_000_000_000;
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
 beforeAll(async () => {
-  r = await startReadHarness();
+  r = await startServiceFixture();
   await r.add([
     // 150 values, iterations 0..149, value = -iter (negative and zero values count).
     ...Array.from({ length: 150 }, (_, i) => scalar(task, 'loss', 'train', i, -i, { timestamp: T0 + i })),

@@ -1,8 +1,9 @@
 // events.get_scalar_metric_data (events.md §4.4): newest iteration first, pages of 500, total capped at 10000.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scalar, startReadHarness, unique, untilCount, type ReadHarness } from './scalars-read-fixtures.js';
+import { scalar } from '../harness/event-builders.js';
+import { type ServiceFixture, startServiceFixture, unique, untilCount } from '../harness/service-fixture.js';
 
-let r: ReadHarness;
+let r: ServiceFixture;
 const task = unique('data-');
 const T0 = 1_718_000_000_000;
 const ITERS = 4000;
@@ -21,7 +22,7 @@ const SPECIAL_ITERS = 1500;
 const EXTRA = MIXED_DENSE + MIXED_SPARSE + NEAR + 2 * SPECIAL_ITERS + 2;
 
 beforeAll(async () => {
-  r = await startReadHarness();
+  r = await startServiceFixture();
   const events: object[] = [];
   for (let i = 0; i < ITERS; i++) VARIANTS.forEach((v, k) => events.push(scalar(task, 'loss', v, i, i + k / 10, { timestamp: T0 + k })));
   events.push(scalar(task, 'loss', 'a', undefined, -1, { timestamp: T0 }));

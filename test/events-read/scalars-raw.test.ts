@@ -1,9 +1,10 @@
 // events.scalar_metrics_iter_raw (events.md §4.3): paging by x with a signed cursor, count_total,
 // the never-split rule, key=timestamp/iso_time, and cursor refusals (400/1104).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scalar, startReadHarness, unique, untilCount, type ReadHarness } from './scalars-read-fixtures.js';
+import { scalar } from '../harness/event-builders.js';
+import { type ServiceFixture, startServiceFixture, unique, untilCount } from '../harness/service-fixture.js';
 
-let r: ReadHarness;
+let r: ServiceFixture;
 const big = unique('big-');
 const small = unique('small-');
 const other = unique('other-');
@@ -16,7 +17,7 @@ const BIG_ITERS = 90_000;
 const VARIANTS = ['a', 'b', 'c'];
 
 beforeAll(async () => {
-  r = await startReadHarness();
+  r = await startServiceFixture();
   const events: object[] = [];
   for (let i = 0; i < BIG_ITERS; i++) for (const v of VARIANTS) events.push(scalar(big, 'loss', v, i, i));
   await r.add(events);

@@ -1,9 +1,10 @@
 // events.get_task_events (events.md §5): every event type, iteration order in both directions with the
 // no-iteration group last, pages never splitting an iteration, exact totals, signed cursors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scalar, startReadHarness, unique, untilCount, type ReadHarness } from './scalars-read-fixtures.js';
+import { scalar } from '../harness/event-builders.js';
+import { type ServiceFixture, startServiceFixture, unique, untilCount } from '../harness/service-fixture.js';
 
-let r: ReadHarness;
+let r: ServiceFixture;
 const task = unique('te-');
 const many = unique('many-');
 const iterLogs = unique('iterlogs-');
@@ -62,7 +63,7 @@ function expectedOrder(order: 'asc' | 'desc'): string[] {
 }
 
 beforeAll(async () => {
-  r = await startReadHarness();
+  r = await startServiceFixture();
   await r.add(events);
   await r.add(Array.from({ length: 10_500 }, (_, i) => scalar(many, 'm', 'v', i, i)));
   await r.add([

@@ -5,8 +5,9 @@ import { connect, DiscardPolicy, RetentionPolicy, StorageType, type NatsConnecti
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { streamName } from '../../shared/events/wire-format.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
-import { until } from './private-server.js';
+
 import '../support/stack-context.js';
+import { eventually } from '../harness/eventually.js';
 
 let nc: NatsConnection;
 beforeAll(async () => {
@@ -46,17 +47,12 @@ describe('the events stream deleted while the service runs', () => {
     expect(red.checks['ingest-stream']).toMatch(/missing/);
     expect(red.checks.nats).toBe('ok');
 
-    await until(() => ready(h), (r) => r.status === 200, 30_000, '/ready green again');
+    await eventually(() => ready(h), (r) => r.status === 200, { timeoutMs: 30_000, what: '/ready green again' });
     expect((await jsm.streams.info(streamName(h.config.NATS_STREAM_PREFIX))).config.name).toBe(streamName(h.config.NATS_STREAM_PREFIX));
     // The stream takes events again (JetStream acknowledged them), and the writer stores them: its
     // consumers went with the stream and are created again.
     expect((await addLog(h, token, task, 'after')).status).toBe(200);
-    const stored = await until(
-      () => h.call('events.get_task_log', { task }, { token }),
-      (r) => r.status === 200 && (r.body.data.events as Array<{ msg: string }>).some((e) => e.msg === 'after'),
-      45_000,
-      'the event sent after the stream came back is stored',
-    );
+    const stored = await eventually(() => h.call('events.get_task_log', { task }, { token }), (r) => r.status === 200 && (r.body.data.events as Array<{ msg: string }>).some((e) => e.msg === 'after'), { timeoutMs: 45_000, what: 'the event sent after the stream came back is stored' });
     expect((stored.body.data.events as Array<{ msg: string }>).map((e) => e.msg)).toContain('after');
   }, 90_000);
 });

@@ -3,7 +3,8 @@
 // /ready says so; reads answer again after SIGCONT.
 import { describe, expect, it } from 'vitest';
 import { unique } from '../harness/service-harness.js';
-import { MARGIN_MS, timed, until, usePrivateServer } from './private-server.js';
+import { MARGIN_MS, timed, usePrivateServer } from './private-server.js';
+import { eventually } from '../harness/eventually.js';
 
 const TIMEOUT_MS = 1_500;
 const f = usePrivateServer('influxdb', { INFLUX_TIMEOUT_MS: String(TIMEOUT_MS) });
@@ -18,7 +19,7 @@ describe('InfluxDB stopped (SIGSTOP)', () => {
   it('answers 503 within the InfluxDB timeout for scalar reads, and answers again after SIGCONT', async () => {
     const task = unique('t-');
     expect((await f.add([scalar(task, 1, 0.5), scalar(task, 2, 0.25)])).status).toBe(200);
-    await until(() => raw(task), (r) => r.body?.data?.returned === 2, 30_000, 'scalars stored');
+    await eventually(() => raw(task), (r) => r.body?.data?.returned === 2, { timeoutMs: 30_000, what: 'scalars stored' });
 
     f.server.pause();
     try {
@@ -35,7 +36,7 @@ describe('InfluxDB stopped (SIGSTOP)', () => {
       f.server.resume();
     }
 
-    const after = await until(() => latest(task), (r) => r.status === 200, 30_000, 'reads answer again');
+    const after = await eventually(() => latest(task), (r) => r.status === 200, { timeoutMs: 30_000, what: 'reads answer again' });
     expect(after.body.data.metrics).toEqual([{ name: 'loss', variants: [{ name: 'v', last_value: 0.25, last_10_value: 0.375, last_100_value: 0.375 }] }]);
     expect((await raw(task)).body.data.returned).toBe(2);
   }, 90_000);

@@ -5,7 +5,8 @@
 // stall included.
 import { describe, expect, it } from 'vitest';
 import { unique } from '../harness/service-harness.js';
-import { MARGIN_MS, timed, until, usePrivateServer } from './private-server.js';
+import { MARGIN_MS, timed, usePrivateServer } from './private-server.js';
+import { eventually } from '../harness/eventually.js';
 
 const PUBLISH_TIMEOUT_MS = 1_500;
 const f = usePrivateServer('nats', { INGEST_PUBLISH_TIMEOUT_MS: String(PUBLISH_TIMEOUT_MS) });
@@ -28,7 +29,7 @@ describe('nats-server stopped (SIGSTOP)', () => {
     const task = unique('t-');
     const at = Date.now();
     expect((await f.add([log(task, 'before', at), scalar(task, 1, 0.5)])).status).toBe(200);
-    await until(() => logs(task), (m) => m.length === 1, 30_000, 'first request stored');
+    await eventually(() => logs(task), (m) => m.length === 1, { timeoutMs: 30_000, what: 'first request stored' });
 
     const during = [log(task, 'during-1', at + 1), log(task, 'during-2', at + 2), scalar(task, 2, 99)];
     f.server.pause();
@@ -46,10 +47,10 @@ describe('nats-server stopped (SIGSTOP)', () => {
     }
 
     // The client keeps re-sending until it gets its 200.
-    await until(() => f.add(during), (r) => r.status === 200, 30_000, 'the re-sent request is acknowledged');
+    await eventually(() => f.add(during), (r) => r.status === 200, { timeoutMs: 30_000, what: 'the re-sent request is acknowledged' });
     // Barrier: a later request on the same task goes to the same partition, behind every copy in stream order.
     expect((await f.add([log(task, 'after', at + 3), scalar(task, 3, 0.125)])).status).toBe(200);
-    await until(() => logs(task), (m) => m.includes('after'), 30_000, 'barrier stored');
+    await eventually(() => logs(task), (m) => m.includes('after'), { timeoutMs: 30_000, what: 'barrier stored' });
     expect(await logs(task)).toEqual(['before', 'during-1', 'during-2', 'after']);
     expect(await iterations(task)).toEqual([1, 2, 3]);
     expect((await fetch(`${f.h.baseUrl}/ready`)).status).toBe(200);

@@ -67,17 +67,6 @@ export async function timed<T>(call: () => Promise<T>): Promise<{ ms: number; re
   return { ms: performance.now() - started, result };
 }
 
-/** Repeats `read` until `done` holds for its result, or fails after `timeoutMs`. */
-export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms; last value ${JSON.stringify(value)?.slice(0, 500)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 export interface StallFixture {
   readonly server: PrivateServer;
   /** The whole service (target all) on the private server and the suite's other two. */

@@ -3,7 +3,8 @@
 // service recovers by itself after SIGCONT.
 import { describe, expect, it } from 'vitest';
 import { unique } from '../harness/service-harness.js';
-import { MARGIN_MS, timed, until, usePrivateServer } from './private-server.js';
+import { MARGIN_MS, timed, usePrivateServer } from './private-server.js';
+import { eventually } from '../harness/eventually.js';
 
 const TIMEOUT_MS = 1_000;
 const f = usePrivateServer('redis', { REDIS_COMMAND_TIMEOUT_MS: String(TIMEOUT_MS) });
@@ -20,7 +21,7 @@ describe('Redis stopped (SIGSTOP)', () => {
   it('answers 503 within the command timeout for ingest, a log read and a report read, and recovers after SIGCONT', async () => {
     const task = unique('t-');
     expect((await addLog(task, 'before')).status).toBe(200);
-    await until(() => read(task), (r) => r.body?.data?.total === 1, 30_000, 'log line stored');
+    await eventually(() => read(task), (r) => r.body?.data?.total === 1, { timeoutMs: 30_000, what: 'log line stored' });
     expect((await reports()).status).toBe(200);
 
     f.server.pause();
@@ -45,8 +46,8 @@ describe('Redis stopped (SIGSTOP)', () => {
       f.server.resume();
     }
 
-    await until(() => addLog(task, 'after'), (r) => r.status === 200, 30_000, 'ingest answers 200 again');
-    const after = await until(() => read(task), (r) => r.status === 200 && r.body.data.events.some((e: { msg: string }) => e.msg === 'after'), 30_000, 'log read sees the new line');
+    await eventually(() => addLog(task, 'after'), (r) => r.status === 200, { timeoutMs: 30_000, what: 'ingest answers 200 again' });
+    const after = await eventually(() => read(task), (r) => r.status === 200 && r.body.data.events.some((e: { msg: string }) => e.msg === 'after'), { timeoutMs: 30_000, what: 'log read sees the new line' });
     const msgs = after.body.data.events.map((e: { msg: string }) => e.msg);
     expect(msgs).toContain('before');
     // The 503'd line was never published: the line after it (same task, same partition) is the barrier.

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeRecords, streamName } from '../../shared/events/wire-format.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
+import { ndjson } from '../harness/event-builders.js';
 
 let h: Harness;
 let tokenA: string;
@@ -21,7 +22,6 @@ afterAll(async () => {
   await h?.stop();
 });
 
-const ndjson = (events: unknown[]) => events.map((e) => JSON.stringify(e)).join('\n');
 
 function batch(events: unknown[] | string, token = tokenA, contentType = 'application/json-lines', method = 'GET') {
   return h.call('v2.23/events.add_batch', undefined, {

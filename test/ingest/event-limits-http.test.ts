@@ -9,6 +9,8 @@ import { eventsIngestDefinition } from '../../ingest/grpc/events-ingest-definiti
 import { EventBatchSchema, EventSchema } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
+import { eventually } from '../harness/eventually.js';
+import { ndjson } from '../harness/event-builders.js';
 
 let h: Harness;
 let token: string;
@@ -19,20 +21,20 @@ beforeAll(async () => {
 });
 afterAll(() => h?.stop());
 
-const ndjson = (events: unknown[]) => events.map((e) => JSON.stringify(e)).join('\n');
 const addBatch = (body: string) =>
   h.call('events.add_batch', undefined, { token, headers: { 'content-type': 'application/json-lines', 'x-clearml-worker': 'node-7' }, rawBody: body });
 
 /** Every event of the task as the query API returns them, polled until `count` are visible. */
 async function readAll(task: string, count: number): Promise<Array<Record<string, unknown>>> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const r = await h.call('events.get_task_events', { task, batch_size: 10_000 }, { token });
-    expect(r.status).toBe(200);
-    const events = r.body.data.events as Array<Record<string, unknown>>;
-    if (events.length >= count || Date.now() > deadline) return events;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return eventually(
+    async () => {
+      const r = await h.call('events.get_task_events', { task, batch_size: 10_000 }, { token });
+      expect(r.status).toBe(200);
+      return r.body.data.events as Array<Record<string, unknown>>;
+    },
+    (events) => events.length >= count,
+    { what: `${count} events of ${task}` },
+  );
 }
 
 /**

@@ -6,6 +6,7 @@ import type { JetStreamManager } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamName } from '../../shared/events/wire-format.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
+import { eventually } from '../harness/eventually.js';
 
 const LIMIT = 256 * 1024;
 
@@ -50,12 +51,7 @@ describe('a full event log', () => {
 
       // The writers catch up (here: the stream is emptied): requests are taken again.
       await jsm.streams.purge(stream);
-      const deadline = Date.now() + 10_000;
-      let status = 0;
-      while (status !== 200 && Date.now() < deadline) {
-        status = (await request(h, token)).status;
-        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      const status = await eventually(async () => (await request(h, token)).status, (s) => s === 200, { timeoutMs: 10_000, everyMs: 200, what: 'a 200 once the stream is emptied' });
       expect(status).toBe(200);
     });
   });

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
+import { eventually } from '../harness/eventually.js';
 
 const TOO_LARGE = /^Event larger than the event log's message limit \(\d+ bytes\)$/;
 
@@ -20,13 +21,12 @@ async function sendAndRead(h: Harness, token: string, plotStr: string) {
     { type: 'training_stats_scalar', task, iter: 1, metric: 'loss', variant: 'v', value: 0.5 },
   ].map((e) => JSON.stringify(e));
   const r = await h.call('events.add_batch', undefined, { token, headers: { 'content-type': 'application/json-lines' }, rawBody: lines.join('\n') });
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const read = await h.call('events.get_task_events', { task, batch_size: 100 }, { token });
-    const events = (read.body.data?.events ?? []) as Array<Record<string, unknown>>;
-    if (events.length >= 2 || Date.now() > deadline) return { r, events };
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const events = await eventually(
+    async () => ((await h.call('events.get_task_events', { task, batch_size: 100 }, { token })).body.data?.events ?? []) as Array<Record<string, unknown>>,
+    (e) => e.length >= 2,
+    { what: 'the small plot and the scalar' },
+  );
+  return { r, events };
 }
 
 describe.each([
@@ -57,13 +57,11 @@ describe.each([
       const lines = Array.from({ length: 1500 }, (_, i) => JSON.stringify({ type: 'training_stats_scalar', task, iter: 1, metric: name(i, 'm'), variant: name(i, 'v'), value: i }));
       const r = await h.call('events.add_batch', undefined, { token, headers: { 'content-type': 'application/json-lines' }, rawBody: lines.join('\n') });
       expect(r.body.data).toEqual({ added: 1500, errors: 0, errors_info: {} });
-      const deadline = Date.now() + 30_000;
-      let metrics: Record<string, string[]> = {};
-      while (Object.keys(metrics).length < 1500 && Date.now() < deadline) {
-        const read = await h.call('events.get_scalar_metrics_and_variants', { task }, { token });
-        metrics = read.body.data.metrics;
-        if (Object.keys(metrics).length < 1500) await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      const metrics: Record<string, string[]> = await eventually(
+        async () => (await h.call('events.get_scalar_metrics_and_variants', { task }, { token })).body.data.metrics,
+        (m) => Object.keys(m).length >= 1500,
+        { timeoutMs: 30_000, everyMs: 200, what: '1500 series in the record' },
+      );
       expect(Object.keys(metrics)).toHaveLength(1500);
       expect(metrics[name(7, 'm')]).toEqual([name(7, 'v')]);
     });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { healthProbe, reflectionProbe } from '../../ingest/grpc/grpc-probe-test-harness.js';
 import { streamName } from '../../shared/events/wire-format.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
-import { until } from '../faults/private-server.js';
+import { eventually } from '../harness/eventually.js';
 import '../support/stack-context.js';
 
 const EVENTS = 'clearml.events.v1.EventsIngest';
@@ -24,7 +24,7 @@ describe('a running service', () => {
     expect(await probe.check()).toBe('SERVING');
     expect(await probe.check(EVENTS)).toBe('SERVING');
     const watch = probe.watch();
-    await until(async () => watch.statuses, (s) => s.length > 0, 5_000, 'first Watch answer');
+    await eventually(async () => watch.statuses, (s) => s.length > 0, { timeoutMs: 5_000, what: 'first Watch answer' });
     expect(watch.statuses).toEqual(['SERVING']);
     watch.cancel();
     probe.close();
@@ -68,12 +68,12 @@ describe('a service whose events stream is full', () => {
     const probe = healthProbe(grpcPort(h));
     expect(await probe.check()).toBe('SERVING');
     const watch = probe.watch(EVENTS);
-    await until(async () => watch.statuses, (s) => s.length > 0, 5_000, 'first Watch answer');
+    await eventually(async () => watch.statuses, (s) => s.length > 0, { timeoutMs: 5_000, what: 'first Watch answer' });
     const token = await h.login(h.credentials.a);
     const added = await h.call('events.add', { type: 'log', task: unique('t-'), timestamp: Date.now(), msg: 'fills the stream' }, { token });
     expect(added.status).toBe(200);
     expect((await fetch(`${h.baseUrl}/ready`)).status).toBe(503);
-    await until(async () => watch.statuses, (s) => s.length > 1, 10_000, 'NOT_SERVING on Watch');
+    await eventually(async () => watch.statuses, (s) => s.length > 1, { timeoutMs: 10_000, what: 'NOT_SERVING on Watch' });
     expect(watch.statuses).toEqual(['SERVING', 'NOT_SERVING']);
     expect(await probe.check()).toBe('NOT_SERVING');
     watch.cancel();

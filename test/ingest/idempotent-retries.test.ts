@@ -7,6 +7,8 @@ import { credentials, makeClientConstructor, Metadata, type ServiceError } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsIngestDefinition } from '../../ingest/grpc/events-ingest-definition.js';
 import { EventBatchSchema, EventChunkSchema, EventSchema, type ChunkAck } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
+import { afterBarrier } from '../harness/barrier.js';
+import { log, logLines, ndjson, scalar } from '../harness/event-builders.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 
 let h: Harness;
@@ -18,27 +20,26 @@ beforeAll(async () => {
 });
 afterAll(() => h?.stop());
 
-const ndjson = (events: unknown[]) => events.map((e) => JSON.stringify(e)).join('\n');
 const addBatch = (body: string, headers: Record<string, string> = {}) =>
   h.call('events.add_batch', undefined, { token, headers: { 'content-type': 'application/json-lines', ...headers }, rawBody: body });
 
-const logs = (task: string, n: number, at = 1_718_000_000_000) => Array.from({ length: n }, (_, i) => ({ type: 'log', task, msg: `line ${i}`, timestamp: at + i }));
-const scalars = (task: string, n: number) => Array.from({ length: n }, (_, i) => ({ type: 'training_stats_scalar', task, metric: 'loss', variant: 'train', iter: i, value: i / 10 }));
+const scalars = (task: string, n: number) => Array.from({ length: n }, (_, i) => scalar(task, 'loss', 'train', i, i / 10));
 
 /** Writes a sentinel log line after everything else of the task and waits until it is readable; answers every log message then. */
 async function logsAfterBarrier(task: string): Promise<string[]> {
   const sentinel = `sentinel ${unique('')}`;
-  const r = await addBatch(ndjson([{ type: 'log', task, msg: sentinel, timestamp: 1_900_000_000_000 }]));
-  expect(r.status).toBe(200);
-  const deadline = Date.now() + 20_000;
-  for (;;) {
+  const readLog = async () => {
     const read = await h.call('events.get_task_log', { task, batch_size: 10_000, navigate_earlier: false }, { token });
     expect(read.status).toBe(200);
-    const messages = (read.body.data.events as Array<{ msg: string }>).map((e) => e.msg);
-    if (messages.includes(sentinel)) return messages.filter((m) => m !== sentinel);
-    if (Date.now() > deadline) throw new Error(`sentinel not stored within 20 s; saw ${messages.length} lines`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+    return (read.body.data.events as Array<{ msg: string }>).map((e) => e.msg);
+  };
+  const messages = await afterBarrier(
+    async () => expect((await addBatch(ndjson([log(task, 1_900_000_000_000, sentinel)]))).status).toBe(200),
+    readLog,
+    (m) => m.includes(sentinel),
+    { timeoutMs: 20_000 },
+  );
+  return messages.filter((m) => m !== sentinel);
 }
 
 async function scalarCount(task: string): Promise<number> {
@@ -53,7 +54,7 @@ const expected = (n: number) => sorted(Array.from({ length: n }, (_, i) => `line
 describe('a re-sent request stores nothing twice', () => {
   it('HTTP add_batch re-sent byte for byte: each log line once', async () => {
     const task = unique('idem-');
-    const body = ndjson([...logs(task, 50), ...scalars(task, 20)]);
+    const body = ndjson([...logLines(task, 50), ...scalars(task, 20)]);
     const first = await addBatch(body);
     const again = await addBatch(body);
     expect([first.status, again.status]).toEqual([200, 200]);
@@ -65,7 +66,7 @@ describe('a re-sent request stores nothing twice', () => {
   it('HTTP add_batch with an Idempotency-Key: a re-send written differently is still the same request', async () => {
     const task = unique('idem-key-');
     const key = unique('run-42/batch-7:');
-    const events = logs(task, 10);
+    const events = logLines(task, 10);
     expect((await addBatch(ndjson(events), { 'idempotency-key': key })).status).toBe(200);
     // Another serialisation of the same events (what a client that re-encodes would send).
     expect((await addBatch(events.map((e) => JSON.stringify(e, null, 1).replace(/\n/g, ' ')).join('\r\n'), { 'idempotency-key': key })).status).toBe(200);
@@ -74,8 +75,8 @@ describe('a re-sent request stores nothing twice', () => {
 
   it('two different requests with the same lines are both stored (no false duplicates)', async () => {
     const task = unique('idem-diff-');
-    expect((await addBatch(ndjson(logs(task, 5, 1_718_000_000_000)))).status).toBe(200);
-    expect((await addBatch(ndjson(logs(task, 5, 1_718_000_100_000)))).status).toBe(200);
+    expect((await addBatch(ndjson(logLines(task, 5, 1_718_000_000_000)))).status).toBe(200);
+    expect((await addBatch(ndjson(logLines(task, 5, 1_718_000_100_000)))).status).toBe(200);
     expect(sorted(await logsAfterBarrier(task))).toEqual(sorted([...expected(5), ...expected(5)]));
   });
 
@@ -88,7 +89,7 @@ describe('a re-sent request stores nothing twice', () => {
 
   it('a malformed Idempotency-Key is refused with 400/12, nothing stored', async () => {
     const task = unique('idem-bad-');
-    const r = await addBatch(ndjson(logs(task, 1)), { 'idempotency-key': 'x'.repeat(256) });
+    const r = await addBatch(ndjson(logLines(task, 1)), { 'idempotency-key': 'x'.repeat(256) });
     expect(r.status).toBe(400);
     expect(r.body.meta).toMatchObject({ result_subcode: 12, result_msg: 'Validation error (idempotency key must be 1 to 255 visible ASCII characters)' });
   });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { findFreePort, startLocalStack, type LocalStack } from '../../deploy/local-stack/local-stack.js';
 import '../support/stack-context.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
+import { eventually } from '../harness/eventually.js';
 
 let nats: LocalStack;
 let natsPort: number;
@@ -52,12 +53,7 @@ describe('JetStream outage', () => {
     expect(await ready()).toBe(503);
 
     nats = await startPrivateNats();
-    const deadline = Date.now() + 30_000;
-    let status = 0;
-    while (Date.now() < deadline && status !== 200) {
-      status = (await send(unique('t-'))).status;
-      if (status !== 200) await new Promise((r) => setTimeout(r, 250));
-    }
+    const status = await eventually(async () => (await send(unique('t-'))).status, (s) => s === 200, { timeoutMs: 30_000, everyMs: 250, what: 'a 200 after NATS is back' });
     expect(status).toBe(200);
     expect(await ready()).toBe(200);
   }, 90_000);

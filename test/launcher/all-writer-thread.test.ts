@@ -3,7 +3,8 @@
 // stops both.
 import { describe, expect, it } from 'vitest';
 import { findFreePort } from '../../deploy/local-stack/local-stack.js';
-import { exited, main, start, baseEnv, waitFor } from './launched-process.js';
+import { exited, main, start, baseEnv } from './launched-process.js';
+import { eventually } from '../harness/eventually.js';
 
 const basic = `Basic ${Buffer.from('AK:SK').toString('base64')}`;
 
@@ -16,7 +17,7 @@ async function startAll(extra: Record<string, string>) {
   const port = await findFreePort();
   const base = `http://127.0.0.1:${port}`;
   const launched = start(main, ['all'], baseEnv({ API_PORT: String(port), GRPC_PORT: '0', ...extra }));
-  await waitFor(async () => (await fetch(`${base}/ready`)).status === 200, 30_000, `ready\n${launched.output()}`);
+  await eventually(async () => (await fetch(`${base}/ready`)).status === 200, undefined, { timeoutMs: 30_000, what: `ready\n${launched.output()}`, retryErrors: true });
   return { base, ...launched };
 }
 
@@ -30,11 +31,11 @@ describe('the all target with its writer thread', () => {
     const events = Array.from({ length: 50 }, (_, i) => ({ type: 'log', task, timestamp: 1_718_000_000_000 + i, msg: `line ${i}`, level: 'info' }));
     expect((await call(base, 'events.add_batch', events)).status).toBe(200);
     let total = 0;
-    await waitFor(async () => {
+    await eventually(async () => {
       const log = await call(base, 'events.get_task_log', { task, batch_size: 100 });
       total = Number(log.body.data.total);
       return total === 50;
-    }, 20_000, 'the log lines stored by the writer thread');
+    }, undefined, { timeoutMs: 20_000, what: 'the log lines stored by the writer thread', retryErrors: true });
 
     const metrics = await (await fetch(`${base}/metrics`)).text();
     // The writer's families come from the thread, the process's and ingest's from the main thread.

@@ -10,7 +10,8 @@ import { stackSettings } from '../../deploy/bootstrap/runner.js';
 import { findFreePort } from '../../deploy/local-stack/local-stack.js';
 import { configSchema } from '../../shared/config/config.js';
 import { TARGET_NAMES } from '../../shared/launcher/target.js';
-import { baseEnv, exited, main, root, runLocal, start, waitFor } from './launched-process.js';
+import { baseEnv, exited, main, root, runLocal, start } from './launched-process.js';
+import { eventually } from '../harness/eventually.js';
 
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { name: string; version: string };
 const runCluster = path.join(root, 'dist/deploy/bootstrap/run-cluster.js');
@@ -99,7 +100,7 @@ describe('secrets in configuration errors and start-up output', () => {
       REDIS_URL: `redis://default:REDIS-PASS-value@${redis.host}`,
     };
     const { child, output } = start(runLocal, [], env);
-    await waitFor(async () => output().includes('waiting for the existing Redis'), 30_000, 'the wait for the existing Redis');
+    await eventually(async () => output().includes('waiting for the existing Redis'), undefined, { timeoutMs: 30_000, what: 'the wait for the existing Redis', retryErrors: true });
     child.kill('SIGTERM');
     await exited(child);
     expect(output()).toContain(`waiting for the existing Redis at redis://***@${redis.host}`);

@@ -3,7 +3,8 @@
 // JSON lines otherwise; LOG_FORMAT forces either. Requires `npm run build` (npm test does it).
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { baseEnv, exited, main, start, track, waitFor } from './launched-process.js';
+import { baseEnv, exited, main, start, track } from './launched-process.js';
+import { eventually } from '../harness/eventually.js';
 
 const ANSI = /\x1b\[[0-9;]*m/g;
 const PRETTY_READY = /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \(clearml-query\/\d+\): ready$/m;
@@ -33,7 +34,7 @@ function jsonLines(text: string): Array<Record<string, unknown>> {
 describe('LOG_FORMAT=auto (the default)', () => {
   it('pretty-prints on a terminal: time, level, name/pid and message on one line, fields indented beneath; Ctrl-C stops it', async () => {
     const terminal = onTerminal(env());
-    await waitFor(async () => PRETTY_READY.test(terminal.text()), 30_000, 'the pretty ready line');
+    await eventually(async () => PRETTY_READY.test(terminal.text()), undefined, { timeoutMs: 30_000, what: 'the pretty ready line', retryErrors: true });
     expect(terminal.raw()).toMatch(ANSI); // colours, for a terminal
     expect(terminal.text()).toMatch(/^\[[\d:.]+\] INFO \(clearml-query\/\d+\): HTTP API listening\n {4}host: "127\.0\.0\.1"$/m);
     terminal.typeCtrlC();
@@ -45,7 +46,7 @@ describe('LOG_FORMAT=auto (the default)', () => {
 
   it('writes JSON lines when standard output is not a terminal', async () => {
     const { child, output } = start(main, ['query'], env());
-    await waitFor(async () => output().includes('"msg":"ready"'), 30_000, 'the ready line');
+    await eventually(async () => output().includes('"msg":"ready"'), undefined, { timeoutMs: 30_000, what: 'the ready line', retryErrors: true });
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(0);
     const lines = jsonLines(output());
@@ -57,7 +58,7 @@ describe('LOG_FORMAT=auto (the default)', () => {
 describe('LOG_FORMAT forces a form', () => {
   it('json on a terminal', async () => {
     const terminal = onTerminal(env({ LOG_FORMAT: 'json' }));
-    await waitFor(async () => terminal.text().includes('"msg":"ready"'), 30_000, 'the ready line');
+    await eventually(async () => terminal.text().includes('"msg":"ready"'), undefined, { timeoutMs: 30_000, what: 'the ready line', retryErrors: true });
     terminal.typeCtrlC();
     expect(await exited(terminal.child)).toBe(0);
     expect(jsonLines(terminal.text()).map((l) => l.msg)).toEqual(expect.arrayContaining(['ready', 'stopped']));
@@ -65,7 +66,7 @@ describe('LOG_FORMAT forces a form', () => {
 
   it('pretty without a terminal (no colours there)', async () => {
     const { child, output } = start(main, ['query'], env({ LOG_FORMAT: 'pretty' }));
-    await waitFor(async () => PRETTY_READY.test(output()), 30_000, 'the pretty ready line');
+    await eventually(async () => PRETTY_READY.test(output()), undefined, { timeoutMs: 30_000, what: 'the pretty ready line', retryErrors: true });
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(0);
     expect(output()).not.toMatch(ANSI);

@@ -9,13 +9,14 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runnerEnv } from '../../deploy/bootstrap/node-smoke.js';
 import { findFreePort } from '../../deploy/local-stack/local-stack.js';
-import { alive, baseEnv, exited, main, runLocal, start, track, waitFor } from './launched-process.js';
+import { alive, baseEnv, exited, main, runLocal, start, track } from './launched-process.js';
+import { eventually } from '../harness/eventually.js';
 
 describe('targets', () => {
   it.each(['all', 'ingest', 'writer', 'query'])('%s starts, is ready, serves health and metrics, stops on SIGTERM', async (target) => {
     const port = await findFreePort();
     const { child, output } = start(main, [target], baseEnv({ API_PORT: String(port), GRPC_PORT: '0' }));
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/ready`)).status === 200, 30_000, `${target} ready`);
+    await eventually(async () => (await fetch(`http://127.0.0.1:${port}/ready`)).status === 200, undefined, { timeoutMs: 30_000, what: `${target} ready`, retryErrors: true });
     expect(await (await fetch(`http://127.0.0.1:${port}/health`)).json()).toEqual({ status: 'ok' });
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(metrics).toContain(`target="${target}"`);
@@ -55,7 +56,7 @@ describe('npm start runner', () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'clearml-start-'));
     const [apiPort, env] = await runnerEnv(dataDir);
     const { child, output } = start(runLocal, [], env);
-    await waitFor(async () => output().includes('Stop with Ctrl-C.'), 60_000, 'the start banner');
+    await eventually(async () => output().includes('Stop with Ctrl-C.'), undefined, { timeoutMs: 60_000, what: 'the start banner', retryErrors: true });
     const credentials = JSON.parse(readFileSync(path.join(dataDir, 'credentials.json'), 'utf8'));
     expect(credentials).toHaveLength(1);
     expect(credentials[0].company).toBe('default');
@@ -100,13 +101,13 @@ describe('npm start runner', () => {
     const parent = track(spawn('sh', ['-c', `"${process.execPath}" "${runLocal}"; true`], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
     let output = '';
     parent.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-    await waitFor(async () => output.includes('Stop with Ctrl-C.'), 60_000, 'the start banner');
+    await eventually(async () => output.includes('Stop with Ctrl-C.'), undefined, { timeoutMs: 60_000, what: 'the start banner', retryErrors: true });
     const [runner] = spawnSync('ps', ['-o', 'pid=', '--ppid', String(parent.pid)], { encoding: 'utf8' }).stdout.split('\n').map((p) => Number(p.trim())).filter((p) => p > 0);
     expect(runner).toBeDefined();
     const stackPids = spawnSync('ps', ['-o', 'pid=', '--ppid', String(runner)], { encoding: 'utf8' }).stdout.split('\n').map((p) => Number(p.trim())).filter((p) => p > 0);
     expect(stackPids.length).toBeGreaterThanOrEqual(3);
     parent.kill('SIGKILL');
-    await waitFor(async () => !alive(runner!) && stackPids.every((pid) => !alive(pid)), 30_000, 'the orphaned runner and its stack to stop');
+    await eventually(async () => !alive(runner!) && stackPids.every((pid) => !alive(pid)), undefined, { timeoutMs: 30_000, what: 'the orphaned runner and its stack to stop', retryErrors: true });
   }, 120_000);
 });
 

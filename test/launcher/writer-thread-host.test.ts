@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../shared/config/config.js';
 import { WriterThreadHost } from '../../shared/launcher/writer-thread-host.js';
 import { createLogger } from '../../shared/observability/logger.js';
-import { waitFor } from './launched-process.js';
+import { eventually } from '../harness/eventually.js';
+
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -21,7 +22,7 @@ describe('writer thread host', () => {
     const host = new WriterThreadHost(new URL('./fixtures/crash-once-thread.mjs', import.meta.url), { config, logFormat: 'json' }, createLogger({ level: 'silent', name: 'test' }), 2_000);
     await host.component.start();
     // The first instance crashes 50 ms after it started; the second answers.
-    await waitFor(async () => (await host.metrics()).includes('instance_second 1'), 10_000, 'the restarted thread');
+    await eventually(async () => (await host.metrics()).includes('instance_second 1'), undefined, { timeoutMs: 10_000, what: 'the restarted thread', retryErrors: true });
     await host.readiness.check();
     await host.component.stop();
     expect(await host.metrics()).toBe('');

@@ -16,6 +16,8 @@ import { startHarness, unique, type Harness } from '../harness/service-harness.j
 import { httpRequest } from '../harness/http-request.js';
 import { hasSample, parsePrometheusText, sampleSum, seriesNames, type Scrape } from '../support/prometheus-text.js';
 import { promqlMetricNames } from '../support/promql-names.js';
+import { eventually } from '../harness/eventually.js';
+import { ndjson, scalar } from '../harness/event-builders.js';
 
 const STREAM_MAX_BYTES = 1024 * 1024 * 1024;
 const PARTITIONS = 4;
@@ -50,17 +52,9 @@ async function scrape(): Promise<Scrape> {
 
 /** Scrapes until `ready` holds (samplers run every few seconds). */
 async function scrapeUntil(ready: (s: Scrape) => boolean, what: string, timeoutMs = 20_000): Promise<Scrape> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const s = await scrape();
-    if (ready(s)) return s;
-    if (Date.now() > deadline) throw new Error(`${what}: not seen within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  return eventually(scrape, ready, { what, timeoutMs, everyMs: 250 });
 }
 
-const ndjson = (events: unknown[]) => events.map((e) => JSON.stringify(e)).join('\n');
-const scalar = (task: string, iter: number, metric = 'loss') => ({ type: 'training_stats_scalar', task, iter, metric, variant: 'v', value: iter });
 
 function addBatch(body: string, headers: Record<string, string> = {}) {
   return h.call('events.add_batch', undefined, { token, rawBody: body, headers: { 'content-type': 'application/json-lines', ...headers } });
@@ -104,7 +98,7 @@ describe('ingest', () => {
   it('counts accepted events, refused ones by their catalogue reason, bytes, publishes and acks', async () => {
     const task = unique('metrics-');
     const before = await scrape();
-    const body = ndjson([scalar(task, 1), scalar(task, 2), { type: 'no_such_type', task }, { type: 'log', msg: 'x' }, { ...scalar('bad id!', 1) }]);
+    const body = ndjson([scalar(task, 'loss', 'v', 1, 1), scalar(task, 'loss', 'v', 2, 2), { type: 'no_such_type', task }, { type: 'log', msg: 'x' }, { ...scalar('bad id!', 'loss', 'v', 1, 1) }]);
     const answer = await addBatch(body);
     expect(answer.status).toBe(200);
     expect(answer.body.data).toMatchObject({ added: 2, errors: 3 });
@@ -123,7 +117,7 @@ describe('ingest', () => {
   it('a refused request counts its events under the request\'s reason', async () => {
     const task = unique('metrics-');
     const before = await scrape();
-    const answer = await addBatch(`${ndjson([scalar(task, 1), scalar(task, 2)])}\n{not json`);
+    const answer = await addBatch(`${ndjson([scalar(task, 'loss', 'v', 1, 1), scalar(task, 'loss', 'v', 2, 2)])}\n{not json`);
     expect(answer.status).toBe(400);
     const after = await scrape();
     expect(sampleSum(after, 'clearml_ingest_events_refused_total', { reason: 'malformed_body' }) - sampleSum(before, 'clearml_ingest_events_refused_total', { reason: 'malformed_body' })).toBe(2);
@@ -131,7 +125,7 @@ describe('ingest', () => {
   });
 
   it('a re-sent request is counted as duplicate JetStream messages', async () => {
-    const body = ndjson([scalar(unique('metrics-dup-'), 1)]);
+    const body = ndjson([scalar(unique('metrics-dup-'), 'loss', 'v', 1, 1)]);
     expect((await addBatch(body)).status).toBe(200);
     const before = await scrape();
     expect((await addBatch(body)).status).toBe(200);
@@ -196,7 +190,7 @@ describe('writer', () => {
   it('samples each owned partition: lag in seconds and an acknowledgement floor that moves as events are stored', async () => {
     const task = unique('metrics-writer-');
     const before = await scrapeUntil((s) => hasSample(s, 'clearml_writer_ack_floor_sequence'), 'writer samples');
-    expect((await addBatch(ndjson([scalar(task, 1), scalar(task, 2)]))).status).toBe(200);
+    expect((await addBatch(ndjson([scalar(task, 'loss', 'v', 1, 1), scalar(task, 'loss', 'v', 2, 2)]))).status).toBe(200);
     const after = await scrapeUntil(
       (s) => sampleSum(s, 'clearml_writer_ack_floor_sequence') > sampleSum(before, 'clearml_writer_ack_floor_sequence') && sampleSum(s, 'clearml_writer_consumer_pending_messages') === 0,
       'the ack floor moving on',
@@ -213,7 +207,7 @@ describe('writer', () => {
 describe('query and stores', () => {
   it('times store calls by store and operation, and counts answer bytes by endpoint', async () => {
     const task = unique('metrics-query-');
-    expect((await addBatch(ndjson([scalar(task, 1), scalar(task, 2)]))).status).toBe(200);
+    expect((await addBatch(ndjson([scalar(task, 'loss', 'v', 1, 1), scalar(task, 'loss', 'v', 2, 2)]))).status).toBe(200);
     const before = await scrape();
     const histogram = await h.call('events.scalar_metrics_iter_histogram', { task }, { token });
     expect(histogram.status).toBe(200);
@@ -240,8 +234,8 @@ describe('hostile input', () => {
     const [id, odd, unicode] = values as [string, string, string];
     await h.call(`v2.99/${id}.${id}`, {}, { token });
     await h.call(`${unicode}.x`, {}, { token });
-    await addBatch(ndjson([scalar(id, 1, odd), { type: odd, task: id }, scalar(odd, 1), { type: 'log', task: id, msg: odd, level: odd }]), { 'x-clearml-worker': id, 'idempotency-key': id });
-    await h.call('events.add', { ...scalar(id, 2, unicode) }, { token });
+    await addBatch(ndjson([scalar(id, odd, 'v', 1, 1), { type: odd, task: id }, scalar(odd, 'loss', 'v', 1, 1), { type: 'log', task: id, msg: odd, level: odd }]), { 'x-clearml-worker': id, 'idempotency-key': id });
+    await h.call('events.add', { ...scalar(id, unicode, 'v', 2, 2) }, { token });
     await h.call('events.get_task_log', { task: id }, { token });
     await h.call('events.scalar_metrics_iter_histogram', { task: odd }, { token });
     await grpcAdd(create(EventSchema, { type: odd, task: id }), metadata({ 'x-clearml-worker': id }));

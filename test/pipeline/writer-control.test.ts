@@ -3,7 +3,7 @@ import { createInbox } from 'nats';
 import { describe, expect, it } from 'vitest';
 import type { ControlRecord } from '../../shared/events/wire-format.js';
 import { unique } from '../harness/service-harness.js';
-import { logRecord, pointRecord, summaryRecord, writerPipeline } from './writer-fixtures.js';
+import { eventRecord, logRecord, scalarRecord, summaryRecord, writerPipeline } from './writer-fixtures.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
 
 const pipeline = writerPipeline();
@@ -19,9 +19,9 @@ async function control(record: ControlRecord): Promise<unknown> {
 
 async function seed(task: string): Promise<void> {
   await pipeline.client.publish(task, [
-    pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 1, value: 1 }),
-    pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 2, value: 2 }),
-    pointRecord({ entity: task, metric: 'img', variant: 'v', iter: 2, value: 0, measurement: 'image', fields: 'u="x"' }),
+    scalarRecord(task, 'm', 'v', 1, 1),
+    scalarRecord(task, 'm', 'v', 2, 2),
+    eventRecord({ type: 'training_debug_image', entity: task, metric: 'img', variant: 'v', iter: 2, url: 'x' }),
     logRecord(task, 100, 'one'),
     logRecord(task, 200, 'two', { metric: 'keep' }),
     summaryRecord({ c: 'co', n: 't', e: task, u: 'u', at: 1, lastIter: 2, scalars: [], listing: [['training_stats_scalar', 'm', 'v', 1]] }),
@@ -63,7 +63,7 @@ describe('control messages', () => {
       logRecord(task, 200, 'b', { metric: 'y' }),
       logRecord(task, 300, 'c', { metric: '' }),
       logRecord(task, 400, 'd', { metric: 'x' }),
-      pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 1, value: 1 }),
+      scalarRecord(task, 'm', 'v', 1, 1),
     ]);
     await pipeline.client.publish(task, [logRecord(task, 150, 'e', { metric: 'y' })]); // second segment
     const msgs = async () => (await pipeline.client.logEntries(task)).map((e) => e.event.msg).sort();

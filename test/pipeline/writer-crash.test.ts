@@ -3,7 +3,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
-import { logRecord, PipelineClient, pointRecord, waitFor } from './writer-fixtures.js';
+import { logRecord, PipelineClient, scalarRecord } from './writer-fixtures.js';
+import { eventually } from '../harness/eventually.js';
 
 const MAIN = path.resolve('dist/shared/launcher/main.js');
 const TASKS = 8;
@@ -54,7 +55,7 @@ describe('writer killed with SIGKILL mid-stream', () => {
       const task = tasks[m % TASKS]!;
       const base = Math.floor(m / TASKS) * POINTS_PER_MESSAGE;
       const records: string[] = [];
-      for (let i = 0; i < POINTS_PER_MESSAGE; i++) records.push(pointRecord({ entity: task, metric: 'loss', variant: 'v', iter: base + i, value: (base + i) * 0.5 }));
+      for (let i = 0; i < POINTS_PER_MESSAGE; i++) records.push(scalarRecord(task, 'loss', 'v', base + i, (base + i) * 0.5));
       messages.push(() => c.publish(task, records));
       if (m % 2 === 0) {
         const l = m / 2;
@@ -71,7 +72,7 @@ describe('writer killed with SIGKILL mid-stream', () => {
     const first = await startWriter();
     const publishing = publishRange(0, messages.length);
     // Kill while it is busy: part of the stream stored, part held unacknowledged, part not yet pulled.
-    await waitFor(async () => (await c.count('scalar', tasks[0]!)) > 0, 30_000, 20);
+    await eventually(async () => (await c.count('scalar', tasks[0]!)) > 0, undefined, { timeoutMs: 30_000, everyMs: 20 });
     const atKill = await c.jsm.streams.info(`${h.config.NATS_STREAM_PREFIX}_events`);
     first.kill('SIGKILL');
     await new Promise((resolve) => first.once('exit', resolve));

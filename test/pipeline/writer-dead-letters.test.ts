@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { runDeadLetterCommand } from '../../ingest/writer/dead-letter-cli.js';
 import { DeadLetterAdmin } from '../../ingest/writer/dead-letter-admin.js';
 import { unique } from '../harness/service-harness.js';
-import { waitFor, writerPipeline } from './writer-fixtures.js';
+import { writerPipeline } from './writer-fixtures.js';
+import { eventually } from '../harness/eventually.js';
 
 const pipeline = writerPipeline();
 
@@ -74,7 +75,7 @@ describe('dead-letter CLI', () => {
     expect(left.map((row) => row[6])).toEqual(['invalid_log_id']);
     await run('replay', left[0]![0]!);
     await client.drained();
-    await waitFor(async () => (await rowsOf(company)).length === 1);
+    await eventually(async () => (await rowsOf(company)).length === 1, undefined);
     const again = await rowsOf(company);
     expect(again[0]![6]).toBe('invalid_log_id');
     expect(Number(again[0]![0])).toBeGreaterThan(Number(left[0]![0]));

@@ -3,10 +3,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEAD_LETTER_HEADERS } from '../../ingest/writer/dead-letters.js';
-import { consumerName, deadLetterStreamName, frameRecord, partitionOf, streamName } from '../../shared/events/wire-format.js';
+import { consumerName, deadLetterStreamName, partitionOf, streamName } from '../../shared/events/wire-format.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 import { inject } from 'vitest';
-import { logRecord, PipelineClient, pointLine, pointRecord, waitFor } from './writer-fixtures.js';
+import { editedRecord, logRecord, PipelineClient, scalarRecord } from './writer-fixtures.js';
+import { eventually } from '../harness/eventually.js';
 
 /** A pass-through proxy in front of InfluxDB that can be made to answer 503. */
 async function startFlakyProxy(target: string): Promise<{ url: string; failing: boolean; failed: number; close(): Promise<void> }> {
@@ -59,11 +60,11 @@ describe('store failure', () => {
     proxy.failing = true;
     for (let m = 0; m < 5; m++) {
       const records = [];
-      for (let i = 0; i < 100; i++) records.push(pointRecord({ entity: task, metric: 'm', variant: 'v', iter: m * 100 + i, value: m * 100 + i }));
+      for (let i = 0; i < 100; i++) records.push(scalarRecord(task, 'm', 'v', m * 100 + i, m * 100 + i));
       records.push(logRecord(task, 1000 + m, `line ${m}`));
       await c.publish(task, records);
     }
-    await waitFor(() => proxy.failed >= 3, 15_000);
+    await eventually(() => proxy.failed >= 3, undefined, { timeoutMs: 15_000 });
     const stream = await c.jsm.streams.info(streamName(h.config.NATS_STREAM_PREFIX));
     expect(stream.state.messages).toBe(5);
     expect(await c.count('scalar', task)).toBe(0);
@@ -85,10 +86,10 @@ describe('consumer deleted while a batch is held', () => {
     proxy.failing = true;
     const failedBefore = proxy.failed;
     const records = [];
-    for (let i = 0; i < 20; i++) records.push(pointRecord({ entity: task, metric: 'm', variant: 'v', iter: i, value: i }));
+    for (let i = 0; i < 20; i++) records.push(scalarRecord(task, 'm', 'v', i, i));
     for (let i = 0; i < 5; i++) records.push(logRecord(task, 1_000 + i, `line ${i}`));
     await c.publish(task, records, { headers: { k: 'ev', v: '1' } });
-    await waitFor(() => proxy.failed > failedBefore, 15_000);
+    await eventually(() => proxy.failed > failedBefore, undefined, { timeoutMs: 15_000 });
     // The writer holds the message, retrying InfluxDB; its consumer goes away underneath it.
     await c.jsm.consumers.delete(streamName(h.config.NATS_STREAM_PREFIX), consumerName(h.config.NATS_STREAM_PREFIX, partition));
     proxy.failing = false;
@@ -101,21 +102,23 @@ describe('consumer deleted while a batch is held', () => {
 describe('poison messages', () => {
   it('go to the dead-letter stream with their reason, alone: their siblings and the messages after them are stored', async () => {
     const task = unique('t');
-    const good1 = await c.publish(task, [pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 1, value: 1 }), logRecord(task, 1, 'good 1')]);
+    const good1 = await c.publish(task, [scalarRecord(task, 'm', 'v', 1, 1), logRecord(task, 1, 'good 1')]);
     const garbled = await c.publish(task, 'X12:not a record');
+    // A point InfluxDB cannot parse (a field without its value), and one whose field type conflicts with the series'.
+    const refusedPoint = editedRecord(scalarRecord(task, 'm', 'v', 3, 3), (body) => body.replace('y=3', 'y='));
     const unparsable = await c.publish(task, [
-      pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 2, value: 2 }),
-      frameRecord('I', pointLine({ entity: task, metric: 'm', variant: 'v', iter: 3, value: 3 }).replace('y=3', 'y=')),
+      scalarRecord(task, 'm', 'v', 2, 2),
+      refusedPoint,
       logRecord(task, 2, 'sibling of a refused point'),
     ]);
-    const conflicting = await c.publish(task, [pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 4, value: 0, fields: 'y="text"' })]);
-    await c.publish(task, [pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 5, value: 5 }), logRecord(task, 5, 'good 2')]);
+    const conflicting = await c.publish(task, [editedRecord(scalarRecord(task, 'm', 'v', 4, 0), (body) => body.replace('y=0', 'y="text"'))]);
+    await c.publish(task, [scalarRecord(task, 'm', 'v', 5, 5), logRecord(task, 5, 'good 2')]);
     await c.drained();
     expect((await c.points('scalar', task)).map((r) => r.y)).toEqual([1, 2, 5]);
     expect((await c.logEntries(task)).map((e) => e.event.msg)).toEqual(['good 1', 'sibling of a refused point', 'good 2']);
 
     const dead = deadLetterStreamName(h.config.NATS_STREAM_PREFIX);
-    await waitFor(async () => (await c.jsm.streams.info(dead)).state.messages === 3);
+    await eventually(async () => (await c.jsm.streams.info(dead)).state.messages === 3, undefined);
     const letters = [];
     for (let seq = 1; seq <= 3; seq++) letters.push(await c.jsm.streams.getMessage(dead, { seq }));
     expect(letters.map((m) => Number(m.header.get(DEAD_LETTER_HEADERS.streamSeq)))).toEqual([garbled, unparsable, conflicting]);
@@ -124,7 +127,7 @@ describe('poison messages', () => {
     expect(letters[1]!.header.get(DEAD_LETTER_HEADERS.detail)).toMatch(/unable to parse/);
     expect(letters[2]!.header.get(DEAD_LETTER_HEADERS.detail)).toMatch(/conflict/);
     expect(letters[0]!.string()).toBe('X12:not a record');
-    expect(letters[1]!.string()).toBe(frameRecord('I', pointLine({ entity: task, metric: 'm', variant: 'v', iter: 3, value: 3 }).replace('y=3', 'y=')));
+    expect(letters[1]!.string()).toBe(refusedPoint);
     expect(Number(letters[0]!.header.get(DEAD_LETTER_HEADERS.partition))).toBeGreaterThanOrEqual(0);
     expect(good1).toBeLessThan(garbled);
     expect(await metricValue('clearml_writer_dead_letters_total')).toBe(3);

@@ -1,17 +1,17 @@
 /**
- * Helpers for the writer's integration tests: handcrafted JetStream
- * messages in the wire format (as ingest would publish them), and direct
+ * Helpers for the writer's integration tests: JetStream messages made by
+ * the production encoder (as ingest publishes them), and direct
  * reads of what the writer stored in InfluxDB and Redis.
  */
 import { connect, headers as natsHeaders, type JetStreamManager, type NatsConnection } from 'nats';
 import { createClient } from 'redis';
 import { afterAll, beforeAll } from 'vitest';
 import { startHarness, type Harness } from '../harness/service-harness.js';
-import { encodeTagValue, escapeTagValue, iterTimeText, quoteFieldString } from '../../shared/events/storage-layout.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
 import {
   consumerName,
   deadLetterStreamName,
+  decodeRecords,
   frameRecord,
   HEADER_KIND,
   HEADER_VERSION,
@@ -25,41 +25,48 @@ import {
 import type { Config } from '../../shared/config/config.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
 import { EventEncoder } from '../../ingest/events/event-encoder.js';
+import type { NormalizedEvent } from '../../ingest/events/event-normalizer.js';
 import { normalizedEvent as normalized, type EventSpec } from '../../ingest/writer/normalized-event-test-harness.js';
 import { RecordSink } from '../../ingest/events/record-sink.js';
 import { EntitySummaryBuilder } from '../../ingest/events/request-summary.js';
+import { eventually } from '../harness/eventually.js';
 
-export interface PointSpec {
-  company?: string;
-  namespace?: 't' | 'm';
-  entity: string;
-  metric: string;
-  variant: string;
-  iter?: number;
-  value: number;
-  timestamp?: number;
-  worker?: string;
-  measurement?: 'scalar' | 'vector' | 'image' | 'plot';
-  /** Extra fields in line protocol, replacing the value field (vectors, images, plots). */
-  fields?: string;
+/** The time of the records tests build: their events' timestamp and their request's arrival unless given. */
+const AT = 1_700_000_000_000;
+
+/**
+ * One event's wire record, made by the production encoder: a change of the
+ * wire format changes what these tests publish. The normaliser's checks are
+ * bypassed on purpose (a writer must survive what ingest let through).
+ * Company `co` and arrival at the event's timestamp unless given.
+ */
+export function eventRecord(spec: EventSpec, options: { company?: string; receivedAt?: number } = {}): string {
+  const event = normalized(spec);
+  return encodeWith(new EventEncoder(options.company ?? 'co', options.receivedAt ?? event.timestamp), event);
 }
 
-const tag = (value: string) => escapeTagValue(encodeTagValue(value));
-
-/** An I record body: a point without its q field, as ingest formats it. */
-export function pointLine(p: PointSpec): string {
-  const tags = `c=${tag(p.company ?? 'co')},e=${tag(p.entity)},m=${tag(p.metric)},n=${p.namespace ?? 't'},v=${tag(p.variant)}`;
-  const fields = p.fields ?? `y=${p.value}`;
-  const at = p.timestamp ?? 1_700_000_000_000;
-  return `${p.measurement ?? 'scalar'},${tags} ${fields},ts=${p.timestamp ?? at}i,at=${at}i,w=${quoteFieldString(p.worker ?? 'w1')} ${iterTimeText(p.iter)}`;
+function encodeWith(encoder: EventEncoder, event: NormalizedEvent): string {
+  if (event.type === 'log') return encoder.log(event);
+  // The stored form of a plot below the compression threshold: `p` and the text (events.md §1.7).
+  if (event.type === 'plot') return encoder.plotPoint(event, { stored: `p${event.plotStr ?? ''}`, length: (event.plotStr ?? '').length });
+  return encoder.point(event);
 }
 
-export const pointRecord = (p: PointSpec) => frameRecord('I', pointLine(p));
+/** A scalar's record (the writer tests' most common record); `extra` sets any other field of the event. */
+export const scalarRecord = (entity: string, metric: string, variant: string, iter: number | undefined, value: number, extra: Partial<EventSpec> & { company?: string } = {}) => {
+  const { company, ...fields } = extra;
+  return eventRecord({ type: 'training_stats_scalar', entity, metric, variant, iter, value, ...fields }, { company });
+};
 
-export function logRecord(task: string, timestamp: number, msg: string, extra: Record<string, unknown> = {}, company = 'co'): string {
-  const event = { timestamp, level: 'info', msg, metric: '', variant: '', worker: 'w1', model_event: false, '@timestamp': '2024-01-01T00:00:00.000Z', ...extra };
-  return frameRecord('L', JSON.stringify([company, task, timestamp, JSON.stringify(event)]));
+/** A production-encoded record with its body edited: a point InfluxDB refuses, a field of another type. */
+export function editedRecord(record: string, edit: (body: string) => string): string {
+  const [decoded] = [...decodeRecords(record)];
+  return frameRecord(decoded!.kind, edit(decoded!.body));
 }
+
+/** A log line's record. */
+export const logRecord = (task: string, timestamp: number, msg: string, extra: Partial<EventSpec> = {}, company = 'co') =>
+  eventRecord({ type: 'log', entity: task, timestamp, msg, level: 'info', ...extra }, { company, receivedAt: AT });
 
 export type { EventSpec };
 
@@ -73,7 +80,7 @@ export const summaryRecord = (summary: EntitySummary) => frameRecord('R', JSON.s
  * survive even when ingest let them through.
  */
 export function encodeEntityRequest(company: string, events: EventSpec[], options: { user?: string; receivedAt?: number } = {}): Uint8Array[] {
-  const receivedAt = options.receivedAt ?? 1_700_000_000_000;
+  const receivedAt = options.receivedAt ?? AT;
   const first = normalized(events[0]!);
   const encoder = new EventEncoder(company, receivedAt);
   const summary = new EntitySummaryBuilder(company, first.namespace, first.entity);
@@ -81,9 +88,7 @@ export function encodeEntityRequest(company: string, events: EventSpec[], option
   for (const spec of events) {
     const event = normalized(spec);
     summary.add(event);
-    if (event.type === 'log') sink.append(encoder.log(event));
-    else if (event.type === 'plot') sink.append(encoder.plotPoint(event, { stored: `p${event.plotStr ?? ''}`, length: (event.plotStr ?? '').length }));
-    else sink.append(encoder.point(event));
+    sink.append(encodeWith(encoder, event));
   }
   sink.append(frameRecord('R', JSON.stringify(summary.build(options.user ?? 'u1', receivedAt))));
   return sink.payloads();
@@ -146,7 +151,7 @@ export class PipelineClient {
   /** Waits until every partition's consumer has nothing waiting and nothing in flight. */
   async drained(timeoutMs = 30_000): Promise<void> {
     const stream = streamName(this.config.NATS_STREAM_PREFIX);
-    await waitFor(async () => {
+    await eventually(async () => {
       const info = await this.jsm.streams.info(stream);
       if (info.state.messages !== 0) return false;
       for (let p = 0; p < this.config.NATS_PARTITIONS; p++) {
@@ -154,7 +159,7 @@ export class PipelineClient {
         if (c && c.num_ack_pending + c.num_pending > 0) return false;
       }
       return true;
-    }, timeoutMs);
+    }, undefined, { timeoutMs: timeoutMs });
   }
 
   async count(measurement: string, entity: string): Promise<number> {
@@ -199,14 +204,6 @@ export class PipelineClient {
   }
 }
 
-export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 15_000, everyMs = 100): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 /**
  * A writer target and a PipelineClient for the tests of one file: started

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { arrivalSeq } from '../../shared/events/wire-format.js';
 import { unique } from '../harness/service-harness.js';
-import { pointRecord, writerPipeline } from './writer-fixtures.js';
+import { eventRecord, scalarRecord, writerPipeline } from './writer-fixtures.js';
 
 const pipeline = writerPipeline();
 
@@ -10,10 +10,10 @@ describe('points', () => {
   it('stores each measurement with q, time and fields', async () => {
     const task = unique('t');
     const seq = await pipeline.client.publish(task, [
-      pointRecord({ entity: task, metric: 'loss', variant: 'train', iter: 3, value: 0.25, worker: 'gpu-1', timestamp: 1_700_000_000_123 }),
-      pointRecord({ entity: task, metric: 'w', variant: 'l1', iter: 3, value: 0, measurement: 'vector', fields: 'y="[1,2.5]"' }),
-      pointRecord({ entity: task, metric: 'img', variant: 'in', iter: 4, value: 0, measurement: 'image', fields: 'u="http://x/1.png"' }),
-      pointRecord({ entity: task, metric: 'roc', variant: 'c', value: 0, measurement: 'plot', fields: 'p="p{\\"data\\": []}",len=14i' }),
+      scalarRecord(task, 'loss', 'train', 3, 0.25, { worker: 'gpu-1', timestamp: 1_700_000_000_123 }),
+      eventRecord({ type: 'training_stats_vector', entity: task, metric: 'w', variant: 'l1', iter: 3, values: [1, 2.5] }),
+      eventRecord({ type: 'training_debug_image', entity: task, metric: 'img', variant: 'in', iter: 4, url: 'http://x/1.png' }),
+      eventRecord({ type: 'plot', entity: task, metric: 'roc', variant: 'c', plotStr: '{"data": []}' }),
     ]);
     await pipeline.client.drained();
     const [scalar] = await pipeline.client.points('scalar', task);
@@ -21,19 +21,19 @@ describe('points', () => {
     expect((await pipeline.client.points('vector', task))[0]).toMatchObject({ time: 3, y: '[1,2.5]', q: arrivalSeq(seq, 1) });
     expect((await pipeline.client.points('image', task))[0]).toMatchObject({ time: 4, u: 'http://x/1.png', q: arrivalSeq(seq, 2) });
     const [plot] = await pipeline.client.points('plot', task, 'AND time < 0');
-    expect(plot).toMatchObject({ p: 'p{"data": []}', len: 14, q: arrivalSeq(seq, 3) });
+    expect(plot).toMatchObject({ p: 'p{"data": []}', len: '{"data": []}'.length, q: arrivalSeq(seq, 3) });
   });
 
   it('a later message overwrites an identity; within one message the later record wins', async () => {
     const task = unique('t');
     await pipeline.client.publish(task, [
-      pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 1, value: 1 }),
-      pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 2, value: 2 }),
+      scalarRecord(task, 'm', 'v', 1, 1),
+      scalarRecord(task, 'm', 'v', 2, 2),
     ]);
     const second = await pipeline.client.publish(task, [
-      pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 1, value: 10, worker: 'later' }),
-      pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 2, value: 20 }),
-      pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 2, value: 21 }),
+      scalarRecord(task, 'm', 'v', 1, 10, { worker: 'later' }),
+      scalarRecord(task, 'm', 'v', 2, 20),
+      scalarRecord(task, 'm', 'v', 2, 21),
     ]);
     await pipeline.client.drained();
     const rows = await pipeline.client.points('scalar', task);
@@ -47,8 +47,8 @@ describe('points', () => {
   it('stores names that need tag encoding, and non-ASCII payloads', async () => {
     const task = unique('t');
     await pipeline.client.publish(task, [
-      pointRecord({ entity: task, metric: 'a b,c=d', variant: '', iter: 1, value: 5 }),
-      pointRecord({ entity: task, metric: 'größe ✓ 𝄞', variant: 'v', iter: 1, value: 6 }),
+      scalarRecord(task, 'a b,c=d', '', 1, 5),
+      scalarRecord(task, 'größe ✓ 𝄞', 'v', 1, 6),
     ]);
     await pipeline.client.drained();
     const rows = await pipeline.client.points('scalar', task);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { DEAD_LETTER_HEADERS } from '../../ingest/writer/dead-letters.js';
 import { decodeRecords, partitionOf } from '../../shared/events/wire-format.js';
 import { unique } from '../harness/service-harness.js';
-import { logRecord, pointRecord, summaryRecord, writerPipeline, type EventSpec } from './writer-fixtures.js';
+import { logRecord, scalarRecord, summaryRecord, writerPipeline, type EventSpec } from './writer-fixtures.js';
 
 const pipeline = writerPipeline();
 
@@ -147,7 +147,7 @@ describe('poison records', () => {
     const task = unique('t');
     const before = await deadLetterCount('undecodable');
     const bad = summaryRecord({ c: COMPANY, n: 't', e: task, u: 'u', at: 1, scalars: [{ metric: 'loss', variant: 'v', value: null } as never], listing: [] });
-    const good = pointRecord({ company: COMPANY, entity: task, metric: 'loss', variant: 'v', iter: 1, value: 0.5 });
+    const good = scalarRecord(task, 'loss', 'v', 1, 0.5, { company: COMPANY });
     const seq = await pipeline.client.publish(task, [good, bad, logRecord(task, 1_000, 'kept', {}, COMPANY)], { headers: { k: 'ev', v: '1' } });
     const neighbour = neighbourOf(task);
     await pipeline.client.publishRequest(OTHER_COMPANY, [scalar(neighbour, 'loss', 1, 0.25)]);
@@ -163,7 +163,7 @@ describe('poison records', () => {
 
   it('a message of an unknown wire version is dead-lettered whole, and none of its records is stored', async () => {
     const task = unique('t');
-    const seq = await pipeline.client.publish(task, [pointRecord({ company: COMPANY, entity: task, metric: 'loss', variant: 'v', iter: 1, value: 0.5 })], { headers: { k: 'ev', v: '99' } });
+    const seq = await pipeline.client.publish(task, [scalarRecord(task, 'loss', 'v', 1, 0.5, { company: COMPANY })], { headers: { k: 'ev', v: '99' } });
     const neighbour = neighbourOf(task);
     await pipeline.client.publishRequest(OTHER_COMPANY, [scalar(neighbour, 'loss', 1, 0.25)]);
     await pipeline.client.drained();

@@ -18,7 +18,8 @@ import { consumerName, partitionOf, streamName } from '../../shared/events/wire-
 import { createLogger } from '../../shared/observability/logger.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
-import { PipelineClient, waitFor, type EventSpec } from './writer-fixtures.js';
+import { PipelineClient, type EventSpec } from './writer-fixtures.js';
+import { eventually } from '../harness/eventually.js';
 
 interface RedisNode {
   port: number;
@@ -42,14 +43,14 @@ async function startRedis(extra: string[]): Promise<RedisNode> {
   client.on('error', () => undefined);
   const node = { port, child, client };
   nodes.push(node);
-  await waitFor(async () => {
+  await eventually(async () => {
     try {
       if (!client.isOpen) await client.connect();
       return (await client.ping()) === 'PONG';
     } catch {
       return false;
     }
-  });
+  }, undefined);
   return node;
 }
 
@@ -63,7 +64,7 @@ async function failedWaits(): Promise<number> {
 beforeAll(async () => {
   master = await startRedis([]);
   replica = await startRedis(['--replicaof', '127.0.0.1', String(master.port)]);
-  await waitFor(async () => (await connectedReplicas()) === 1 && /^master_link_status:up/m.test(await replica.client.info('replication')), 15_000);
+  await eventually(async () => (await connectedReplicas()) === 1 && /^master_link_status:up/m.test(await replica.client.info('replication')), undefined, { timeoutMs: 15_000 });
   harness = await startHarness({ target: 'writer', env: { REDIS_URL: `redis://127.0.0.1:${master.port}`, REDIS_WAIT_TIMEOUT_MS: '300' } });
   pipeline = await PipelineClient.open(harness.config);
 });
@@ -100,7 +101,7 @@ describe('writer with a Redis replica (REDIS_WAIT_REPLICAS=auto)', () => {
     try {
       await pipeline.publishRequest(COMPANY, [log(task, 2_000, 'while the replica sleeps'), { type: 'training_stats_scalar', entity: task, metric: 'loss', variant: 'v', iter: 1, value: 0.5 }]);
       // Barrier: a WAIT of this batch came back short.
-      await waitFor(async () => (await failedWaits()) > before, 15_000);
+      await eventually(async () => (await failedWaits()) > before, undefined, { timeoutMs: 15_000 });
       const partition = partitionOf('t', task, harness.config.NATS_PARTITIONS);
       const consumer = await pipeline.jsm.consumers.info(streamName(harness.config.NATS_STREAM_PREFIX), consumerName(harness.config.NATS_STREAM_PREFIX, partition));
       expect(consumer.num_ack_pending + consumer.num_pending).toBeGreaterThan(0);
@@ -136,7 +137,7 @@ describe('writer with a Redis replica (REDIS_WAIT_REPLICAS=auto)', () => {
     try {
       const stoppedAt = Date.now();
       // A failover now would promote a replica whose copies expire TTL after the last renewal it got.
-      await waitFor(() => !first.holds(0) && !first.holds(1), ttlMs * 3, 20);
+      await eventually(() => !first.holds(0) && !first.holds(1), undefined, { timeoutMs: ttlMs * 3, everyMs: 20 });
       expect(Date.now() - stoppedAt).toBeLessThan(ttlMs + 1_500);
       // Leases taken while no replica confirms them are not used, and are given back.
       await second.start();

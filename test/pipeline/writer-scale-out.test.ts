@@ -14,8 +14,9 @@ import { inject } from 'vitest';
 import { encodeTagValue } from '../../shared/events/storage-layout.js';
 import { partitionOf } from '../../shared/events/wire-format.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
-import { PipelineClient, waitFor } from './writer-fixtures.js';
+import { PipelineClient } from './writer-fixtures.js';
 import { overlappingBatches, startSlowInflux, WriterProcess, type SlowInflux } from './writer-processes.js';
+import { eventually } from '../harness/eventually.js';
 
 const PARTITIONS = 6;
 const LEASE_TTL_MS = 5_000;
@@ -110,15 +111,7 @@ async function ownedBy(list: WriterProcess[]): Promise<number[]> {
 /** Waits until the writers own exactly `shares` (in order); answers the ms it took. */
 async function untilShares(list: WriterProcess[], shares: number[], withinMs: number, what: string): Promise<number> {
   const started = Date.now();
-  let last: number[] = [];
-  try {
-    await waitFor(async () => {
-      last = await ownedBy(list);
-      return last.every((n, i) => n === shares[i]);
-    }, withinMs, 100);
-  } catch {
-    throw new Error(`${what}: partitions owned ${JSON.stringify(last)}, expected ${JSON.stringify(shares)} within ${withinMs} ms`);
-  }
+  await eventually(() => ownedBy(list), (owned) => owned.every((n, i) => n === shares[i]), { timeoutMs: withinMs, what: `${what}: partitions owned ${JSON.stringify(shares)}` });
   return Date.now() - started;
 }
 
@@ -135,7 +128,7 @@ describe('writer processes sharing the partitions', () => {
       const takeShareMs = await untilShares([w1!, w2!, w3], [2, 2, 2], MOVE_WITHIN_MS, 'a third writer joins');
 
       // (c) Paused in the middle of a batch (its first write issued, the answer not yet read) past its lease TTL.
-      await waitFor(() => w3.batches().length > 0 && slow.held > 0, 30_000, 5);
+      await eventually(() => w3.batches().length > 0 && slow.held > 0, undefined, { timeoutMs: 30_000, everyMs: 5 });
       w3.process.signal('SIGSTOP');
       const pausedAt = Date.now();
       let resumedAt = 0;
@@ -145,7 +138,7 @@ describe('writer processes sharing the partitions', () => {
         takeOverMs = await untilShares([w1!, w2!], [3, 3], LEASE_TTL_MS + MOVE_WITHIN_MS, 'the others take over the paused writer');
         lost = [...new Set(w3.batches().map((b) => b.partition))];
         // The others have written to the paused writer's partitions before it wakes up.
-        await waitFor(() => lost.every((p) => [...w1!.batches(), ...w2!.batches()].some((b) => b.partition === p && b.issuedFrom > pausedAt)), 30_000, 200);
+        await eventually(() => lost.every((p) => [...w1!.batches(), ...w2!.batches()].some((b) => b.partition === p && b.issuedFrom > pausedAt)), undefined, { timeoutMs: 30_000, everyMs: 200 });
       } finally {
         w3.process.signal('SIGCONT');
         resumedAt = Date.now();

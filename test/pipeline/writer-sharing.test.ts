@@ -4,7 +4,8 @@ import { startService, type RunningService } from '../../shared/launcher/service
 import { targetModules } from '../../shared/launcher/target-modules.js';
 import { createLogger } from '../../shared/observability/logger.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
-import { PipelineClient, pointRecord, waitFor } from './writer-fixtures.js';
+import { PipelineClient, scalarRecord } from './writer-fixtures.js';
+import { eventually } from '../harness/eventually.js';
 
 let h: Harness;
 let c: PipelineClient;
@@ -27,21 +28,21 @@ describe('partition sharing', () => {
     const partitions = h.config.NATS_PARTITIONS;
     expect(await owned(h.service)).toBe(partitions);
     second = await startService({ target: 'writer', config: h.config, logger: createLogger({ level: 'warn', name: 'second' }), modules: targetModules });
-    await waitFor(async () => (await owned(h.service)) === partitions / 2 && (await owned(second!)) === partitions / 2, 30_000, 200);
+    await eventually(async () => (await owned(h.service)) === partitions / 2 && (await owned(second!)) === partitions / 2, undefined, { timeoutMs: 30_000, everyMs: 200 });
 
     // Events keep flowing, in order, through the hand-back.
     const task = unique('t');
     let published = 0;
     const publishing = (async () => {
       for (; published < 60; published++) {
-        await c.publish(task, [pointRecord({ entity: task, metric: 'm', variant: 'v', iter: 1, value: published })]);
+        await c.publish(task, [scalarRecord(task, 'm', 'v', 1, published)]);
         await new Promise((r) => setTimeout(r, 50));
       }
     })();
     await second.stop();
     second = undefined;
     await publishing;
-    await waitFor(async () => (await owned(h.service)) === partitions, 30_000, 200);
+    await eventually(async () => (await owned(h.service)) === partitions, undefined, { timeoutMs: 30_000, everyMs: 200 });
     await c.drained();
     const [row] = await c.points('scalar', task);
     expect(row?.y).toBe(59); // the last report of the identity wins

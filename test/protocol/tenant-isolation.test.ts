@@ -5,9 +5,10 @@
  * as events, reads and deletions by B, leave A's task exactly as it was.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReadFixture, unique, type ReadFixture } from '../events-read/logs-plots-images-fixture.js';
+import { eventually } from '../harness/eventually.js';
+import { type ServiceFixture, startServiceFixture, unique } from '../harness/service-fixture.js';
 
-let f: ReadFixture;
+let f: ServiceFixture;
 const victim = unique('victim');
 
 /** What A can read of its task: every log line, latest values, metric listing, raw scalars. */
@@ -25,12 +26,12 @@ async function snapshotOfA(): Promise<unknown> {
 }
 
 beforeAll(async () => {
-  f = await startReadFixture();
+  f = await startServiceFixture({ worker: 'test-worker' });
   await f.add([
     ...[1, 2, 3].map((iter) => ({ type: 'training_stats_scalar', task: victim, metric: 'loss', variant: 'train', iter, value: iter / 10 })),
     ...[1, 2, 3].map((i) => ({ type: 'log', task: victim, msg: `secret line ${i}`, timestamp: 1_700_000_000_000 + i })),
   ]);
-  await f.until(
+  await eventually(
     () => f.data('events.get_task_log', { task: victim }),
     (d) => d.total === 3,
   );
@@ -63,7 +64,7 @@ describe('crafted ids of another company', () => {
     // nothing is pending that could still reach A), and they are only B's.
     const accepted = write.status === 200 ? crafted : [];
     for (const id of accepted) {
-      const log = await f.until(
+      const log = await eventually(
         () => f.call('events.get_task_log', { task: id }, f.tokenB),
         (r) => r.status !== 200 || r.body.data.total >= 1,
       );
@@ -89,7 +90,7 @@ describe('crafted ids of another company', () => {
 
     // A's task is untouched, and A's own writes still flow (its partition is not stalled).
     await f.add([{ type: 'log', task: victim, msg: 'after', timestamp: 1_700_000_000_100 }]);
-    await f.until(
+    await eventually(
       () => f.data('events.get_task_log', { task: victim }),
       (d) => d.total === 4,
     );

@@ -1,30 +1,21 @@
 /**
- * Shared set-up of the reports integration tests: the `all` target with the
- * reports operations (added to the query target unless it already has
- * them), tokens for two companies, call helpers, seeding of public records
- * straight into Redis, and event writes through the real ingest.
+ * The reports view of the service fixture (test/harness/service-fixture.ts):
+ * tokens and companies of the two companies, calls answering `meta` and
+ * `data`, seeding of public records straight into Redis, and event writes
+ * that answer refusals instead of failing.
  */
-import type { RedisClient as ServiceRedisClient } from '../../shared/stores/redis-store.js';
-import { connectTestRedis } from '../harness/test-redis.js';
 import { expect } from 'vitest';
-import { QueryDeps } from '../../query/query-deps.js';
-import { queryTarget } from '../../query/query-target.js';
-import { reportsOperations } from '../../query/reports/reports-operations.js';
 import { reportKeys } from '../../query/reports/store/report-keys.js';
-import type { TargetModule } from '../../shared/launcher/target.js';
-import { startHarness, unique, type Harness } from '../harness/service-harness.js';
+import { ndjson } from '../harness/event-builders.js';
+import { startServiceFixture, unique, type ServiceFixture } from '../harness/service-fixture.js';
+import type { Harness } from '../harness/service-harness.js';
+import type { RedisClient as ServiceRedisClient } from '../../shared/stores/redis-store.js';
 
 export type RedisClient = ServiceRedisClient;
 
-const withReports: TargetModule = (services) => {
-  const parts = queryTarget(services);
-  const operations = parts.operations ?? [];
-  if (operations.some((o) => o.name === 'reports.create')) return parts;
-  const deps = new QueryDeps(services.config, services.logger, services.stores, services.signingSecret);
-  return { ...parts, operations: [...operations, ...reportsOperations(deps)] };
-};
-
 export interface ReportsFixture {
+  /** The service fixture this view is over. */
+  service: ServiceFixture;
   h: Harness;
   tokenA: string;
   tokenB: string;
@@ -42,22 +33,21 @@ export interface ReportsFixture {
 }
 
 export async function startReportsFixture(env: Record<string, string> = {}): Promise<ReportsFixture> {
-  const h = await startHarness({ target: 'all', env, modules: { query: withReports } });
-  const [tokenA, tokenB] = await Promise.all([h.login(h.credentials.a), h.login(h.credentials.b)]);
-  const redisConnection = await connectTestRedis(h.env.REDIS_URL!);
-  const redis = redisConnection.client;
+  const service = await startServiceFixture({ env });
+  const { h, tokenA } = service;
   const call = async (op: string, body: unknown, token = tokenA) => {
-    const r = await h.call(op, body, { token });
+    const r = await service.call(op, body, token);
     return { status: r.status, meta: r.body.meta, data: r.body.data };
   };
   return {
+    service,
     h,
     tokenA,
-    tokenB,
+    tokenB: service.tokenB,
     companyA: h.credentials.a.company,
     companyB: h.credentials.b.company,
     userA: h.credentials.a.user,
-    redis,
+    redis: service.redis,
     keys: reportKeys(h.config.REDIS_KEY_PREFIX),
     call,
     async ok(op, body, token) {
@@ -71,10 +61,7 @@ export async function startReportsFixture(env: Record<string, string> = {}): Pro
       expect(r.status).toBe(r.meta.result_code);
       return { code: `${r.meta.result_code}/${r.meta.result_subcode}`, msg: r.meta.result_msg };
     },
-    async stop() {
-      await redisConnection.close().catch(() => undefined);
-      await h.stop();
-    },
+    stop: () => service.stop(),
   };
 }
 
@@ -125,19 +112,8 @@ export async function addEvents(f: ReportsFixture, events: unknown[], token = f.
   const r = await f.h.call('events.add_batch', undefined, {
     token,
     headers: { 'content-type': 'application/json-lines' },
-    rawBody: events.map((e) => JSON.stringify(e)).join('\n'),
+    rawBody: ndjson(events),
   });
   if (r.status === 200) return r.body.data;
   return { code: `${r.body.meta.result_code}/${r.body.meta.result_subcode}`, error: r.body.meta.result_msg };
-}
-
-/** Polls `probe` until `done` holds (events become visible shortly after the 200, events.md §2). */
-export async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let value = await probe();
-  while (!done(value) && Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 100));
-    value = await probe();
-  }
-  return value;
 }

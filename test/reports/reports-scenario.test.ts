@@ -2,7 +2,8 @@
 // reports.get_task_data over events written through the real ingest (task and model variants).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unique } from '../harness/service-harness.js';
-import { addEvents, eventually, seedPublicTask, startReportsFixture, type ReportsFixture } from './reports-fixture.js';
+import { eventually } from '../harness/eventually.js';
+import { addEvents, seedPublicTask, startReportsFixture, type ReportsFixture } from './reports-fixture.js';
 
 let f: ReportsFixture;
 beforeAll(async () => {

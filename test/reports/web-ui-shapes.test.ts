@@ -13,7 +13,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unique } from '../harness/service-harness.js';
 import { reportsPageBody } from '../companion/web-ui-requests.js';
-import { addEvents, eventually, startReportsFixture, type ReportsFixture } from './reports-fixture.js';
+import { eventually } from '../harness/eventually.js';
+import { addEvents, startReportsFixture, type ReportsFixture } from './reports-fixture.js';
 
 let f: ReportsFixture;
 const task = unique('implicit-');
