@@ -14,6 +14,7 @@
  * overflow: (old mean × old count + sum) / count as long as that is
  * finite, else the weighted mean of the two means, which lies between them.
  */
+import { LOG_REPORT_CHANGE_LUA, reportChangeLogKeys } from '../../shared/entities/report-change-log.js';
 import { LAST_SCALAR_AT_FIELD, MAX_ITER_FIELD } from '../../shared/events/storage-layout.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
 import type { EntitySummary, ScalarStats } from '../../shared/events/wire-format.js';
@@ -28,12 +29,16 @@ const FIELDS_PER_SCALAR = 17;
  */
 const CHUNK = 1000;
 
-// KEYS: entity hash, last_metrics hash, listing set (each must be of that type or absent).
+// KEYS: entity hash, last_metrics hash, listing set (each must be of that type or absent), then the
+// company's report change log (version, changes, floor: report-change-log.ts).
 // ARGV: seq, chunk index, at, user, last iteration or '', scalar count, listing count, greatest
-// iteration ('' none, '?' not sent), then per scalar FIELDS_PER_SCALAR values (see scalarArgs),
-// then the listing members.
+// iteration ('' none, '?' not sent), entity id, then per scalar FIELDS_PER_SCALAR values (see
+// scalarArgs), then the listing members.
 // A chunk is skipped when it (or a later summary) was applied before: (seq, chunk) only grows.
+// A report's change is logged in the change log, so that the reports read cache re-reads it on its
+// next read instead of scanning every report for summary_seq (docs/reports.md, "Read path").
 const APPLY = new LuaScript(`
+${LOG_REPORT_CHANGE_LUA}
 local seq, chunk = tonumber(ARGV[1]), tonumber(ARGV[2])
 -- Refuse before writing anything: a script stopped halfway keeps what it wrote, and a chunk
 -- dead-lettered with part of it applied would count that part twice when replayed.
@@ -44,10 +49,12 @@ for i = 1, 3 do
     return redis.error_reply('WRONGTYPE the ' .. expected[i][2] .. ' key holds a ' .. t)
   end
 end
-local state = redis.call('HMGET', KEYS[1], 'summary_seq', 'summary_chunk')
+local state = redis.call('HMGET', KEYS[1], 'summary_seq', 'summary_chunk', 'type')
 local applied, appliedChunk = tonumber(state[1] or '') or -1, tonumber(state[2] or '') or -1
 if applied > seq or (applied == seq and appliedChunk >= chunk) then return 0 end
 table.remove(ARGV, 2)
+-- Logged first, so that an error in it (say a key of the wrong type) leaves the record untouched.
+if state[3] == 'report' then logReportChange(KEYS[4], KEYS[5], KEYS[6], ARGV[8]) end
 
 local function num(v)
   if v == math.floor(v) and math.abs(v) < 1e15 then return string.format('%d', v) end
@@ -109,7 +116,7 @@ if scalars > 0 then
   local old = tonumber(redis.call('HGET', KEYS[1], '${LAST_SCALAR_AT_FIELD}') or '') or -1
   if at > old then redis.call('HSET', KEYS[1], '${LAST_SCALAR_AT_FIELD}', ARGV[2]) end
 end
-local base = 8
+local base = 9
 for s = 0, scalars - 1 do
   local a = base + s * ${FIELDS_PER_SCALAR}
   local field = ARGV[a]
@@ -176,12 +183,14 @@ return 1`);
 
 export class SummaryApplier {
   private readonly keys;
+  private readonly changeLog;
 
   constructor(
     private readonly client: RedisClient,
     redisPrefix: string,
   ) {
     this.keys = redisKeys(redisPrefix);
+    this.changeLog = reportChangeLogKeys(redisPrefix);
   }
 
   /** Answers true when applied, false when it had been applied before. */
@@ -204,10 +213,13 @@ export class SummaryApplier {
       String(scalars.length),
       String(listing.length),
       summary.maxIter === undefined ? '?' : summary.maxIter === null ? '' : String(summary.maxIter),
+      e,
     ];
     for (const stats of scalars) for (const arg of scalarArgs(stats)) args.push(arg);
     for (const entry of listing) args.push(entry.join('\u001f'));
-    const reply = await APPLY.run(this.client, [this.keys.entity(c, n, e), this.keys.lastMetrics(c, n, e), this.keys.metricListing(c, n, e)], args);
+    const log = this.changeLog;
+    const keys = [this.keys.entity(c, n, e), this.keys.lastMetrics(c, n, e), this.keys.metricListing(c, n, e), log.reportVersion(c), log.reportChanges(c), log.reportChangesFloor(c)];
+    const reply = await APPLY.run(this.client, keys, args);
     return Number(reply) === 1;
   }
 }

@@ -5,6 +5,7 @@
  * company task index with the events pipeline
  * (shared/entities/entity-registry.ts), because a report is a task.
  */
+import { reportChangeLogKeys } from '../../../shared/entities/report-change-log.js';
 import { redisKeys } from '../../../shared/stores/redis-keys.js';
 
 export function reportKeys(prefix: string) {
@@ -28,12 +29,8 @@ export function reportKeys(prefix: string) {
     reportNames: (company: string) => `${co(company)}:report_names`,
     /** Hash: user tag -> number of occurrences over the company's reports (get_tags). */
     reportTags: (company: string) => `${co(company)}:report_tags`,
-    /** Counter: bumped by every report write of the company (cache validation). */
-    reportVersion: (company: string) => `${co(company)}:rv`,
-    /** Sorted set: report id -> version of its latest write (incremental cache refresh). */
-    reportChanges: (company: string) => `${co(company)}:rchg`,
-    /** String: versions at or below it were trimmed from reportChanges. */
-    reportChangesFloor: (company: string) => `${co(company)}:rfloor`,
+    /** The change log the read cache follows (report writes and event writes to reports). */
+    ...reportChangeLogKeys(prefix),
     /** Hash: the project record. */
     project: shared.project,
     /** Set: ids of the task records that reference the project. */

@@ -8,10 +8,8 @@
  * Replies: `{'ok', ...}` or `{'err', <word>, <detail>}`; report-store.ts
  * turns the words into the contract's errors.
  */
+import { LOG_REPORT_CHANGE_LUA } from '../../../shared/entities/report-change-log.js';
 import { LuaScript } from '../../../shared/stores/lua-script.js';
-
-/** Versions kept in the change log; a cache older than that reloads the company. */
-export const CHANGE_LOG_SPAN = 50_000;
 
 /**
  * The keys every report script gets, in this order (report-store.ts builds
@@ -53,14 +51,8 @@ local function find()
   return {status = f[8] or f[3], project = f[4], name = f[5], tags = f[6], system_tags = f[7], deleting = f[8] and true or false}
 end
 
-local function touched()
-  local v = redis.call('INCR', RV)
-  redis.call('ZADD', RCHG, v, ID)
-  if v % 1000 == 0 and v > ${CHANGE_LOG_SPAN} then
-    redis.call('ZREMRANGEBYSCORE', RCHG, '-inf', v - ${CHANGE_LOG_SPAN})
-    redis.call('SET', RFLOOR, v - ${CHANGE_LOG_SPAN})
-  end
-end
+${LOG_REPORT_CHANGE_LUA}
+local function touched() logReportChange(RV, RCHG, RFLOOR, ID) end
 
 local function retag(old, new)
   local key = TAGS

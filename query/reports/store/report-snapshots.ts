@@ -3,43 +3,29 @@
  * get_all_ex evaluates its query over memory instead of reading tens of
  * thousands of hashes per call (docs/reports.md, "Read path").
  *
- * Report writes: every write script bumps the company's version and logs
- * the id in a change log; each read compares the version (one GET) and
- * re-reads only the changed ids, so a write is visible to the next read on
- * every process (read-after-write, §2.4).
- *
- * Event writes: the writer updates last_update, last_change,
- * last_changed_by, last_iteration and last_metrics of a report without
- * touching the version, but always sets summary_seq with them. A scan of
- * the company's summary_seq values (pipelines of SCAN_CHUNK reports) finds the
- * reports whose value moved, and only those are re-read. A read uses the
- * last scan while it started less than EVENT_FIELDS_FRESH_MS ago; up to
- * EVENT_FIELDS_MAX_AGE_MS it still does but starts a new scan in the
- * background; beyond, it waits for a scan. events.md §2 gives event side
- * effects one second to become visible, writer included.
+ * Every change of a report record bumps the company's version and logs the
+ * id in a change log, in the script that makes the change
+ * (shared/entities/report-change-log.ts): the report write scripts, and the
+ * events writer's summary script for the fields events maintain
+ * (last_update, last_change, last_changed_by, last_iteration,
+ * last_metrics). Each read compares the version (one round trip) and
+ * re-reads only the changed ids, so a report write is visible to the next
+ * read on every process (read-after-write, §2.4), and so is an event
+ * write once the writer stored it: what a read costs does not depend on
+ * how many reports the company has, only on what changed since the last.
  */
 import type { RedisClient } from '../../../shared/stores/redis-store.js';
 import type { StoredRecord } from '../query-language/types.js';
 import { decodeEntityHash } from './record-codec.js';
 import type { ReportKeys } from './report-keys.js';
 
-export const EVENT_FIELDS_FRESH_MS = 250;
-export const EVENT_FIELDS_MAX_AGE_MS = 600;
 const MAX_CACHED_COMPANIES = 200;
-
-/** Reports per scan pipeline: bounds what one round trip holds. */
-const SCAN_CHUNK = 500;
 
 interface CompanyReports {
   company: string;
   version: number;
   records: Map<string, StoredRecord>;
-  /** summary_seq of the reports that received events, as last read. */
-  seqs: Map<string, string>;
   list: StoredRecord[] | undefined;
-  /** When the last completed summary_seq scan started. */
-  eventsCheckedAt: number;
-  eventScan: Promise<void> | undefined;
   inflight: { started: number; promise: Promise<void> } | undefined;
 }
 
@@ -50,42 +36,12 @@ export class ReportSnapshots {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: ReportKeys,
-    private readonly clock: () => number = Date.now,
   ) {}
 
   /** The company's report records, current as of this call (frozen objects, do not modify). */
   async reports(company: string): Promise<readonly StoredRecord[]> {
     const state = await this.fresh(company);
-    const age = this.clock() - state.eventsCheckedAt;
-    if (age >= EVENT_FIELDS_MAX_AGE_MS) await this.scanEvents(state);
-    else if (age >= EVENT_FIELDS_FRESH_MS) this.scanEvents(state).catch(() => undefined); // the next read retries
     return (state.list ??= [...state.records.values()]);
-  }
-
-  /** One summary_seq scan at a time per company; callers join the running one. */
-  private scanEvents(state: CompanyReports): Promise<void> {
-    state.eventScan ??= (async () => {
-      const startedAt = this.clock();
-      try {
-        const ids = [...state.records.keys()];
-        const moved: string[] = [];
-        for (let from = 0; from < ids.length; from += SCAN_CHUNK) {
-          const chunk = ids.slice(from, from + SCAN_CHUNK);
-          const pipeline = this.redis.multi();
-          for (const id of chunk) pipeline.hGet(this.keys.task(state.company, id), 'summary_seq');
-          const seqs = (await pipeline.execAsPipeline()) as unknown as Array<string | null>;
-          chunk.forEach((id, i) => {
-            const seq = seqs[i];
-            if (seq !== null && seq !== undefined && state.records.has(id) && state.seqs.get(id) !== seq) moved.push(id);
-          });
-        }
-        if (moved.length > 0) await this.reload(state, moved, false);
-        state.eventsCheckedAt = startedAt;
-      } finally {
-        state.eventScan = undefined;
-      }
-    })();
-    return state.eventScan;
   }
 
   /** Refreshes, joining a refresh already running only when it started after this call arrived. */
@@ -116,7 +72,7 @@ export class ReportSnapshots {
   private state(company: string): CompanyReports {
     let state = this.companies.get(company);
     if (state === undefined) {
-      state = { company, version: -1, records: new Map(), seqs: new Map(), list: undefined, eventsCheckedAt: 0, eventScan: undefined, inflight: undefined };
+      state = { company, version: -1, records: new Map(), list: undefined, inflight: undefined };
       if (this.companies.size >= MAX_CACHED_COMPANIES) this.companies.delete(this.companies.keys().next().value!);
     } else {
       this.companies.delete(company);
@@ -126,7 +82,6 @@ export class ReportSnapshots {
   }
 
   private async refresh(company: string, state: CompanyReports): Promise<void> {
-    const startedAt = this.clock();
     const [versionText, floorText] = (await this.redis
       .multi()
       .get(this.keys.reportVersion(company))
@@ -135,8 +90,6 @@ export class ReportSnapshots {
     const version = Number(versionText ?? 0);
     if (state.version < 0 || state.version < Number(floorText ?? 0)) {
       await this.reload(state, await this.redis.sMembers(this.keys.reports(company)), true);
-      // A full read is as fresh as a scan.
-      state.eventsCheckedAt = startedAt;
     } else if (version > state.version) {
       const changed = await this.redis.zRangeByScore(this.keys.reportChanges(company), `(${state.version}`, '+inf');
       await this.reload(state, changed, false);
@@ -156,21 +109,12 @@ export class ReportSnapshots {
       for (const id of ids) multi.hGetAll(this.keys.task(state.company, id)).hGetAll(this.keys.lastMetrics(state.company, 't', id));
       rows = (await multi.exec()) as unknown as Array<Record<string, string>>;
     }
-    if (all) {
-      state.records = new Map();
-      state.seqs = new Map();
-    }
+    if (all) state.records = new Map();
     ids.forEach((id, i) => {
       const hash = rows[2 * i] ?? {};
       const record = hash.type === 'report' ? decodeEntityHash(hash, rows[2 * i + 1]) : undefined;
-      if (record === undefined) {
-        state.records.delete(id);
-        state.seqs.delete(id);
-        return;
-      }
-      state.records.set(id, record);
-      if (hash.summary_seq !== undefined) state.seqs.set(id, hash.summary_seq);
-      else state.seqs.delete(id);
+      if (record === undefined) state.records.delete(id);
+      else state.records.set(id, record);
     });
     state.list = undefined;
   }
