@@ -2,7 +2,8 @@
  * reports.get_all_ex (reports.md §3.9): the query language over the cached
  * report records of the caller company (and public ones), the `.reports`
  * project selection (with project ids known by their alias,
- * aliased-project-selection.ts), paging or scrolling, projection.
+ * aliased-project-selection.ts), paging or scrolling, projection. A query
+ * repeated over unchanged records reuses its selection (selection-memo.ts).
  */
 import { z } from 'zod';
 import { defineOperation } from '../../shared/protocol/operation.js';
@@ -28,8 +29,8 @@ export function getAllExOperation(rc: ReportsContext) {
         Promise.all(companies.map((c) => rc.snapshots.reports(c))),
         query.projectScope ? projects() : Promise.resolve(undefined),
       ]);
-      const records = parts.length === 1 ? parts[0]! : parts.flat();
-      const sorted = query.select(records, projectRecords);
+      const inputs = projectRecords === undefined ? parts : [...parts, projectRecords];
+      const sorted = rc.selections.select(request, companies, inputs, () => query.select(parts.flat(), projectRecords));
       const page = await pickPage(query, sorted, rc.scrolls, who.company);
       const tasks = await renderPage(query, request, page.records, projects, rc.directory);
       return page.scrollId === undefined ? { tasks } : { tasks, scroll_id: page.scrollId };

@@ -6,6 +6,7 @@
 import type { QueryDeps } from '../query-deps.js';
 import { IdentityDirectory } from './identity-directory.js';
 import { ScrollStates } from './scroll-states.js';
+import { SelectionMemo } from './selection-memo.js';
 import { ProjectAliases } from './store/project-aliases.js';
 import { ProjectSnapshots } from './store/project-snapshots.js';
 import { ProjectStore } from './store/project-store.js';
@@ -17,6 +18,7 @@ export class ReportsContext {
   readonly keys: ReportKeys;
   readonly directory: IdentityDirectory;
   readonly scrolls: ScrollStates;
+  readonly selections = new SelectionMemo();
   private parts?: { reports: ReportStore; projects: ProjectStore; aliases: ProjectAliases; snapshots: ReportSnapshots; projectSnapshots: ProjectSnapshots };
 
   constructor(readonly deps: QueryDeps) {

@@ -5,6 +5,7 @@
  */
 import type { RedisClient } from '../../../shared/stores/redis-store.js';
 import type { ProjectRecordLike } from '../query-language/project-scope.js';
+import { JoinedLists } from './joined-lists.js';
 import type { ProjectStore } from './project-store.js';
 import { decodeProjectHash } from './record-codec.js';
 import type { ReportKeys } from './report-keys.js';
@@ -20,6 +21,7 @@ const MAX_CACHED_COMPANIES = 200;
 
 export class ProjectSnapshots {
   private readonly companies = new Map<string, CompanyProjects>();
+  private readonly joined = new JoinedLists<ProjectRecord>();
 
   constructor(
     private readonly redis: RedisClient,
@@ -28,7 +30,7 @@ export class ProjectSnapshots {
   ) {}
 
   /** The project records of the companies, current as of this call. */
-  async projects(companies: readonly string[]): Promise<ProjectRecord[]> {
+  async projects(companies: readonly string[]): Promise<readonly ProjectRecord[]> {
     // One GET per company: their keys are in different hash slots, which one MGET cannot span on a cluster.
     const versions = await Promise.all(companies.map((c) => this.redis.get(this.keys.projectVersion(c))));
     const parts = await Promise.all(
@@ -42,6 +44,6 @@ export class ProjectSnapshots {
         return records;
       }),
     );
-    return parts.flat();
+    return this.joined.join(parts);
   }
 }
