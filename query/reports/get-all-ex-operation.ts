@@ -12,6 +12,7 @@ import { compileQuery } from './query-language/compile-query.js';
 import { pickPage, renderPage } from './result-page.js';
 import { caller } from './report-write-operations.js';
 import { ReportsContext } from './reports-context.js';
+import { joinLists } from './store/joined-lists.js';
 
 export function getAllExOperation(rc: ReportsContext) {
   return defineOperation({
@@ -30,7 +31,7 @@ export function getAllExOperation(rc: ReportsContext) {
         query.projectScope ? projects() : Promise.resolve(undefined),
       ]);
       const inputs = projectRecords === undefined ? parts : [...parts, projectRecords];
-      const sorted = rc.selections.select(request, companies, inputs, () => query.select(parts.flat(), projectRecords));
+      const sorted = rc.selections.select(request, companies, inputs, () => query.select(joinLists(parts), projectRecords));
       const page = await pickPage(query, sorted, rc.scrolls, who.company);
       const tasks = await renderPage(query, request, page.records, projects, rc.directory);
       return page.scrollId === undefined ? { tasks } : { tasks, scroll_id: page.scrollId };

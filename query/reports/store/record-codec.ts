@@ -41,8 +41,12 @@ function decodeField(field: string, text: string): unknown {
 export function decodeEntityHash(hash: Record<string, string>, lastMetrics?: Record<string, string>): StoredRecord | undefined {
   if (hash.company === undefined || hash.id === undefined) return undefined;
   const record: Record<string, unknown> = {};
-  for (const [field, text] of Object.entries(hash)) {
+  // Fields in one order whatever order the hash holds them in (each writer adds its own): records with the
+  // same fields then share one V8 shape, and a query's pass over 10,000 cached records reads them at
+  // monomorphic speed instead of ~1 µs a record through megamorphic lookups (docs/reports.md, "Read path").
+  for (const field of Object.keys(hash).sort()) {
     if (INTERNAL_FIELDS.has(field)) continue;
+    const text = hash[field]!;
     const value = decodeField(field, text);
     if (value !== undefined) record[field] = value;
   }
