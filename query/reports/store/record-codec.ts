@@ -53,7 +53,7 @@ export function decodeEntityHash(hash: Record<string, string>, lastMetrics?: Rec
   // A delete holds ingest off with status publishing; readers keep seeing the real status.
   if (hash.deleting_status !== undefined) record.status = hash.deleting_status;
   if (lastMetrics && Object.keys(lastMetrics).length > 0) record.last_metrics = decodeLastMetrics(lastMetrics);
-  return Object.freeze(record);
+  return frozen(record);
 }
 
 /** A project hash as the record `project.*` shows and the project selection reads. */
@@ -64,7 +64,18 @@ export function decodeProjectHash(hash: Record<string, string>): Record<string, 
     const value = decodeField(field, text);
     if (value !== undefined) record[field] = value;
   }
-  return Object.freeze(record);
+  return frozen(record);
+}
+
+/**
+ * The record frozen, as a copy built in one go by Object.fromEntries. V8
+ * turns an object that grew field by field past ~17 fields into a hash
+ * table when it is frozen (a spread copy is slow to read once frozen too),
+ * and a query reads a field of every cached record: 10,000 reads of `type`
+ * took 0.8-2.7 ms from such records, 0.12 ms from these.
+ */
+function frozen<T extends object>(record: T): Readonly<T> {
+  return Object.freeze(Object.fromEntries(Object.entries(record))) as Readonly<T>;
 }
 
 const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
