@@ -2,8 +2,9 @@
 // last_update, ...) read through get_all_ex's cached records: as soon as the writer stored them,
 // the next get_all_ex shows them, as get_task_data (which reads the record fresh) does.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../harness/eventually.js';
 import { unique } from '../harness/service-harness.js';
-import { addEvents, eventually, startReportsFixture, type ReportsFixture } from './reports-fixture.js';
+import { addEvents, startReportsFixture, type ReportsFixture } from './reports-fixture.js';
 
 let f: ReportsFixture;
 beforeAll(async () => {
@@ -35,6 +36,7 @@ describe('event-maintained report fields in get_all_ex', () => {
     const task = unique('plaintask');
     const before = await f.redis.get(f.keys.reportVersion(f.companyA));
     expect((await addEvents(f, [{ type: 'training_stats_scalar', task, iter: 1, metric: 'm', variant: 'v', value: 1 }])).added).toBe(1);
+    // The barrier: the summary that would have logged a change is applied once the task shows it.
     await eventually(
       async () => (await f.ok('reports.get_task_data', { id: [task], only_fields: ['last_iteration'] })).tasks[0],
       (r: any) => r?.last_iteration === 1,
