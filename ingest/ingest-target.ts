@@ -6,7 +6,7 @@
 import { companionFacts } from '../shared/companion/companion-mode.js';
 import { localReportsOf } from '../shared/companion/local-reports.js';
 import { EntityRegistry } from '../shared/entities/entity-registry.js';
-import { exportEventStreamMetrics } from '../shared/events/event-stream-metrics.js';
+import { exportEventStreamMetrics } from './event-stream-metrics.js';
 import { CompanionRegistry, type EntityChecks } from './events/companion-registry.js';
 import { eventStreamSettings, EventStreamKeeper } from '../shared/events/event-streams.js';
 import type { Component } from '../shared/launcher/component.js';

@@ -2,7 +2,7 @@
  * Composition root of the writer target: JetStream consumers that store
  * events into InfluxDB and Redis (ingest/writer/).
  */
-import { exportEventStreamMetrics } from '../shared/events/event-stream-metrics.js';
+import { exportEventStreamMetrics } from './event-stream-metrics.js';
 import { eventStreamSettings, EventStreamKeeper } from '../shared/events/event-streams.js';
 import type { TargetModule } from '../shared/launcher/target.js';
 import { createEventsWriter } from './writer/events-writer.js';

@@ -11,7 +11,7 @@ import {
   iterTimeText,
   quoteFieldString,
 } from '../../shared/events/storage-layout.js';
-import { NestedKeyMap } from '../../shared/events/nested-key-map.js';
+import { NestedKeyMap } from './nested-key-map.js';
 import { frameRecord, type LogRecord } from '../../shared/events/wire-format.js';
 import type { NormalizedEvent } from './event-normalizer.js';
 

@@ -4,7 +4,7 @@
  * stays as it is.
  */
 import { Counter, DURATION_BUCKETS, Gauge, Histogram, type Registry } from '../../shared/observability/metrics.js';
-import type { IngestResult } from '../../shared/events/ingest-port.js';
+import type { IngestResult } from './ingest-port.js';
 import { eventRefusalReason, INGEST_REFUSAL_REASONS, requestRefusalReason } from './refusal-reasons.js';
 
 export type IngestTransport = 'http' | 'grpc';

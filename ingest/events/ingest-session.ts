@@ -8,7 +8,7 @@ import type { EntityChecks } from './companion-registry.js';
 import { withCallerCredential } from '../../shared/companion/caller-credential.js';
 import { apiError, isApiError } from '../../shared/errors/error-catalogue.js';
 import { isTransientStoreError } from '../../shared/stores/store-errors.js';
-import type { IngestResult, IngestService, IngestSession, IngestRequestContext } from '../../shared/events/ingest-port.js';
+import type { IngestResult, IngestService, IngestSession, IngestRequestContext } from './ingest-port.js';
 import { frameRecord, partitionOf, type EntitySummary } from '../../shared/events/wire-format.js';
 import { newCallId } from '../../shared/protocol/envelope.js';
 import type { EventPublisher, OutgoingMessage } from '../publish/event-publisher.js';

@@ -5,7 +5,7 @@
  */
 import { promisify } from 'node:util';
 import { deflate } from 'node:zlib';
-import { extractSourceUrls, isValidPlotJson, plotLength } from '../../shared/events/domain/plot-fields.js';
+import { extractSourceUrls, isValidPlotJson, plotLength } from './plot-fields.js';
 import type { PlotFields } from './event-encoder.js';
 import type { NormalizedEvent } from './event-normalizer.js';
 

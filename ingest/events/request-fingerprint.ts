@@ -12,7 +12,7 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { apiError } from '../../shared/errors/error-catalogue.js';
-import type { RequestIdentity } from '../../shared/events/ingest-port.js';
+import type { RequestIdentity } from './ingest-port.js';
 
 /** The HTTP header (and gRPC metadata key) of a client-chosen key. */
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';

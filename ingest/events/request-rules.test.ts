@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EntityStatus } from '../../shared/entities/entity-registry.js';
 import { isApiError } from '../../shared/errors/error-catalogue.js';
-import type { IngestResult } from '../../shared/events/ingest-port.js';
+import type { IngestResult } from './ingest-port.js';
 import { assertEntityRoom, entityUsable, notAddedError, requestRuleError, settleOutcome, type EntityTally, type Tally } from './request-rules.js';
 
 /** An entity of the request: one event that passed every check, unless said otherwise. */

@@ -7,7 +7,7 @@
  */
 import type { EntityStatus } from '../../shared/entities/entity-registry.js';
 import { apiError, type ApiError } from '../../shared/errors/error-catalogue.js';
-import type { IngestResult } from '../../shared/events/ingest-port.js';
+import type { IngestResult } from './ingest-port.js';
 
 export interface Tally {
   count: number;

@@ -5,7 +5,7 @@
  */
 import { DEFAULT_IGNORED_ITERATION_METRICS } from '../../shared/events/domain/special-iterations.js';
 import type { EntitySummary, ScalarStats } from '../../shared/events/wire-format.js';
-import { NestedKeyMap } from '../../shared/events/nested-key-map.js';
+import { NestedKeyMap } from './nested-key-map.js';
 import type { NormalizedEvent } from './event-normalizer.js';
 
 const IGNORED = new Set(DEFAULT_IGNORED_ITERATION_METRICS);

@@ -6,7 +6,7 @@
  * well-formed for the writer's Lua.
  */
 import { expect } from 'vitest';
-import { extractSourceUrls, plotLength } from '../../shared/events/domain/plot-fields.js';
+import { extractSourceUrls, plotLength } from './plot-fields.js';
 import { decodeTagValue, iterTimeText } from '../../shared/events/storage-layout.js';
 import { decodeRecords, type EntitySummary, type LogRecord } from '../../shared/events/wire-format.js';
 import { EventEncoder } from './event-encoder.js';

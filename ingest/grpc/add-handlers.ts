@@ -4,7 +4,7 @@
  */
 import { create } from '@bufbuild/protobuf';
 import { status, type handleClientStreamingCall, type handleUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
-import type { IngestResult } from '../../shared/events/ingest-port.js';
+import type { IngestResult } from '../events/ingest-port.js';
 import { decodeRequest } from './events-ingest-definition.js';
 import { AddResultSchema, EventBatchSchema, EventSchema, type AddResult } from './gen/clearml/events/v1/events_ingest_pb.js';
 import { IDEMPOTENCY_KEY_HEADER, RequestFingerprint } from '../events/request-fingerprint.js';

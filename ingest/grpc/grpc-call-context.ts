@@ -5,7 +5,7 @@
  */
 import type { Metadata } from '@grpc/grpc-js';
 import type { Identity } from '../../shared/auth/identity.js';
-import type { IngestRequestContext, IngestService } from '../../shared/events/ingest-port.js';
+import type { IngestRequestContext, IngestService } from '../events/ingest-port.js';
 import type { IngestMetrics } from '../events/ingest-metrics.js';
 import type { GrpcMetrics } from './grpc-metrics.js';
 

@@ -6,7 +6,7 @@
  */
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import type { Identity } from '../../shared/auth/identity.js';
-import type { IngestService } from '../../shared/events/ingest-port.js';
+import type { IngestService } from '../events/ingest-port.js';
 import { addBatchHandler, addHandler } from './add-handlers.js';
 import type { IngestMetrics } from '../events/ingest-metrics.js';
 import type { GrpcIngestDeps, GrpcIngestLogger } from './grpc-call-context.js';

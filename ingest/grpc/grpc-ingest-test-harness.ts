@@ -7,7 +7,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import { credentials, makeClientConstructor, Metadata, type ServiceError } from '@grpc/grpc-js';
 import type { Identity } from '../../shared/auth/identity.js';
 import { apiError } from '../../shared/errors/error-catalogue.js';
-import type { IngestRequestContext, IngestResult, IngestService, IngestSession } from '../../shared/events/ingest-port.js';
+import type { IngestRequestContext, IngestResult, IngestService, IngestSession } from '../events/ingest-port.js';
 import { eventsIngestDefinition } from './events-ingest-definition.js';
 import type { EventSchema } from './gen/clearml/events/v1/events_ingest_pb.js';
 import { createGrpcIngestServer, type GrpcIngestServer, type GrpcIngestServerOptions } from './grpc-ingest-server.js';

@@ -2,7 +2,7 @@
  * Feeds protobuf events to the one ingest entry point (IngestSession), as
  * the raw objects the HTTP decoders produce.
  */
-import type { IngestRequestContext, IngestResult, IngestService, IngestSession } from '../../shared/events/ingest-port.js';
+import type { IngestRequestContext, IngestResult, IngestService, IngestSession } from '../events/ingest-port.js';
 import type { Event } from './gen/clearml/events/v1/events_ingest_pb.js';
 import { decodeProtoEvent } from './proto-event-decoder.js';
 

@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import { create } from '@bufbuild/protobuf';
 import { status, type handleBidiStreamingCall, type ServerDuplexStream } from '@grpc/grpc-js';
-import type { IngestRequestContext, IngestSession } from '../../shared/events/ingest-port.js';
+import type { IngestRequestContext, IngestSession } from '../events/ingest-port.js';
 import { decodeRequest } from './events-ingest-definition.js';
 import { ChunkAckSchema, EventChunkSchema, type ChunkAck, type EventChunk } from './gen/clearml/events/v1/events_ingest_pb.js';
 import { IDEMPOTENCY_KEY_HEADER, RequestFingerprint } from '../events/request-fingerprint.js';

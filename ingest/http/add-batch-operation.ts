@@ -8,7 +8,7 @@
  */
 import { Transform, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { IngestService, IngestSession } from '../../shared/events/ingest-port.js';
+import type { IngestService, IngestSession } from '../events/ingest-port.js';
 import { jsonLinesNotObject, mediaType, MALFORMED_BODY } from '../../shared/protocol/call-data.js';
 import { defineStreamOperation, type CallContext } from '../../shared/protocol/operation.js';
 import { readBodyLimited } from '../../shared/http/body-reader.js';

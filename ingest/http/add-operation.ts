@@ -4,7 +4,7 @@
  * allow_locked and model_event may come from the query string).
  */
 import { z } from 'zod';
-import type { IngestService } from '../../shared/events/ingest-port.js';
+import type { IngestService } from '../events/ingest-port.js';
 import { defineOperation } from '../../shared/protocol/operation.js';
 import type { IngestMetrics } from '../events/ingest-metrics.js';
 import { IDEMPOTENCY_KEY_HEADER, RequestFingerprint } from '../events/request-fingerprint.js';

@@ -3,7 +3,7 @@
  * §3.5). Writes go straight to the record store before the answer
  * (read-after-write, §2.4); the atomic parts live in the Lua scripts.
  */
-import { sortedByCodePoints } from '../../shared/events/domain/code-point-order.js';
+import { sortedByCodePoints } from '../events/common/code-point-order.js';
 import { defineOperation, type CallContext } from '../../shared/protocol/operation.js';
 import { requestSchema, str, strList, type FieldBuilder } from '../../shared/protocol/request-fields.js';
 import { z } from 'zod';

@@ -5,14 +5,14 @@
  * events algorithm.
  */
 import { bool, enumOf, int, obj, parseRequest, requestSchema, type FieldBuilder } from '../../shared/protocol/request-fields.js';
-import type { MetricVariantsInput } from '../../shared/events/domain/metric-variants.js';
+import type { MetricVariantsInput } from '../events/common/metric-variants.js';
 import type { QueryDeps } from '../query-deps.js';
 import { debugImagesSection } from '../events/debug-images/debug-images-section.js';
 import { plotsSection } from '../events/plots/plots-section.js';
 import { metricVariantsList } from '../events/common/log-plot-image-fields.js';
 import { ScalarHistograms } from '../events/scalars/scalar-histograms.js';
 import { singleValuesOf } from '../events/scalars/get-task-single-value-metrics.js';
-import { metricFilter } from '../../shared/events/domain/metric-variants.js';
+import { metricFilter } from '../events/common/metric-variants.js';
 import type { EntityRecord, Namespace } from '../events/store/entity-access.js';
 import type { StoredRecord } from './query-language/types.js';
 

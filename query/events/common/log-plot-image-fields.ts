@@ -3,7 +3,7 @@
  * (events.md §0.5): `metric_variants` and `task_metric_variants` lists.
  */
 import { bool, list, obj, requestSchema, str, strList, validationErrorFrom, type FieldBuilder } from '../../../shared/protocol/request-fields.js';
-import type { MetricVariantsInput, TaskMetricVariantsInput } from '../../../shared/events/domain/metric-variants.js';
+import type { MetricVariantsInput, TaskMetricVariantsInput } from './metric-variants.js';
 
 /** A list of metric_variants (absent: no filter). */
 export function metricVariantsList(): FieldBuilder<MetricVariantsInput[] | undefined> {

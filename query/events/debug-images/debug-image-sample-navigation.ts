@@ -4,7 +4,7 @@
  * Ranges hide images whose file was overwritten (older than the variant's
  * min_iteration, see debug-image-validity).
  */
-import { compareCodePoints } from '../../../shared/events/domain/code-point-order.js';
+import { compareCodePoints } from '../common/code-point-order.js';
 import { variantIterationRange } from './debug-image-validity.js';
 import { boundsOf, NO_ITERATION_BOUNDS, type IterationBounds } from '../navigation/sample-state.js';
 

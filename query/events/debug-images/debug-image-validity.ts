@@ -4,7 +4,7 @@
  * image; both rules below derive, per (metric, variant), from which URLs
  * were used at which iterations.
  */
-import { compareCodePoints } from '../../../shared/events/domain/code-point-order.js';
+import { compareCodePoints } from '../common/code-point-order.js';
 
 /** One image event of a variant, as far as validity is concerned. */
 export interface ImageUse {

@@ -5,7 +5,7 @@
  * other companies, public ones included, have no events: an entry with no
  * iterations.
  */
-import { metricFilter, type MetricVariantsInput } from '../../../shared/events/domain/metric-variants.js';
+import { metricFilter, type MetricVariantsInput } from '../common/metric-variants.js';
 import type { QueryDeps } from '../../query-deps.js';
 import { firstWindowPage } from '../store/window-pages.js';
 import type { EntityRecord, Namespace } from '../store/entity-access.js';

@@ -8,7 +8,7 @@
  * RE2 pattern with `search_regex`, `search_ignore_case` for either) over the
  * whole log, like the `metrics` filter; both narrow pages and total alike.
  */
-import { metricFilter, type MetricFilter } from '../../../shared/events/domain/metric-variants.js';
+import { metricFilter, type MetricFilter } from '../common/metric-variants.js';
 import { JsonBytesWriter } from '../../../shared/protocol/json-bytes.js';
 import { defineOperation, JsonText, type Operation } from '../../../shared/protocol/operation.js';
 import { bool, enumOf, int, requestSchema, str } from '../../../shared/protocol/request-fields.js';

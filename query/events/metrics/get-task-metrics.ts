@@ -1,7 +1,7 @@
 /**
  * events.get_task_metrics (events.md §3).
  */
-import { compareCodePoints } from '../../../shared/events/domain/code-point-order.js';
+import { compareCodePoints } from '../common/code-point-order.js';
 import { defineOperation } from '../../../shared/protocol/operation.js';
 import { bool } from '../../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../../query-deps.js';

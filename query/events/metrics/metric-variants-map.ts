@@ -3,7 +3,7 @@
  * writer maintains, one SMEMBERS per entity, never a scan of events. The
  * pure shaping of a listing shared by the §3 operations.
  */
-import { compareCodePoints } from '../../../shared/events/domain/code-point-order.js';
+import { compareCodePoints } from '../common/code-point-order.js';
 import type { EventType } from '../common/event-read-fields.js';
 import type { ListingEntry } from '../store/metric-listing.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { taskMetricSelections } from '../../../shared/events/domain/metric-variants.js';
+import { taskMetricSelections } from '../common/metric-variants.js';
 import { lastInvalidIteration } from '../debug-images/debug-image-validity.js';
 import {
   newWindowTaskState,

@@ -5,8 +5,8 @@
  * adapter loads candidate events (bounded with `windowBounds`) and saves
  * the returned task state.
  */
-import { compareCodePoints } from '../../../shared/events/domain/code-point-order.js';
-import type { TaskMetricSelection } from '../../../shared/events/domain/metric-variants.js';
+import { compareCodePoints } from '../common/code-point-order.js';
+import type { TaskMetricSelection } from '../common/metric-variants.js';
 import { isImageShown } from '../debug-images/debug-image-validity.js';
 
 export type WindowKind = 'plots' | 'debug_images';

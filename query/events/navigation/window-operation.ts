@@ -3,7 +3,7 @@
  * iterations per task, continuing, rebuilding or creating the navigation
  * state (an unknown or expired id silently starts a new one, §10).
  */
-import { taskMetricSelections } from '../../../shared/events/domain/metric-variants.js';
+import { taskMetricSelections } from '../common/metric-variants.js';
 import { defineOperation, type Operation } from '../../../shared/protocol/operation.js';
 import { bool, int, requestSchema, str } from '../../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../../query-deps.js';

@@ -8,7 +8,7 @@
  * entity — is among the `iters` highest of every variant that has a plot
  * there. Bodies are read for the page's plots only.
  */
-import { metricFilter, type MetricVariantsInput } from '../../../shared/events/domain/metric-variants.js';
+import { metricFilter, type MetricVariantsInput } from '../common/metric-variants.js';
 import { defineOperation, type Operation } from '../../../shared/protocol/operation.js';
 import { bool, int, requestSchema, str, strList } from '../../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../../query-deps.js';

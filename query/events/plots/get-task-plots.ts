@@ -8,7 +8,7 @@
  * i.e. every plot when validation is off), so such series are re-read
  * further back until they yield `iters` valid rows or run out.
  */
-import { metricFilter, type MetricFilter, type MetricVariantsInput } from '../../../shared/events/domain/metric-variants.js';
+import { metricFilter, type MetricFilter, type MetricVariantsInput } from '../common/metric-variants.js';
 import { defineOperation, type Operation } from '../../../shared/protocol/operation.js';
 import { bool, int, requestSchema, str } from '../../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../../query-deps.js';

@@ -4,7 +4,7 @@
  * the sort key of the last event returned, so a cursor resumes strictly
  * after it even if new plots arrive meanwhile.
  */
-import { compareCodePoints } from '../../../shared/events/domain/code-point-order.js';
+import { compareCodePoints } from '../common/code-point-order.js';
 import { indexAfter } from '../common/sorted-pages.js';
 
 export const MULTI_TASK_PLOTS_PAGE_SIZE = 1000;

@@ -5,7 +5,7 @@
  * (iter, metric) pairs to pick, then the picked events) and saves the
  * returned state.
  */
-import { compareCodePoints } from '../../../shared/events/domain/code-point-order.js';
+import { compareCodePoints } from '../common/code-point-order.js';
 import { boundsOf, NO_ITERATION_BOUNDS, type IterationBounds } from '../navigation/sample-state.js';
 
 export const MAX_SAMPLE_EVENTS = 100;

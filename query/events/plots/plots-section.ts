@@ -4,7 +4,7 @@
  * response's records, without a cursor. Public records (and any record of
  * another company) have no events and contribute nothing.
  */
-import type { MetricVariantsInput } from '../../../shared/events/domain/metric-variants.js';
+import type { MetricVariantsInput } from '../common/metric-variants.js';
 import type { MultiTaskPlotsMap } from './multi-task-plots-page.js';
 import type { QueryDeps } from '../../query-deps.js';
 import { multiTaskPlots } from './get-multi-task-plots.js';

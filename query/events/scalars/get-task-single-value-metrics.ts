@@ -3,8 +3,8 @@
  * reuses `singleValuesOf`, §0.7). Single values are the scalars at time
  * -2147483648 exactly: one point per series, read for all entities at once.
  */
-import { compareCodePoints } from '../../../shared/events/domain/code-point-order.js';
-import { metricFilter, type MetricFilter } from '../../../shared/events/domain/metric-variants.js';
+import { compareCodePoints } from '../common/code-point-order.js';
+import { metricFilter, type MetricFilter } from '../common/metric-variants.js';
 import { TAG } from '../../../shared/events/storage-layout.js';
 import { defineOperation } from '../../../shared/protocol/operation.js';
 import { bool } from '../../../shared/protocol/request-fields.js';

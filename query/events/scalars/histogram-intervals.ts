@@ -4,7 +4,7 @@
  * one interval (observable, hence contractual), and the bucketing itself for
  * when it has to happen in Node rather than in the store.
  */
-import { compareCodePoints } from '../../../shared/events/domain/code-point-order.js';
+import { compareCodePoints } from '../common/code-point-order.js';
 
 /** What the store knows about one series before its points are read. */
 export interface SeriesStats {

@@ -5,7 +5,7 @@
  * `max` arrays per series so spikes survive down-sampling; without it the
  * answer is exactly ClearML's.
  */
-import { metricFilter } from '../../../shared/events/domain/metric-variants.js';
+import { metricFilter } from '../common/metric-variants.js';
 import { bool, int } from '../../../shared/protocol/request-fields.js';
 import { metricsFilterField, scalarKeyField } from '../common/event-read-fields.js';
 import type { HistogramOptions } from './scalar-histograms.js';

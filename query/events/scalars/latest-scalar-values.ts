@@ -3,7 +3,7 @@
  * last value and the means of the last 10 and last 100 values, "last" being
  * (iter desc, timestamp desc). Every value counts, single values included.
  */
-import { compareCodePoints } from '../../../shared/events/domain/code-point-order.js';
+import { compareCodePoints } from '../common/code-point-order.js';
 
 export interface ScalarPoint {
   /** Absent ranks below every iteration. */

@@ -4,7 +4,7 @@
  * Which series exist comes from the metric listing; the points from
  * InfluxDB (by iteration) or from bulk reads bucketed here (by timestamp).
  */
-import type { MetricFilter } from '../../../shared/events/domain/metric-variants.js';
+import type { MetricFilter } from '../common/metric-variants.js';
 import type { QueryDeps } from '../../query-deps.js';
 import { epochMsToIso } from '../common/iso-time.js';
 import type { ScalarKey } from '../common/event-read-fields.js';

@@ -4,7 +4,7 @@
  * pure rules live in debug-images/debug-image-validity.ts and get the few
  * (iteration, url) uses that decide them.
  */
-import { compareCodePoints } from '../../../shared/events/domain/code-point-order.js';
+import { compareCodePoints } from '../common/code-point-order.js';
 import { influxQlString } from '../../../shared/events/storage-layout.js';
 import type { QueryDeps } from '../../query-deps.js';
 import { debugImageVariantRanges, type VariantRange } from '../debug-images/debug-image-sample-navigation.js';

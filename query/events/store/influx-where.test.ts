@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { metricFilter } from '../../../shared/events/domain/metric-variants.js';
+import { metricFilter } from '../common/metric-variants.js';
 import { allOf, entitiesWhere, entityWhere, metricFilterWhere, seriesWhere, timeCompare } from './influx-where.js';
 
 describe('InfluxQL fragments', () => {

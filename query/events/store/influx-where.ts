@@ -3,7 +3,7 @@
  * metric/variant series, which iterations. Tag values go through
  * encodeTagValue exactly as the ingest encoder wrote them.
  */
-import type { MetricFilter } from '../../../shared/events/domain/metric-variants.js';
+import type { MetricFilter } from '../common/metric-variants.js';
 import { encodeTagValue, influxQlIdentifier, influxQlString, iterTimeText, NO_ITER_TIME_TEXT, TAG } from '../../../shared/events/storage-layout.js';
 import type { Namespace } from './entity-access.js';
 

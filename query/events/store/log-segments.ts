@@ -7,7 +7,7 @@
  * metric that had one, and only then do iteration-ordered reads load the
  * logs to place them (docs/events-read.md).
  */
-import type { MetricFilter } from '../../../shared/events/domain/metric-variants.js';
+import type { MetricFilter } from '../common/metric-variants.js';
 import { redisKeys } from '../../../shared/stores/redis-keys.js';
 import type { RedisClient } from '../../../shared/stores/redis-store.js';
 import type { ListingEntry } from './metric-listing.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { metricFilter } from '../../../shared/events/domain/metric-variants.js';
+import { metricFilter } from '../common/metric-variants.js';
 import { decodeEvents, decodePositions, metricFilterCondition, metricsCondition, NOTHING, scopeCondition, where } from './plot-image-influx.js';
 
 describe('InfluxQL fragments', () => {

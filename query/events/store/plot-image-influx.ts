@@ -17,7 +17,7 @@ import {
   NO_ITER_TIME_TEXT,
   type Measurement,
 } from '../../../shared/events/storage-layout.js';
-import type { MetricFilter } from '../../../shared/events/domain/metric-variants.js';
+import type { MetricFilter } from '../common/metric-variants.js';
 import type { InfluxResult, InfluxSeries, InfluxStore } from '../../../shared/stores/influx-store.js';
 import { decodeInfluxRows, type SequencedEvent } from './stored-events.js';
 import type { Namespace } from './entity-access.js';

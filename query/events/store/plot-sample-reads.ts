@@ -5,7 +5,7 @@
  * and the events of the picked (metric, iteration). The rules are
  * plots/plot-sample-navigation.ts.
  */
-import { compareCodePoints } from '../../../shared/events/domain/code-point-order.js';
+import { compareCodePoints } from '../common/code-point-order.js';
 import type { QueryDeps } from '../../query-deps.js';
 import type { SampleStateKey } from '../navigation/sample-state.js';
 import type { MetricRange, PlotSampleState } from '../plots/plot-sample-navigation.js';

@@ -8,7 +8,7 @@
  * the whole no-iteration group (InfluxDB's sentinel-time points and the
  * task's logs). The page itself is built by task-events/task-events-order.ts.
  */
-import type { MetricFilter } from '../../../shared/events/domain/metric-variants.js';
+import type { MetricFilter } from '../common/metric-variants.js';
 import { EVENT_TYPE_OF, type Measurement } from '../../../shared/events/storage-layout.js';
 import type { InfluxStore } from '../../../shared/stores/influx-store.js';
 import { compareTaskEvents, pageOfTaskEvents, type TaskEventsOrder, type TaskEventsPage, type TaskEventsPosition } from '../task-events/task-events-order.js';

@@ -23,7 +23,7 @@
  * is read while the page's events are.
  */
 import { influxQlString } from '../../../shared/events/storage-layout.js';
-import type { TaskMetricSelection } from '../../../shared/events/domain/metric-variants.js';
+import type { TaskMetricSelection } from '../common/metric-variants.js';
 import type { QueryDeps } from '../../query-deps.js';
 import {
   newWindowTaskState,

@@ -4,7 +4,7 @@
  * timestamp, then arrival; pages never split an iteration. The signed
  * cursor carries the selection, the position and the total.
  */
-import { metricFilter } from '../../../shared/events/domain/metric-variants.js';
+import { metricFilter } from '../common/metric-variants.js';
 import { MEASUREMENT, type Measurement } from '../../../shared/events/storage-layout.js';
 import { defineOperation } from '../../../shared/protocol/operation.js';
 import { bool, enumOf, int, requestSchema, str } from '../../../shared/protocol/request-fields.js';

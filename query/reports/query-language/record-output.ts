@@ -3,7 +3,7 @@
  * references as `{"id": …}` (`{}` for ""), date-times as ClearML strings,
  * tags sorted by code point, never-set fields absent.
  */
-import { sortedByCodePoints } from '../../../shared/events/domain/code-point-order.js';
+import { sortedByCodePoints } from '../../events/common/code-point-order.js';
 import { formatClearmlDateTime } from './clearml-datetime.js';
 import type { FieldCatalogue } from './field-catalogue.js';
 import type { StoredRecord } from './types.js';

@@ -3,7 +3,7 @@
  * null < numbers < strings < objects < arrays < booleans < date-times;
  * strings by code point.
  */
-import { compareCodePoints } from '../../../shared/events/domain/code-point-order.js';
+import { compareCodePoints } from '../../events/common/code-point-order.js';
 
 export const Rank = {
   Null: 0,

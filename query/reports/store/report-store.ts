@@ -3,7 +3,7 @@
  * report-scripts.ts. Validation of request fields happens before; the
  * checks that depend on stored state happen atomically inside the scripts.
  */
-import { sortedByCodePoints } from '../../../shared/events/domain/code-point-order.js';
+import { sortedByCodePoints } from '../../events/common/code-point-order.js';
 import { EntityRegistry } from '../../../shared/entities/entity-registry.js';
 import type { RedisClient } from '../../../shared/stores/redis-store.js';
 import type { ReportKeys } from './report-keys.js';

@@ -7,9 +7,9 @@
  * Exported by ingest and writer processes, once per process.
  */
 import type { JetStreamManager } from 'nats';
-import { Gauge, type Registry } from '../observability/metrics.js';
-import type { EventStreamSettings } from './event-streams.js';
-import { deadLetterStreamName, streamName } from './wire-format.js';
+import { Gauge, type Registry } from '../shared/observability/metrics.js';
+import type { EventStreamSettings } from '../shared/events/event-streams.js';
+import { deadLetterStreamName, streamName } from '../shared/events/wire-format.js';
 
 type StreamRole = 'events' | 'dead';
 

@@ -4,7 +4,7 @@
  * field names of events.md §1.2 and feed it to an IngestSession: there is
  * exactly one validation path.
  */
-import type { Identity } from '../auth/identity.js';
+import type { Identity } from '../../shared/auth/identity.js';
 
 export interface IngestRequestContext {
   readonly identity: Identity;
