@@ -3,7 +3,7 @@
  * accumulated while events are checked and shipped to the writer as an R
  * record, which applies it in stream order ("later" = persistence order).
  */
-import { DEFAULT_IGNORED_ITERATION_METRICS } from '../../shared/events/domain/special-iterations.js';
+import { countsForHistogram, DEFAULT_IGNORED_ITERATION_METRICS } from '../../shared/events/domain/special-iterations.js';
 import type { EntitySummary, ScalarStats } from '../../shared/events/wire-format.js';
 import { NestedKeyMap } from './nested-key-map.js';
 import type { NormalizedEvent } from './event-normalizer.js';
@@ -68,7 +68,7 @@ export class EntitySummaryBuilder {
     const { iter } = event;
     if (iter !== undefined && !IGNORED.has(event.metric) && (this.lastIter === undefined || iter > this.lastIter)) this.lastIter = iter;
     if (iter !== undefined && event.type !== 'log' && (this.maxIter === null || iter > this.maxIter)) this.maxIter = iter;
-    const regular: 0 | 1 = iter !== undefined && iter > -2_147_483_648 ? 1 : 0;
+    const regular: 0 | 1 = countsForHistogram(iter) ? 1 : 0;
     let ofType = this.listing.get(event.type);
     if (ofType === undefined) this.listing.set(event.type, (ofType = new NestedKeyMap()));
     const listed = ofType.get(event.metric, event.variant);

@@ -13,7 +13,7 @@
 import type { JetStreamClient } from 'nats';
 import { headers as natsHeaders } from 'nats';
 import { apiError } from '../../shared/errors/error-catalogue.js';
-import { HEADER_KIND, HEADER_VERSION, partitionSubject, WIRE_VERSION } from '../../shared/events/wire-format.js';
+import { HEADER_KIND, HEADER_VERSION, KIND_EVENTS, partitionSubject, WIRE_VERSION } from '../../shared/events/wire-format.js';
 import { isTransientStoreError, StoreUnavailableError } from '../../shared/stores/store-errors.js';
 import type { PublishObserver } from '../events/ingest-metrics.js';
 
@@ -81,7 +81,7 @@ export class EventPublisher {
     const started = process.hrtime.bigint();
     const js = nats.jetstream();
     const h = natsHeaders();
-    h.set(HEADER_KIND, 'ev');
+    h.set(HEADER_KIND, KIND_EVENTS);
     h.set(HEADER_VERSION, WIRE_VERSION);
     const acks = messages.map((message) =>
       js.publish(partitionSubject(this.options.prefix, message.partition), message.payload, {

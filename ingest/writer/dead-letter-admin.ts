@@ -7,7 +7,7 @@
  * fixed. The replayed letter is then deleted from the dead-letter stream.
  */
 import { headers as natsHeaders, type JetStreamManager, type MsgRequest, type NatsConnection, type StoredMsg } from 'nats';
-import { deadLetterStreamName, HEADER_KIND, HEADER_REPLY, partitionOf, partitionSubject } from '../../shared/events/wire-format.js';
+import { deadLetterStreamName, HEADER_KIND, HEADER_REPLY, KIND_CONTROL, partitionOf, partitionSubject } from '../../shared/events/wire-format.js';
 import { payloadOrigin } from './dead-letter-record.js';
 import { DEAD_LETTER_HEADERS } from './dead-letters.js';
 
@@ -92,7 +92,7 @@ export class DeadLetterAdmin {
 
   /** The partition of the record's entity now; a letter naming none goes back to the partition it came from. */
   private partitionOf(letter: DeadLetterView): number {
-    const origin = letter.headers[HEADER_KIND]?.[0] === 'ctl' ? controlOrigin(letter.payload) : payloadOrigin(letter.payload);
+    const origin = letter.headers[HEADER_KIND]?.[0] === KIND_CONTROL ? controlOrigin(letter.payload) : payloadOrigin(letter.payload);
     if (origin.namespace !== undefined && origin.entity !== undefined) return partitionOf(origin.namespace, origin.entity, this.settings.partitions);
     if (letter.partition !== undefined && Number.isInteger(letter.partition) && letter.partition >= 0 && letter.partition < this.settings.partitions) return letter.partition;
     throw new Error(`dead letter ${letter.seq} names no entity and came from partition ${letter.partition}, which no longer exists`);

@@ -4,10 +4,12 @@
  * code that computes each (events.md §0.7). Nothing here re-implements an
  * events algorithm.
  */
-import { bool, enumOf, int, obj, parseRequest, requestSchema, type FieldBuilder } from '../../shared/protocol/request-fields.js';
+import { bool, int, obj, parseRequest, requestSchema, type FieldBuilder } from '../../shared/protocol/request-fields.js';
 import type { MetricVariantsInput } from '../events/common/metric-variants.js';
 import type { QueryDeps } from '../query-deps.js';
 import { debugImagesSection } from '../events/debug-images/debug-images-section.js';
+import { scalarKeyField } from '../events/common/event-read-fields.js';
+import { histogramSamplesField } from '../events/scalars/histogram-request.js';
 import { plotsSection } from '../events/plots/plots-section.js';
 import { metricVariantsList } from '../events/common/log-plot-image-fields.js';
 import { ScalarHistograms } from '../events/scalars/scalar-histograms.js';
@@ -24,8 +26,8 @@ const sectionsSchema = requestSchema({
   debug_images: obj({ iters: int({ min: 1, default: 1 }), metrics: metrics() }),
   plots: obj({ iters: int({ min: 1, default: 1 }), metrics: metrics(), last_iters_per_task_metric: bool({ default: true }) }),
   scalar_metrics_iter_histogram: obj({
-    samples: int({ min: 0, max: 6000, default: 2000 }),
-    key: enumOf('scalarkeyenum', ['iter', 'timestamp', 'iso_time'] as const, { default: 'iter' }),
+    samples: histogramSamplesField(),
+    key: scalarKeyField(),
     metrics: metrics(),
   }),
   single_value_metrics: emptyObject,

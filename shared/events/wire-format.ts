@@ -24,8 +24,13 @@
  * their own, with header `k: ctl`.
  */
 
+import { MAX_RECORDS_PER_MESSAGE } from './storage-layout.js';
+
 export const WIRE_VERSION = '1';
 export const HEADER_KIND = 'k';
+/** HEADER_KIND of a message of I/L/R records (ingest) and of a control message (query). */
+export const KIND_EVENTS = 'ev';
+export const KIND_CONTROL = 'ctl';
 export const HEADER_VERSION = 'v';
 /** Header of a control message: the subject its `{"deleted": n}` answer is published to. */
 export const HEADER_REPLY = 'reply';
@@ -137,7 +142,7 @@ export function pointWithSeq(body: string, seq: number): string {
 }
 
 export function arrivalSeq(streamSeq: number, index: number): number {
-  return streamSeq * 65_536 + index;
+  return streamSeq * MAX_RECORDS_PER_MESSAGE + index;
 }
 
 /** Subject of a partition, and the partition of an entity (stable hash: per-entity order holds within it). */

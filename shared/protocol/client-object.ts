@@ -19,10 +19,6 @@ const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor',
  */
 export const MAX_CALL_DATA_DEPTH = 100;
 
-export function isPrototypeKey(name: string): boolean {
-  return PROTOTYPE_KEYS.has(name);
-}
-
 export function prototypeKeyError(name: string): ApiError {
   return apiError('validation_error', `key '${name}' is not allowed`);
 }

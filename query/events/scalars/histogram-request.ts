@@ -10,9 +10,12 @@ import { bool, int } from '../../../shared/protocol/request-fields.js';
 import { metricsFilterField, scalarKeyField } from '../common/event-read-fields.js';
 import type { HistogramOptions } from './scalar-histograms.js';
 
+/** `samples`: points per series, 0 = all (events.md §4.1); reports.get_task_data takes the same field. */
+export const histogramSamplesField = () => int({ min: 0, max: 6000, default: 2000 });
+
 /** The fields both histograms share. */
 export const histogramFields = () => ({
-  samples: int({ min: 0, max: 6000, default: 2000 }),
+  samples: histogramSamplesField(),
   key: scalarKeyField(),
   metrics: metricsFilterField(),
   model_events: bool({ default: false }),

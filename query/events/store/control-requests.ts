@@ -11,7 +11,7 @@ import { createInbox, headers as natsHeaders, type NatsConnection } from 'nats';
 import { apiError } from '../../../shared/errors/error-catalogue.js';
 import { ensureEventStreams, eventStreamSettings } from '../../../shared/events/event-streams.js';
 import { redisKeys } from '../../../shared/stores/redis-keys.js';
-import { HEADER_KIND, HEADER_REPLY, HEADER_VERSION, partitionOf, partitionSubject, WIRE_VERSION, type ControlRecord } from '../../../shared/events/wire-format.js';
+import { HEADER_KIND, HEADER_REPLY, HEADER_VERSION, KIND_CONTROL, partitionOf, partitionSubject, WIRE_VERSION, type ControlRecord } from '../../../shared/events/wire-format.js';
 import type { QueryDeps } from '../../query-deps.js';
 
 /** How long a deletion may wait for the writer (it runs after the partition's backlog). */
@@ -50,7 +50,7 @@ export async function sendControl(deps: QueryDeps, record: ControlRecord, option
       throw error;
     }));
     const h = natsHeaders();
-    h.set(HEADER_KIND, 'ctl');
+    h.set(HEADER_KIND, KIND_CONTROL);
     h.set(HEADER_VERSION, WIRE_VERSION);
     h.set(HEADER_REPLY, inbox);
     const namespace = record.op === 'delete_entity' ? record.n : 't';

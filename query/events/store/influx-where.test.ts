@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { metricFilter } from '../common/metric-variants.js';
-import { allOf, entitiesWhere, entityWhere, metricFilterWhere, seriesWhere, timeCompare } from './influx-where.js';
+import { allOf, entitiesWhere, entityWhere, metricFilterWhere, REGULAR_ITER, seriesWhere, SINGLE_VALUE, timeCompare } from './influx-where.js';
 
 describe('InfluxQL fragments', () => {
+  it('tells single values (iteration -2^31) from the iterations that count for histograms', () => {
+    expect(SINGLE_VALUE).toBe('time = -2147483648');
+    expect(REGULAR_ITER).toBe('time > -2147483648');
+  });
+
   it('selects an entity by company, namespace and id, encoding tag values as the writer does', () => {
     expect(entityWhere({ company: 'co', namespace: 'm', id: "it's" })).toBe(`"c"='co' AND "n"='m' AND "e"='it\\'s'`);
     // Empty values are stored as ~ + base64url.

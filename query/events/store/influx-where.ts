@@ -4,6 +4,7 @@
  * encodeTagValue exactly as the ingest encoder wrote them.
  */
 import type { MetricFilter } from '../common/metric-variants.js';
+import { SINGLE_VALUE_ITER } from '../../../shared/events/domain/special-iterations.js';
 import { encodeTagValue, influxQlIdentifier, influxQlString, iterTimeText, NO_ITER_TIME_TEXT, TAG } from '../../../shared/events/storage-layout.js';
 import type { Namespace } from './entity-access.js';
 
@@ -71,9 +72,9 @@ export const HAS_ITER = `time >= ${MIN_ITER_TIME_TEXT}`;
 /** Events without an iteration. */
 export const NO_ITER = `time = ${NO_ITER_TIME_TEXT}`;
 /** Events whose iteration counts for histograms and get_task_metrics: present and above -2^31 (events.md §1.6). */
-export const REGULAR_ITER = 'time > -2147483648';
+export const REGULAR_ITER = `time > ${iterTimeText(SINGLE_VALUE_ITER)}`;
 /** Single values (events.md §1.6). */
-export const SINGLE_VALUE = 'time = -2147483648';
+export const SINGLE_VALUE = `time = ${iterTimeText(SINGLE_VALUE_ITER)}`;
 
 /** `time <op> <iteration>`, with the iteration clamped as the encoder clamps it. */
 export function timeCompare(op: '>' | '>=' | '<' | '<=' | '=', iter: number): string {

@@ -6,10 +6,6 @@ export const SINGLE_VALUE_ITER = -2147483648;
 /** Metrics whose `iter` does not move the entity's `last_iteration` (configuration `ignore_iteration.metrics`). */
 export const DEFAULT_IGNORED_ITERATION_METRICS: readonly string[] = Object.freeze([':monitor:machine', ':monitor:gpu']);
 
-export function isSingleValue(iter: number | null | undefined): boolean {
-  return iter === SINGLE_VALUE_ITER;
-}
-
 /**
  * Whether an event takes part in the scalar histograms and in
  * get_task_metrics: it needs an iteration, and single values are left out.
