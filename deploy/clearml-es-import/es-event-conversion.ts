@@ -12,8 +12,7 @@
  * Pure: no I/O.
  */
 import { inflateSync } from 'node:zlib';
-
-export const EVENT_TYPES = ['training_stats_scalar', 'training_stats_vector', 'training_debug_image', 'plot', 'log'] as const;
+import { EVENT_TYPES } from '../../shared/events/domain/event-types.js';
 
 /** The fields events.add_batch stores; anything else in `_source` is ClearML's bookkeeping. */
 const KEPT = ['type', 'task', 'iter', 'metric', 'variant', 'timestamp', 'worker', 'model_event', 'value', 'url', 'key', 'plot_str', 'level', 'msg'];

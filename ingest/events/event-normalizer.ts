@@ -14,6 +14,7 @@
  * Fields not listed in events.md §1.2 (including `__proto__`, `constructor`
  * and `prototype`) are never read, so they are dropped.
  */
+import { EVENT_TYPES, type EventType } from '../../shared/events/domain/event-types.js';
 import { truthy } from '../../shared/protocol/request-fields.js';
 import {
   MAX_LEVEL_LENGTH,
@@ -41,8 +42,8 @@ import {
 export { parseTimestamp } from './event-fields.js';
 export { MAX_ENTITY_ID_LENGTH } from './event-limits.js';
 
-export const EVENT_TYPES = ['training_stats_scalar', 'training_stats_vector', 'training_debug_image', 'plot', 'log'] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type EventType } from '../../shared/events/domain/event-types.js';
+
 const TYPE_SET = new Set<string>(EVENT_TYPES);
 /** Longer than any event type even with spaces for underscores: no need to look further. */
 const MAX_TYPE_LENGTH = 32;

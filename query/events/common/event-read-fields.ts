@@ -2,11 +2,11 @@
  * Request fields shared by the event reads (events.md §0.3, §0.5), built on
  * shared/protocol/request-fields.ts so messages stay ClearML's.
  */
+import { EVENT_TYPES, type EventType } from '../../../shared/events/domain/event-types.js';
 import { z } from 'zod';
 import { documented, enumOf, fieldDocs, list, obj, requestSchema, str, strList, type FieldBuilder } from '../../../shared/protocol/request-fields.js';
 
-export const EVENT_TYPES = ['training_stats_scalar', 'training_stats_vector', 'training_debug_image', 'plot', 'log'] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type EventType } from '../../../shared/events/domain/event-types.js';
 
 /** `event_type` (enum name `eventtype` in messages); absent means all types. */
 export const eventTypeField = (): FieldBuilder<EventType | undefined> => enumOf('eventtype', EVENT_TYPES);
