@@ -1,6 +1,7 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
-// Three projects: pure unit tests sit beside the code they test; integration
+// Three projects: pure unit tests sit beside the code they test (with the
+// static checks of test/architecture, which need no stack); integration
 // tests under test/ share one throwaway stack (NATS, InfluxDB, Redis on free
 // ports) started by the global setup; the cluster pass runs the public-API
 // scenario files once more against the split deployment on clustered stores
@@ -33,7 +34,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['{shared,ingest,query,deploy}/**/*.test.ts'],
+          include: ['{shared,ingest,query,deploy}/**/*.test.ts', 'test/architecture/**/*.test.ts'],
           environment: 'node',
         },
       },
@@ -41,6 +42,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/architecture/**'],
           environment: 'node',
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 60_000,
