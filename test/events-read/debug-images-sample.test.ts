@@ -123,7 +123,8 @@ describe('the contract example: variants V1 and V2 at iterations 0 and 1', () =>
     expectError(await f.call('events.next_debug_image_sample', { task, scroll_id: s.scroll_id }, f.tokenB), 400, 1104);
     expectError(await f.call('events.next_debug_image_sample', { task: unique('ds-'), scroll_id: s.scroll_id }), 400, 1104);
     await f.redis.pExpire(navKey(s.scroll_id), 1);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // expired for Redis (not merely 'probably after 20 ms') before the call that must see it gone
+    await eventually(() => f.redis.exists(navKey(s.scroll_id)), (n) => n === 0, { everyMs: 5, what: 'the state key expired' });
     expectError(await f.call('events.next_debug_image_sample', { task, scroll_id: s.scroll_id }), 400, 1104);
     const fresh: Sample = await f.data('events.get_debug_image_sample', { task, metric: 'M', variant: 'V1', scroll_id: s.scroll_id });
     expect(fresh.scroll_id).not.toBe(s.scroll_id);

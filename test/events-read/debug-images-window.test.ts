@@ -92,7 +92,8 @@ describe('the contract example: A cycles 7 URLs, B cycles 4, iterations 0..9', (
   it('an expired state is replaced silently', async () => {
     const first: Page = await f.data('events.debug_images', { metrics: [{ task }], iters: 5 });
     await f.redis.pExpire(redisKeys(f.h.env.REDIS_KEY_PREFIX!).navigation(f.company('a'), first.scroll_id), 1);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // expired for Redis (not merely 'probably after 20 ms') before the call that must see it gone
+    await eventually(() => f.redis.exists(redisKeys(f.h.env.REDIS_KEY_PREFIX!).navigation(f.company('a'), first.scroll_id)), (n) => n === 0, { everyMs: 5, what: 'the state key expired' });
     const again: Page = await f.data('events.debug_images', { metrics: [{ task }], iters: 5, scroll_id: first.scroll_id });
     expect(again.scroll_id).not.toBe(first.scroll_id);
     expect(shown(again)).toEqual(shown(first));

@@ -99,7 +99,8 @@ describe('next_plot_sample state errors', () => {
     expectError(await f.call('events.next_plot_sample', { task, scroll_id: s.scroll_id }, f.tokenB), 400, 1104);
     expect(at(await f.data('events.next_plot_sample', { task, scroll_id: s.scroll_id }))).toEqual([0, 'M', 'v']);
     await f.redis.pExpire(navKey(s.scroll_id), 1);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // expired for Redis (not merely 'probably after 20 ms') before the call that must see it gone
+    await eventually(() => f.redis.exists(navKey(s.scroll_id)), (n) => n === 0, { everyMs: 5, what: 'the state key expired' });
     expectError(await f.call('events.next_plot_sample', { task, scroll_id: s.scroll_id }), 400, 1104);
   });
 

@@ -61,7 +61,8 @@ describe('the contract example: ten iterations, iters 5', () => {
   it('an expired or deleted state is silently replaced by a new one', async () => {
     const first: Page = await f.data('events.plots', { metrics: [{ task }], iters: 5 });
     await f.redis.pExpire(navKey(f.company('a'), first.scroll_id), 1);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // expired for Redis (not merely 'probably after 20 ms') before the call that must see it gone
+    await eventually(() => f.redis.exists(navKey(f.company('a'), first.scroll_id)), (n) => n === 0, { everyMs: 5, what: 'the state key expired' });
     const again: Page = await f.data('events.plots', { metrics: [{ task }], iters: 5, scroll_id: first.scroll_id });
     expect(again.scroll_id).not.toBe(first.scroll_id);
     expect(iters(again)).toEqual([9, 8, 7, 6, 5]);
