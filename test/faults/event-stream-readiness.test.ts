@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { streamName } from '../../shared/events/wire-format.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 
-import '../support/stack-context.js';
+import '../harness/stack-context.js';
 import { eventually } from '../harness/eventually.js';
 
 let nc: NatsConnection;

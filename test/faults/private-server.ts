@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../deploy/local-stack/local-stack.js';
 import { startHarness, type CallResult, type Harness } from '../harness/service-harness.js';
-import '../support/stack-context.js';
+import '../harness/stack-context.js';
 
 /** Scheduling slack on a loaded 2-core machine, added to a timeout a test expects an answer within. */
 export const MARGIN_MS = 1_500;

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import '../support/stack-context.js';
+import '../harness/stack-context.js';
 import { printReport, summaryLine } from './fuzz-report.js';
 import { caseArbitrary, caseSeed, runFuzz } from './fuzz-runner.js';
 import { FuzzService } from './fuzz-service.js';

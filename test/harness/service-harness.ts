@@ -5,7 +5,7 @@
  *
  * In the cluster pass (TEST_SHAPE=cluster, vitest project `cluster`) it
  * starts nothing: it answers a harness on the one cluster of the pass
- * (test/support/cluster-global-setup.ts), with a pair of companies no other
+ * (test/harness/cluster-global-setup.ts), with a pair of companies no other
  * file uses; `service` is not there, so only files that go through the
  * public API run in that pass.
  */
@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { closeSync, openSync } from 'node:fs';
 import { inject } from 'vitest';
-import '../support/stack-context.js';
+import './stack-context.js';
 import { loadConfig, type Config } from '../../shared/config/config.js';
 import { startService, type RunningService } from '../../shared/launcher/service.js';
 import { targetModules } from '../../shared/launcher/target-modules.js';

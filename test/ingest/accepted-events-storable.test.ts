@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import '../support/stack-context.js';
+import '../harness/stack-context.js';
 import { normalizeEvent, type NormalizedEvent } from '../../ingest/events/event-normalizer.js';
 import { hostileEvent, mostlyValidEvent } from '../../ingest/events/hostile-event-test-harness.js';
 import { encodeAccepted } from '../../ingest/events/storable-event-test-harness.js';

@@ -7,7 +7,7 @@ import { healthProbe, reflectionProbe } from '../../ingest/grpc/grpc-probe-test-
 import { streamName } from '../../shared/events/wire-format.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 import { eventually } from '../harness/eventually.js';
-import '../support/stack-context.js';
+import '../harness/stack-context.js';
 
 const EVENTS = 'clearml.events.v1.EventsIngest';
 const grpcPort = (h: Harness) => h.service.services.boundPorts.get('grpc')!;

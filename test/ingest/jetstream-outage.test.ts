@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { findFreePort, startLocalStack, type LocalStack } from '../../deploy/local-stack/local-stack.js';
-import '../support/stack-context.js';
+import '../harness/stack-context.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 import { eventually } from '../harness/eventually.js';
 

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, inject } from 'vitest';
-import '../support/stack-context.js';
+import '../harness/stack-context.js';
 
 export const root = path.resolve(import.meta.dirname, '../..');
 export const main = path.join(root, 'dist/shared/launcher/main.js');

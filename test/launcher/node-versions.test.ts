@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, inject, it } from 'vitest';
 import { CHECKED_NODE_MAJORS, nodeBinary } from '../../deploy/bootstrap/node-versions.js';
 import { smokeTest } from '../../deploy/bootstrap/node-smoke.js';
-import '../support/stack-context.js';
+import '../harness/stack-context.js';
 
 describe('Node.js versions', () => {
   it.each(CHECKED_NODE_MAJORS)('npm start runs on Node.js %i: auth.login, events.add_batch and reads', async (major) => {

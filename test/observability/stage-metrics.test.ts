@@ -14,8 +14,8 @@ import { EventChunkSchema, EventSchema, type ChunkAck } from '../../ingest/grpc/
 import { buildInfo } from '../../shared/observability/build-info.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 import { httpRequest } from '../harness/http-request.js';
-import { hasSample, parsePrometheusText, sampleSum, seriesNames, type Scrape } from '../support/prometheus-text.js';
-import { promqlMetricNames } from '../support/promql-names.js';
+import { hasSample, parsePrometheusText, sampleSum, seriesNames, type Scrape } from '../harness/prometheus-text.js';
+import { promqlMetricNames } from '../harness/promql-names.js';
 import { eventually } from '../harness/eventually.js';
 import { ndjson, scalar } from '../harness/event-builders.js';
 

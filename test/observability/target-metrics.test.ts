@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TargetName } from '../../shared/launcher/target.js';
 import { startHarness, type Harness } from '../harness/service-harness.js';
 import { httpRequest } from '../harness/http-request.js';
-import { parsePrometheusText, type Scrape } from '../support/prometheus-text.js';
+import { parsePrometheusText, type Scrape } from '../harness/prometheus-text.js';
 
 const EXPECTED: Record<Exclude<TargetName, 'all'>, string[]> = {
   ingest: [

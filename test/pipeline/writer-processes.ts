@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { findFreePort } from '../../deploy/local-stack/free-port.js';
 import { ServiceProcess } from '../faults/service-process.js';
-import { parsePrometheusText } from '../support/prometheus-text.js';
+import { parsePrometheusText } from '../harness/prometheus-text.js';
 
 export class WriterProcess {
   private constructor(

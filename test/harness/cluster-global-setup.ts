@@ -11,8 +11,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { credential, unique } from '../harness/service-harness.js';
-import { startClusterHarness } from '../harness/cluster-harness.js';
+import { credential, unique } from './service-harness.js';
+import { startClusterHarness } from './cluster-harness.js';
 import './stack-context.js';
 
 export const CLUSTER_CREDENTIAL_PAIRS = 32;

@@ -13,7 +13,7 @@ export interface StackContext {
 declare module 'vitest' {
   export interface ProvidedContext {
     stack: { natsUrl: string; influxUrl: string; redisUrl: string; dataDir: string };
-    /** Only in the cluster pass (test/support/cluster-global-setup.ts). */
+    /** Only in the cluster pass (test/harness/cluster-global-setup.ts). */
     cluster: {
       baseUrl: string;
       grpcAddress: string;
