@@ -18,10 +18,14 @@ import { createGrpcMetrics } from './grpc/grpc-metrics.js';
 import { addBatchOperation } from './http/add-batch-operation.js';
 import { addOperation } from './http/add-operation.js';
 import { EventPublisher } from './publish/event-publisher.js';
+import { HeldMemory } from './publish/held-memory.js';
 import { InflightBudget } from './publish/inflight-budget.js';
+import { PublishWindow } from './publish/publish-window.js';
 
 const TARGET_MESSAGE_BYTES = 1024 * 1024;
 const HEADERS_ROOM = 16 * 1024;
+/** Bytes out to JetStream awaiting PubAcks, all requests together: a few full messages per partition keep the connection busy. */
+const PUBLISH_WINDOW_BYTES = 16 * 1024 * 1024;
 
 export const ingestTarget: TargetModule = (services) => {
   const { config, stores, logger } = services;
@@ -33,6 +37,7 @@ export const ingestTarget: TargetModule = (services) => {
     plotValidation: config.PLOT_VALIDATION,
     plotCompressionThreshold: config.PLOT_COMPRESSION_THRESHOLD,
     maxEntitiesPerRequest: config.INGEST_MAX_ENTITIES_PER_REQUEST,
+    spillDir: config.INGEST_SPILL_DIR,
   };
   const jsm = () => stores.nats.jetstreamManager();
   // Ingest is not ready while the events stream is missing or full; a missing one is created again.
@@ -44,7 +49,9 @@ export const ingestTarget: TargetModule = (services) => {
   });
   exportEventStreamMetrics(services.metrics, eventStreamSettings(config), jsm);
   const budget = new InflightBudget(config.INGEST_MAX_INFLIGHT_BYTES);
-  const metrics = createIngestMetrics(services.metrics, budget);
+  const memory = new HeldMemory(config.INGEST_MAX_MEMORY_BYTES);
+  const window = new PublishWindow(PUBLISH_WINDOW_BYTES);
+  const metrics = createIngestMetrics(services.metrics, budget, memory);
   const grpcMetrics = createGrpcMetrics(services.metrics);
   let registry: EntityChecks | undefined;
   const facts = companionFacts(config);
@@ -61,10 +68,11 @@ export const ingestTarget: TargetModule = (services) => {
     get publisher() {
       return (publisher ??= new EventPublisher(
         () => ({ connected: stores.nats.connected, jetstream: () => stores.nats.connection.jetstream() }),
-        { prefix: config.NATS_STREAM_PREFIX, timeoutMs: config.INGEST_PUBLISH_TIMEOUT_MS, onFailure: () => eventStreams.suspect(), room: eventStreams, observer: metrics },
+        { prefix: config.NATS_STREAM_PREFIX, timeoutMs: config.INGEST_PUBLISH_TIMEOUT_MS, onFailure: () => eventStreams.suspect(), room: eventStreams, observer: metrics, window },
       ));
     },
     budget,
+    memory,
     settings,
     metrics,
   });

@@ -24,9 +24,15 @@ export interface IngestMetrics extends PublishObserver {
    */
   failed(offered: number, error: unknown, result?: IngestResult): void;
   received(transport: IngestTransport, bytes: number): void;
+  /** Bytes of a request's records that went to its spill file (memory was taken). */
+  spilled(bytes: number): void;
 }
 
-export function createIngestMetrics(registry: Registry, budget: { readonly inUse: number; readonly limit: number }): IngestMetrics {
+export function createIngestMetrics(
+  registry: Registry,
+  budget: { readonly inUse: number; readonly limit: number },
+  memory?: { readonly inUse: number; readonly limit: number },
+): IngestMetrics {
   const registers = [registry];
   const accepted = new Counter({ name: 'clearml_ingest_events_accepted_total', help: 'Events published to JetStream (added)', registers });
   const refused = new Counter<'reason'>({
@@ -50,6 +56,18 @@ export function createIngestMetrics(registry: Registry, budget: { readonly inUse
     },
   });
   new Gauge({ name: 'clearml_ingest_inflight_limit_bytes', help: 'INGEST_MAX_INFLIGHT_BYTES: beyond it requests are answered 429', registers }).set(budget.limit);
+  if (memory !== undefined) {
+    new Gauge({
+      name: 'clearml_ingest_memory_bytes',
+      help: 'Bytes of encoded events held in memory (INGEST_MAX_MEMORY_BYTES bounds them; beyond it they spill to disk)',
+      registers,
+      collect() {
+        this.set(memory.inUse);
+      },
+    });
+    new Gauge({ name: 'clearml_ingest_memory_limit_bytes', help: 'INGEST_MAX_MEMORY_BYTES', registers }).set(memory.limit);
+  }
+  const spilledBytes = new Counter({ name: 'clearml_ingest_spilled_bytes_total', help: 'Bytes of encoded events written to spill files (INGEST_SPILL_DIR) because memory was taken', registers });
   const publishSeconds = new Histogram({
     name: 'clearml_ingest_publish_duration_seconds',
     help: 'Time from the first publish of a request to the last JetStream acknowledgement (or failure)',
@@ -84,6 +102,9 @@ export function createIngestMetrics(registry: Registry, budget: { readonly inUse
     },
     received(transport, bytes) {
       receivedBytes.inc({ transport }, bytes);
+    },
+    spilled(bytes) {
+      spilledBytes.inc(bytes);
     },
     published(seconds, outcome) {
       if (seconds !== undefined) publishSeconds.observe(seconds);

@@ -12,6 +12,7 @@ import type { IngestResult, IngestService, IngestSession, IngestRequestContext }
 import { frameRecord, partitionOf, type EntitySummary } from '../../shared/events/wire-format.js';
 import { newCallId } from '../../shared/protocol/envelope.js';
 import type { EventPublisher, OutgoingMessage } from '../publish/event-publisher.js';
+import type { HeldMemory } from '../publish/held-memory.js';
 import type { InflightBudget } from '../publish/inflight-budget.js';
 import { EventEncoder } from './event-encoder.js';
 import type { IngestMetrics } from './ingest-metrics.js';
@@ -19,6 +20,7 @@ import { eventTooLarge } from './event-limits.js';
 import { normalizeEvent, type NormalizedEvent } from './event-normalizer.js';
 import { needsCompression, plotFields, storedPlot } from './plot-storage.js';
 import { RecordSink } from './record-sink.js';
+import { SpillFile } from './spill-file.js';
 import { assertEntityRoom, entityUsable, notAddedError, requestRuleError, settleOutcome, type EntityTally, type Tally } from './request-rules.js';
 import { EntitySummaryBuilder } from './request-summary.js';
 
@@ -32,6 +34,8 @@ export interface IngestSettings {
   plotCompressionThreshold: number;
   /** Distinct entities one request may name (INGEST_MAX_ENTITIES_PER_REQUEST). */
   maxEntitiesPerRequest: number;
+  /** Where records beyond the process's memory go (INGEST_SPILL_DIR; the system's temporary directory when absent). */
+  spillDir?: string;
 }
 
 /**
@@ -52,6 +56,8 @@ export interface IngestDependencies {
   registry: EntityChecks;
   publisher: EventPublisher;
   budget: InflightBudget;
+  /** Memory the requests' records may take before they spill to disk (INGEST_MAX_MEMORY_BYTES); unbounded when absent. */
+  memory?: HeldMemory;
   settings: IngestSettings;
   /** Counts each request's accepted and refused events (once per request, not per event). */
   metrics?: IngestMetrics;
@@ -93,6 +99,7 @@ class EventIngestSession implements IngestSession {
   private readonly receivedAt: number;
   private offered = 0;
   private heldBytes = 0;
+  private spill?: SpillFile;
   private finished = false;
 
   constructor(
@@ -178,7 +185,7 @@ class EventIngestSession implements IngestSession {
         firstChecked: 0,
         late: new Map(),
         summary: new EntitySummaryBuilder(this.context.identity.company, namespace, id),
-        records: new RecordSink(targetMessageBytes, maxMessageBytes),
+        records: new RecordSink(targetMessageBytes, maxMessageBytes, this.deps.memory && { memory: this.deps.memory, spill: () => (this.spill ??= new SpillFile(this.deps.settings.spillDir)) }),
         deferredPlots: [],
       };
       this.entities.set(key, state);
@@ -199,6 +206,11 @@ class EventIngestSession implements IngestSession {
     this.finished = true;
     this.deps.budget.give(this.heldBytes);
     this.heldBytes = 0;
+    for (const state of this.entities.values()) state.records.release();
+    if (this.spill !== undefined) {
+      this.deps.metrics?.spilled(this.spill.bytes);
+      void this.spill.close();
+    }
   }
 
   async commit(): Promise<IngestResult> {
@@ -263,7 +275,7 @@ class EventIngestSession implements IngestSession {
     const messages: OutgoingMessage[] = [];
     usable.forEach((state, entity) => {
       this.appendSummary(state.records, state.summary.build(this.context.identity.user, this.receivedAt));
-      state.records.messages().forEach(({ payload, records }, n) => messages.push({ partition: state.partition, payload, id: `${request}.${entity}.${n}${packing(records)}` }));
+      state.records.messages().forEach(({ payload, size, records }, n) => messages.push({ partition: state.partition, payload, size, id: `${request}.${entity}.${n}${packing(records)}` }));
     });
     return messages;
   }

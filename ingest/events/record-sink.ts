@@ -5,11 +5,20 @@
  * its body is complete, which the garbage collector paid for (promoting them
  * to the old generation) on every busy ingest process.
  *
+ * Under memory pressure (the process's HeldMemory is taken) a message's
+ * bytes so far go to the request's spill file instead of a larger buffer,
+ * and the message is put together again when it is published. Where a
+ * message ends does not depend on this: a re-sent request is packed the
+ * same way whatever the memory of the moment, so its messages get the same
+ * ids (docs/ingest.md "Re-sent requests").
+ *
  * `append` answers the bytes the sink newly holds (buffer capacity, not only
- * what was written), so that the in-flight budget counts what the request
- * really keeps in memory.
+ * what was written, and bytes spilled), so that the in-flight budget counts
+ * what the request really keeps.
  */
 import { MAX_RECORDS_PER_MESSAGE } from '../../shared/events/storage-layout.js';
+import type { HeldMemory } from '../publish/held-memory.js';
+import type { SpillFile, SpillSegment } from './spill-file.js';
 
 /**
  * Small: a request may touch thousands of entities with an event each.
@@ -17,21 +26,44 @@ import { MAX_RECORDS_PER_MESSAGE } from '../../shared/events/storage-layout.js';
  * doubling to a message's size in a few copies.
  */
 const FIRST_CAPACITY = 1024;
+/** Under memory pressure a message is written out in pieces of about this size (few writes, little memory per entity). */
+const SPILL_SEGMENT = 64 * 1024;
 
 interface Chunk {
   buffer: Buffer;
+  /** bytes in `buffer` */
+  used: number;
+  /** bytes of the message: its spilled segments and `used` */
   length: number;
   records: number;
+  spilled: SpillSegment[];
+}
+
+/** A message of the sink: its record count and size, and its bytes (read back from the spill file when some were spilled). */
+export interface SinkMessage {
+  records: number;
+  size: number;
+  payload(): Uint8Array | Promise<Uint8Array>;
+}
+
+/** The process memory the sink's buffers are counted against, and the request's spill file (opened on first use). */
+export interface SinkRoom {
+  memory: HeldMemory;
+  spill: () => SpillFile;
 }
 
 export class RecordSink {
   private readonly chunks: Chunk[] = [];
+  private memoryHeld = 0;
+  private file?: SpillFile;
 
   constructor(
     /** Payload size messages are packed up to. */
     private readonly target: number,
     /** Largest payload the event log accepts: the bound for one record. */
     private readonly limit: number,
+    /** Without it, records stay in memory whatever their size (tests, fixtures). */
+    private readonly room?: SinkRoom,
   ) {}
 
   /** Appends one framed record; answers the bytes newly held, or undefined when the record exceeds one message. */
@@ -41,43 +73,113 @@ export class RecordSink {
     if (worst > this.target) return this.appendLarge(record);
     let grown = 0;
     let chunk = this.chunks[this.chunks.length - 1];
-    if (chunk === undefined || chunk.records >= MAX_RECORDS_PER_MESSAGE || (chunk.length + worst > chunk.buffer.length && chunk.buffer.length >= this.target)) {
-      chunk = { buffer: Buffer.allocUnsafe(FIRST_CAPACITY), length: 0, records: 0 };
+    if (chunk === undefined || chunk.records >= MAX_RECORDS_PER_MESSAGE || chunk.length + worst > this.target) {
+      if (chunk !== undefined && chunk.spilled.length > 0) grown += this.spillRest(chunk);
+      chunk = { buffer: Buffer.allocUnsafe(FIRST_CAPACITY), used: 0, length: 0, records: 0, spilled: [] };
       this.chunks.push(chunk);
+      this.takeMemory(FIRST_CAPACITY, true);
       grown += FIRST_CAPACITY;
     }
-    while (chunk.length + worst > chunk.buffer.length && chunk.buffer.length < this.target) {
-      // Grow by copying until the chunk reaches a message's size: few, full messages.
-      const larger = Buffer.allocUnsafe(Math.min(this.target, chunk.buffer.length * 2));
-      chunk.buffer.copy(larger, 0, 0, chunk.length);
-      grown += larger.length - chunk.buffer.length;
+    while (chunk.used + worst > chunk.buffer.length) {
+      // Grow by copying up to a message's size: few, full messages; or, when memory is taken, write out what the chunk has.
+      const step = Math.min(this.target, chunk.buffer.length * 2) - chunk.buffer.length;
+      if (!this.takeMemory(step, chunk.used === 0 || chunk.buffer.length < SPILL_SEGMENT)) {
+        grown += this.spillTail(chunk);
+        continue;
+      }
+      const larger = Buffer.allocUnsafe(chunk.buffer.length + step);
+      chunk.buffer.copy(larger, 0, 0, chunk.used);
+      grown += step;
       chunk.buffer = larger;
     }
-    if (chunk.length + worst > chunk.buffer.length) {
-      chunk = { buffer: Buffer.allocUnsafe(this.target), length: 0, records: 0 };
-      this.chunks.push(chunk);
-      grown += this.target;
-    }
-    chunk.length += chunk.buffer.write(record, chunk.length, 'utf8');
+    const written = chunk.buffer.write(record, chunk.used, 'utf8');
+    chunk.used += written;
+    chunk.length += written;
     chunk.records += 1;
     return grown;
   }
 
-  /** A record too large to share a message goes into one of its own. */
+  /** Takes memory for a buffer; `must` when the sink cannot do without (nothing to write out, or a buffer too small to be worth a write). */
+  private takeMemory(bytes: number, must: boolean): boolean {
+    if (this.room === undefined) return true;
+    if (must) this.room.memory.take(bytes);
+    else if (!this.room.memory.tryTake(bytes)) return false;
+    this.memoryHeld += bytes;
+    return true;
+  }
+
+  private spillFile(): SpillFile {
+    return (this.file ??= this.room!.spill());
+  }
+
+  /** Writes the chunk's bytes so far to the spill file and continues it in a buffer of a segment's size. */
+  private spillTail(chunk: Chunk): number {
+    const spilled = chunk.used;
+    chunk.spilled.push(this.spillFile().write(chunk.buffer, spilled));
+    const capacity = Math.min(chunk.buffer.length, SPILL_SEGMENT);
+    this.room!.memory.give(chunk.buffer.length - capacity);
+    this.memoryHeld -= chunk.buffer.length - capacity;
+    chunk.buffer = Buffer.allocUnsafe(capacity);
+    chunk.used = 0;
+    return spilled;
+  }
+
+  /** A complete message of which some was spilled goes out whole: memory pressure it met holds for its end too. */
+  private spillRest(chunk: Chunk): number {
+    const spilled = chunk.used > 0 ? this.spillTail(chunk) : 0;
+    this.room!.memory.give(chunk.buffer.length);
+    this.memoryHeld -= chunk.buffer.length;
+    chunk.buffer = Buffer.alloc(0);
+    return spilled;
+  }
+
+  /** A record too large to share a message goes into one of its own (to the spill file when memory is taken). */
   private appendLarge(record: string): number | undefined {
     if (Buffer.byteLength(record, 'utf8') > this.limit) return undefined;
     const bytes = Buffer.from(record, 'utf8');
-    this.chunks.push({ buffer: bytes, length: bytes.length, records: 1 });
+    if (!this.takeMemory(bytes.length, false)) {
+      this.chunks.push({ buffer: Buffer.alloc(0), used: 0, length: bytes.length, records: 1, spilled: [this.spillFile().write(bytes, bytes.length)] });
+    } else {
+      this.chunks.push({ buffer: bytes, used: bytes.length, length: bytes.length, records: 1, spilled: [] });
+    }
     return bytes.length;
   }
 
-  /** The payloads, in append order. */
+  /** The payloads, in append order (records held in memory only: tests and fixtures). */
   payloads(): Uint8Array[] {
-    return this.messages().map((m) => m.payload);
+    return this.messages().map((m) => {
+      const payload = m.payload();
+      if (payload instanceof Promise) throw new Error('spilled records are read with messages()');
+      return payload;
+    });
   }
 
-  /** The payloads with the number of records each holds, in append order. */
-  messages(): Array<{ payload: Uint8Array; records: number }> {
-    return this.chunks.filter((c) => c.records > 0).map((c) => ({ payload: c.buffer.subarray(0, c.length), records: c.records }));
+  /** The messages with the number of records each holds, in append order. */
+  messages(): SinkMessage[] {
+    return this.chunks
+      .filter((c) => c.records > 0)
+      .map((c) => ({
+        records: c.records,
+        size: c.length,
+        payload: () => (c.spilled.length === 0 ? c.buffer.subarray(0, c.used) : this.readBack(c)),
+      }));
+  }
+
+  /** A message put together again from its spilled segments and the bytes still in memory. */
+  private async readBack(chunk: Chunk): Promise<Uint8Array> {
+    const payload = Buffer.allocUnsafe(chunk.length);
+    let at = 0;
+    for (const segment of chunk.spilled) {
+      await this.file!.read(segment, payload, at);
+      at += segment.length;
+    }
+    chunk.buffer.copy(payload, at, 0, chunk.used);
+    return payload;
+  }
+
+  /** Gives the memory of the sink's buffers back to the process (the request is done). */
+  release(): void {
+    this.room?.memory.give(this.memoryHeld);
+    this.memoryHeld = 0;
   }
 }

@@ -10,16 +10,20 @@
  * on reconnection, after the 503), and every message carries its publish
  * deadline so that the writer skips one JetStream stored after it.
  */
-import type { JetStreamClient } from 'nats';
+import type { JetStreamClient, PubAck } from 'nats';
 import { headers as natsHeaders } from 'nats';
 import { apiError } from '../../shared/errors/error-catalogue.js';
 import { HEADER_KIND, HEADER_VERSION, KIND_EVENTS, partitionSubject, WIRE_VERSION } from '../../shared/events/wire-format.js';
 import { isTransientStoreError, StoreUnavailableError } from '../../shared/stores/store-errors.js';
 import type { PublishObserver } from '../events/ingest-metrics.js';
+import { PublishWindow } from './publish-window.js';
 
 export interface OutgoingMessage {
   partition: number;
-  payload: Uint8Array;
+  /** Bytes of the payload. */
+  size: number;
+  /** The payload, read when its turn in the publish window comes (it may be on disk: record-sink.ts). */
+  payload(): Uint8Array | Promise<Uint8Array>;
   /** The JetStream message id: JetStream drops a message whose id it stored within its de-duplication window. */
   id: string;
 }
@@ -33,6 +37,8 @@ export interface EventPublisherOptions {
   room?: { reserve(bytes: number): (published: boolean) => void };
   /** Told of each request's publish: its duration and how JetStream answered each message. */
   observer?: PublishObserver;
+  /** Bytes the process has out awaiting PubAcks, all requests together (unbounded when absent). */
+  window?: PublishWindow;
 }
 
 /** JetStream's refusals of a full stream or server (10077 and 10023 measured on nats-server 2.9; the others by their text). */
@@ -51,10 +57,14 @@ export interface PublishConnection {
 const encoder = new TextEncoder();
 
 export class EventPublisher {
+  private readonly window: PublishWindow;
+
   constructor(
     private readonly nats: () => PublishConnection,
     private readonly options: EventPublisherOptions,
-  ) {}
+  ) {
+    this.window = options.window ?? new PublishWindow(Number.POSITIVE_INFINITY);
+  }
 
   static encode(payload: string): Uint8Array {
     return encoder.encode(payload);
@@ -67,7 +77,7 @@ export class EventPublisher {
       this.options.observer?.published(undefined, { acked: 0, duplicates: 0, failed: messages.length });
       throw this.failed(new StoreUnavailableError('nats', 'NATS is disconnected'));
     }
-    const release = this.options.room?.reserve(messages.reduce((sum, m) => sum + m.payload.length + STORED_OVERHEAD_BYTES, 0));
+    const release = this.options.room?.reserve(messages.reduce((sum, m) => sum + m.size + STORED_OVERHEAD_BYTES, 0));
     try {
       await this.publishReserved(nats, messages);
       release?.(true);
@@ -83,16 +93,31 @@ export class EventPublisher {
     const h = natsHeaders();
     h.set(HEADER_KIND, KIND_EVENTS);
     h.set(HEADER_VERSION, WIRE_VERSION);
-    const acks = messages.map((message) =>
-      js.publish(partitionSubject(this.options.prefix, message.partition), message.payload, {
-        msgID: message.id,
-        timeout: this.options.timeoutMs,
-        headers: h,
-      }),
-    );
+    const subject = (partition: number) => partitionSubject(this.options.prefix, partition);
+    // In order, each when the window has room; after a failure nothing more goes out (the request is answered 503).
+    const acks: Array<Promise<PubAck>> = [];
+    let failed = false;
+    for (const message of messages) {
+      const release = await this.window.acquire(message.size);
+      if (failed) {
+        release();
+        break;
+      }
+      let ack: Promise<PubAck>;
+      try {
+        ack = js.publish(subject(message.partition), await message.payload(), { msgID: message.id, timeout: this.options.timeoutMs, headers: h });
+      } catch (error) {
+        ack = Promise.reject(error);
+      }
+      ack.then(release, () => {
+        failed = true;
+        release();
+      });
+      acks.push(ack);
+    }
     const results = await Promise.allSettled(acks);
     if (this.options.observer) {
-      const outcome = { acked: 0, duplicates: 0, failed: 0 };
+      const outcome = { acked: 0, duplicates: 0, failed: messages.length - acks.length };
       for (const r of results) {
         if (r.status === 'rejected') outcome.failed++;
         else if (r.value.duplicate) outcome.duplicates++;
@@ -100,8 +125,8 @@ export class EventPublisher {
       }
       this.options.observer.published(Number(process.hrtime.bigint() - started) / 1e9, outcome);
     }
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw this.failed(failed.reason);
+    const refused = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (refused) throw this.failed(refused.reason);
   }
 
   /** 503 for what a retry can fix (with Retry-After when the stream is full); anything else is a fault of ours, answered 500 by the front. */

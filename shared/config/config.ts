@@ -136,6 +136,14 @@ export const configSchema = z.object({
   MAX_BODY_BYTES: positiveInt('bytes').default(64 * MiB).meta({ description: 'Request body limit of every operation (413 beyond)' }),
   MAX_LINE_BYTES: positiveInt('bytes').optional().meta({ description: 'Longest NDJSON line (413 beyond)', defaultText: 'MAX_BODY_BYTES' }),
   INGEST_MAX_INFLIGHT_BYTES: positiveInt('bytes').default(512 * MiB).meta({ description: 'Bytes of parsed events held per ingest process before 429 + Retry-After' }),
+  INGEST_MAX_MEMORY_BYTES: positiveInt('bytes')
+    .default(48 * MiB)
+    .meta({ description: 'Memory the encoded events of all requests of an ingest process may take; beyond it they spill to INGEST_SPILL_DIR until published' }),
+  INGEST_SPILL_DIR: z
+    .string()
+    .min(1, { error: 'expected a directory path' })
+    .optional()
+    .meta({ description: 'Directory of the spill files of requests beyond INGEST_MAX_MEMORY_BYTES (on disk, not tmpfs)', defaultText: 'the system temporary directory' }),
   INGEST_PUBLISH_TIMEOUT_MS: positiveInt('milliseconds').default(10_000).meta({ description: 'Time JetStream has to acknowledge a publish before 503' }),
   REDIS_COMMAND_TIMEOUT_MS: positiveInt('milliseconds').default(5_000).meta({ description: 'Longest wait for one Redis command (or MULTI) outside a request\'s own limits' }),
   REDIS_WAIT_REPLICAS: z

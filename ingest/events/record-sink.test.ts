@@ -1,0 +1,59 @@
+// docs/ingest.md "Bounded resources": under memory pressure a request's records go to its spill
+// file instead of growing in memory; the messages published are the same bytes, packed the same
+// way (a re-sent request must get the same message ids, docs/ingest.md "Re-sent requests").
+import { describe, expect, it } from 'vitest';
+import { HeldMemory } from '../publish/held-memory.js';
+import { RecordSink, type SinkMessage } from './record-sink.js';
+import { SpillFile } from './spill-file.js';
+
+const TARGET = 64 * 1024;
+const LIMIT = 256 * 1024;
+
+function records(n: number, seed: number): string[] {
+  return Array.from({ length: n }, (_, i) => `S${'x'.repeat((i * 7919 + seed) % 700)}é${i}\n`);
+}
+
+async function bytesOf(messages: SinkMessage[]): Promise<Array<{ payload: string; records: number }>> {
+  return Promise.all(messages.map(async (m) => ({ payload: Buffer.from(await m.payload()).toString('utf8'), records: m.records })));
+}
+
+describe('RecordSink under memory pressure', () => {
+  it('packs and encodes exactly as in memory when every segment is spilled', async () => {
+    const input = [...records(3000, 1), 'L'.repeat(100_000), ...records(500, 2)];
+    const plain = new RecordSink(TARGET, LIMIT);
+    input.forEach((r) => plain.append(r));
+    const memory = new HeldMemory(0);
+    const spill = new SpillFile();
+    const spilled = new RecordSink(TARGET, LIMIT, { memory, spill: () => spill });
+    input.forEach((r) => spilled.append(r));
+    expect(spill.bytes).toBeGreaterThan(0);
+    expect(await bytesOf(spilled.messages())).toEqual(await bytesOf(plain.messages()));
+    spilled.release();
+    await spill.close();
+    expect(memory.inUse).toBe(0);
+  });
+
+  it('holds at most one small segment in memory per sink once the process memory is taken', () => {
+    const memory = new HeldMemory(0);
+    const spill = new SpillFile();
+    const sink = new RecordSink(1 << 20, 1 << 20, { memory, spill: () => spill });
+    let held = 0;
+    for (const r of records(20_000, 3)) held += sink.append(r)!;
+    expect(memory.inUse).toBeLessThanOrEqual(64 * 1024);
+    // the request's count still covers every byte it holds, on disk too
+    expect(held).toBeGreaterThanOrEqual(spill.bytes);
+    sink.release();
+    void spill.close();
+  });
+
+  it('keeps records in memory while the process has room', () => {
+    const memory = new HeldMemory(8 << 20);
+    let opened = 0;
+    const sink = new RecordSink(1 << 20, 1 << 20, { memory, spill: () => (opened++, new SpillFile()) });
+    records(5000, 4).forEach((r) => sink.append(r));
+    expect(opened).toBe(0);
+    expect(memory.inUse).toBeGreaterThan(0);
+    sink.release();
+    expect(memory.inUse).toBe(0);
+  });
+});

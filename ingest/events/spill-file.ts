@@ -1,0 +1,71 @@
+/**
+ * A request's spill file: records that do not fit the process's memory
+ * (INGEST_MAX_MEMORY_BYTES) are written here as they arrive and read back
+ * when the request publishes. The file is unlinked as soon as it is open,
+ * so it disappears with the process whatever happens (no orphans to clean).
+ * Writes go through the thread pool; the buffer written is handed over and
+ * not reused, so the event loop never waits for the disk.
+ */
+import { randomUUID } from 'node:crypto';
+import { close, openSync, read, unlinkSync, write } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface SpillSegment {
+  offset: number;
+  length: number;
+}
+
+export class SpillFile {
+  private readonly fd: number;
+  private end = 0;
+  private pending: Promise<void> = Promise.resolve();
+  private failure: unknown;
+  private closed?: Promise<void>;
+
+  constructor(dir: string = tmpdir()) {
+    const path = join(dir, `clearml-ingest-${process.pid}-${randomUUID()}.spill`);
+    this.fd = openSync(path, 'w+', 0o600);
+    unlinkSync(path);
+  }
+
+  /** Bytes written (or being written) so far. */
+  get bytes(): number {
+    return this.end;
+  }
+
+  /** Writes `buffer[0, length)` at the file's end; the buffer must not change until the write is done. */
+  write(buffer: Uint8Array, length: number): SpillSegment {
+    const segment = { offset: this.end, length };
+    this.end += length;
+    const written = new Promise<void>((resolve) => {
+      write(this.fd, buffer, 0, length, segment.offset, (error, bytes) => {
+        if (error) this.failure ??= error;
+        else if (bytes !== length) this.failure ??= new Error(`short write to the spill file (${bytes} of ${length} bytes)`);
+        resolve();
+      });
+    });
+    this.pending = Promise.all([this.pending, written]).then(() => undefined);
+    return segment;
+  }
+
+  /** Reads the segment into `target` at `at`, once every write is done. */
+  async read(segment: SpillSegment, target: Uint8Array, at: number): Promise<void> {
+    await this.pending;
+    if (this.failure !== undefined) throw this.failure;
+    let done = 0;
+    while (done < segment.length) {
+      const bytes = await new Promise<number>((resolve, reject) =>
+        read(this.fd, target, at + done, segment.length - done, segment.offset + done, (error, n) => (error ? reject(error) : resolve(n))),
+      );
+      if (bytes === 0) throw new Error('the spill file ended early');
+      done += bytes;
+    }
+  }
+
+  /** Closes the file once its writes are done (idempotent). */
+  close(): Promise<void> {
+    this.closed ??= this.pending.then(() => new Promise<void>((resolve) => close(this.fd, () => resolve())));
+    return this.closed;
+  }
+}
