@@ -18,12 +18,15 @@ import { createGrpcMetrics } from './grpc/grpc-metrics.js';
 import { addBatchOperation } from './http/add-batch-operation.js';
 import { addOperation } from './http/add-operation.js';
 import { EventPublisher } from './publish/event-publisher.js';
+import { BufferPool } from './events/buffer-pool.js';
 import { HeldMemory } from './publish/held-memory.js';
 import { InflightBudget } from './publish/inflight-budget.js';
 import { PublishWindow } from './publish/publish-window.js';
 
 const TARGET_MESSAGE_BYTES = 1024 * 1024;
 const HEADERS_ROOM = 16 * 1024;
+/** Message buffers kept for the next requests: what a few requests in flight use (more is left to the garbage collector). */
+const BUFFER_POOL_BYTES = 16 * 1024 * 1024;
 /** Bytes out to JetStream awaiting PubAcks, all requests together: a few full messages per partition keep the connection busy. */
 const PUBLISH_WINDOW_BYTES = 16 * 1024 * 1024;
 
@@ -51,6 +54,7 @@ export const ingestTarget: TargetModule = (services) => {
   const budget = new InflightBudget(config.INGEST_MAX_INFLIGHT_BYTES);
   const memory = new HeldMemory(config.INGEST_MAX_MEMORY_BYTES);
   const window = new PublishWindow(PUBLISH_WINDOW_BYTES);
+  const buffers = new BufferPool(BUFFER_POOL_BYTES);
   const metrics = createIngestMetrics(services.metrics, budget, memory);
   const grpcMetrics = createGrpcMetrics(services.metrics);
   let registry: EntityChecks | undefined;
@@ -73,6 +77,7 @@ export const ingestTarget: TargetModule = (services) => {
     },
     budget,
     memory,
+    buffers,
     settings,
     metrics,
   });

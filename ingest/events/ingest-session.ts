@@ -19,6 +19,7 @@ import type { IngestMetrics } from './ingest-metrics.js';
 import { eventTooLarge } from './event-limits.js';
 import { normalizeEvent, type NormalizedEvent } from './event-normalizer.js';
 import { needsCompression, plotFields, storedPlot } from './plot-storage.js';
+import type { BufferPool } from './buffer-pool.js';
 import { RecordSink } from './record-sink.js';
 import { SpillFile } from './spill-file.js';
 import { assertEntityRoom, entityUsable, notAddedError, requestRuleError, settleOutcome, type EntityTally, type Tally } from './request-rules.js';
@@ -58,6 +59,8 @@ export interface IngestDependencies {
   budget: InflightBudget;
   /** Memory the requests' records may take before they spill to disk (INGEST_MAX_MEMORY_BYTES); unbounded when absent. */
   memory?: HeldMemory;
+  /** Message buffers of finished requests, used again. */
+  buffers?: BufferPool;
   settings: IngestSettings;
   /** Counts each request's accepted and refused events (once per request, not per event). */
   metrics?: IngestMetrics;
@@ -185,7 +188,7 @@ class EventIngestSession implements IngestSession {
         firstChecked: 0,
         late: new Map(),
         summary: new EntitySummaryBuilder(this.context.identity.company, namespace, id),
-        records: new RecordSink(targetMessageBytes, maxMessageBytes, this.deps.memory && { memory: this.deps.memory, spill: () => (this.spill ??= new SpillFile(this.deps.settings.spillDir)) }),
+        records: new RecordSink(targetMessageBytes, maxMessageBytes, this.deps.memory && { memory: this.deps.memory, buffers: this.deps.buffers, spill: () => (this.spill ??= new SpillFile(this.deps.settings.spillDir)) }),
         deferredPlots: [],
       };
       this.entities.set(key, state);
@@ -197,16 +200,17 @@ class EventIngestSession implements IngestSession {
 
   discard(cause?: unknown): void {
     if (!this.finished) this.deps.metrics?.failed(this.offered, cause ?? ABORTED);
-    this.release();
+    this.release(true);
     this.entities.clear();
   }
 
-  private release(): void {
+  /** `reusable`: nothing still reads the request's buffers (nothing was published, or every message was acknowledged). */
+  private release(reusable: boolean): void {
     if (this.finished) return;
     this.finished = true;
     this.deps.budget.give(this.heldBytes);
     this.heldBytes = 0;
-    for (const state of this.entities.values()) state.records.release();
+    for (const state of this.entities.values()) state.records.release(reusable);
     if (this.spill !== undefined) {
       this.deps.metrics?.spilled(this.spill.bytes);
       void this.spill.close();
@@ -215,6 +219,7 @@ class EventIngestSession implements IngestSession {
 
   async commit(): Promise<IngestResult> {
     let result: IngestResult | undefined;
+    let reusable = true;
     try {
       if (this.offered === 0) throw apiError('batch_empty');
       const ruleError = requestRuleError(this.entities.values());
@@ -227,14 +232,16 @@ class EventIngestSession implements IngestSession {
       if (notAdded !== undefined) throw notAdded;
       const messages = this.buildMessages();
       this.context.signal?.throwIfAborted();
+      reusable = false;
       await this.deps.publisher.publishAll(messages);
+      reusable = true;
       this.deps.metrics?.committed(result);
       return result;
     } catch (error) {
       this.deps.metrics?.failed(this.offered, error, result);
       throw error;
     } finally {
-      this.release();
+      this.release(reusable);
     }
   }
 

@@ -18,6 +18,7 @@
  */
 import { MAX_RECORDS_PER_MESSAGE } from '../../shared/events/storage-layout.js';
 import type { HeldMemory } from '../publish/held-memory.js';
+import type { BufferPool } from './buffer-pool.js';
 import type { SpillFile, SpillSegment } from './spill-file.js';
 
 /**
@@ -50,6 +51,8 @@ export interface SinkMessage {
 export interface SinkRoom {
   memory: HeldMemory;
   spill: () => SpillFile;
+  /** Buffers of finished requests, used again. */
+  buffers?: BufferPool;
 }
 
 export class RecordSink {
@@ -87,9 +90,11 @@ export class RecordSink {
         grown += this.spillTail(chunk);
         continue;
       }
-      const larger = Buffer.allocUnsafe(chunk.buffer.length + step);
+      const larger = this.allocate(chunk.buffer.length + step);
       chunk.buffer.copy(larger, 0, 0, chunk.used);
       grown += step;
+      // Never published: free for another sink at once.
+      this.room?.buffers?.give(chunk.buffer);
       chunk.buffer = larger;
     }
     const written = chunk.buffer.write(record, chunk.used, 'utf8');
@@ -97,6 +102,10 @@ export class RecordSink {
     chunk.length += written;
     chunk.records += 1;
     return grown;
+  }
+
+  private allocate(size: number): Buffer {
+    return this.room?.buffers?.take(size) ?? Buffer.allocUnsafe(size);
   }
 
   /** Takes memory for a buffer; `must` when the sink cannot do without (nothing to write out, or a buffer too small to be worth a write). */
@@ -119,7 +128,7 @@ export class RecordSink {
     const capacity = Math.min(chunk.buffer.length, SPILL_SEGMENT);
     this.room!.memory.give(chunk.buffer.length - capacity);
     this.memoryHeld -= chunk.buffer.length - capacity;
-    chunk.buffer = Buffer.allocUnsafe(capacity);
+    chunk.buffer = this.allocate(capacity);
     chunk.used = 0;
     return spilled;
   }
@@ -177,9 +186,18 @@ export class RecordSink {
     return payload;
   }
 
-  /** Gives the memory of the sink's buffers back to the process (the request is done). */
-  release(): void {
+  /**
+   * Gives the memory of the sink's buffers back to the process (the request is done), and
+   * the buffers themselves to the pool when `reusable`: nothing was published, or every
+   * message was acknowledged (nats.js no longer holds them).
+   */
+  release(reusable: boolean): void {
     this.room?.memory.give(this.memoryHeld);
     this.memoryHeld = 0;
+    const buffers = this.room?.buffers;
+    if (reusable && buffers !== undefined) {
+      for (const chunk of this.chunks) buffers.give(chunk.buffer);
+    }
+    this.chunks.length = 0;
   }
 }

@@ -145,17 +145,56 @@ const MEMORY_BODY_BYTES = Number(process.env.BENCH_MEMORY_BODY_MIB ?? 15) * 1024
  * body of MEMORY_BODY_BYTES at once (each different, so that none is a duplicate of another),
  * re-sending on 429/503 like the SDK; the ingest process's RSS is sampled until all are stored.
  */
-async function memoryPhase(service: BenchService): Promise<{ peakRssMb: number; startRssMb: number; refusals: number }> {
+async function memoryPhase(service: BenchService): Promise<{ peakRssMb: number; startRssMb: number; refusals: number; parts: string }> {
   const lineBytes = ndjsonBody('mem', 0, 1000, 'mem-probe').length / 1001;
   const perBody = Math.floor(MEMORY_BODY_BYTES / lineBytes);
   const bodies = Array.from({ length: MEMORY_CLIENTS }, (_, c) => ndjsonBody(`mem${c}`, 0, perBody, `mem${c}-mk`));
   progress(`memory: ${MEMORY_CLIENTS} clients at once, each one add_batch of ${((perBody * lineBytes) / 1024 / 1024).toFixed(1)} MiB (${perBody} events)`);
   const startRss = rssBytesOf(service.pid) ?? 0;
   const sampler = peakRss(service.pid);
+  const parts = peakMemoryParts(service.baseUrl);
   const refusals = await Promise.all(bodies.map((body) => postUntilAccepted(service.baseUrl, basicAuthorization(service.credential), body)));
   await storedBy(service);
   const mb = (bytes: number) => round(bytes / 1024 / 1024, 1);
-  return { peakRssMb: mb(sampler.stop()), startRssMb: mb(startRss), refusals: refusals.reduce((a, b) => a + b, 0) };
+  const { first, peaks } = await parts.stop();
+  return {
+    peakRssMb: mb(sampler.stop()),
+    startRssMb: mb(startRss),
+    refusals: refusals.reduce((a, b) => a + b, 0),
+    parts: Object.entries(peaks)
+      .map(([name, bytes]) => `${name} ${mb(first[name] ?? 0)} -> ${mb(bytes)} MB`)
+      .join(', '),
+  };
+}
+
+/** What the process's own metrics say at their peaks while the memory phase runs (the V8 heap, memory outside it, the encoded events held): where the RSS goes. */
+const MEMORY_PARTS: Record<string, string> = {
+  'heap total': 'nodejs_heap_size_total_bytes',
+  external: 'nodejs_external_memory_bytes',
+  'events held in memory': 'clearml_ingest_memory_bytes',
+};
+function peakMemoryParts(baseUrl: string): { stop(): Promise<{ first: Record<string, number>; peaks: Record<string, number> }> } {
+  const peaks: Record<string, number> = {};
+  let first: Record<string, number> | undefined;
+  let running = true;
+  const sampling = (async () => {
+    while (running) {
+      const text = await fetch(`${baseUrl}/metrics`).then((r) => r.text(), () => '');
+      for (const [part, name] of Object.entries(MEMORY_PARTS)) {
+        const value = Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? NaN);
+        if (Number.isFinite(value)) peaks[part] = Math.max(peaks[part] ?? 0, value);
+      }
+      first ??= { ...peaks };
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await sampling;
+      return { first: first ?? {}, peaks };
+    },
+  };
 }
 
 /** The CPU each process spent since meter.start(): the probe's InfluxDB queries included (they are small: one per 10 ms). */
@@ -189,7 +228,7 @@ async function main(): Promise<void> {
     const ackP99 = percentile([...viaHttp.ackMs, ...viaGrpc.ackMs], 99);
     const lagP99 = percentile([...viaHttp.lagMs, ...viaGrpc.lagMs], 99);
     const memory = await memoryPhase(service);
-    progress(`memory: ${writer ? 'ingest' : 'all'} process RSS ${memory.startRssMb} MB before, peak ${memory.peakRssMb} MB; ${memory.refusals} answers 429/503 re-sent`);
+    progress(`memory: ${writer ? 'ingest' : 'all'} process RSS ${memory.startRssMb} MB before, peak ${memory.peakRssMb} MB; ${memory.refusals} answers 429/503 re-sent; peaks of ${memory.parts}`);
     process.stdout.write(`CPU per event by process (from /proc; the load client apart):\n${cpuTable([viaHttp, viaGrpc])}\n`);
     const pipeline = (label: string) => PIPELINE.has(label);
     const influxCost = (phase: PhaseResult) => cpuPerEvent(phase, (label) => label === 'influxdb') / baseline.influxCpuUs;
