@@ -57,6 +57,8 @@ export interface SinkRoom {
 
 export class RecordSink {
   private readonly chunks: Chunk[] = [];
+  /** buffers of messages put together again from the spill file (used again once published) */
+  private readonly readBuffers: Buffer[] = [];
   private memoryHeld = 0;
   private file?: SpillFile;
 
@@ -124,7 +126,7 @@ export class RecordSink {
   /** Writes the chunk's bytes so far to the spill file and continues it in a buffer of a segment's size. */
   private spillTail(chunk: Chunk): number {
     const spilled = chunk.used;
-    chunk.spilled.push(this.spillFile().write(chunk.buffer, spilled));
+    chunk.spilled.push(this.spillFile().write(chunk.buffer, spilled, (written) => this.room?.buffers?.give(written)));
     const capacity = Math.min(chunk.buffer.length, SPILL_SEGMENT);
     this.room!.memory.give(chunk.buffer.length - capacity);
     this.memoryHeld -= chunk.buffer.length - capacity;
@@ -176,7 +178,10 @@ export class RecordSink {
 
   /** A message put together again from its spilled segments and the bytes still in memory. */
   private async readBack(chunk: Chunk): Promise<Uint8Array> {
-    const payload = Buffer.allocUnsafe(chunk.length);
+    // A power of two up to a message's size, so that the pool can hand it out again.
+    const whole = chunk.length <= this.target ? this.allocate(2 ** Math.ceil(Math.log2(Math.max(chunk.length, 1)))) : Buffer.allocUnsafe(chunk.length);
+    this.readBuffers.push(whole);
+    const payload = whole.subarray(0, chunk.length);
     let at = 0;
     for (const segment of chunk.spilled) {
       await this.file!.read(segment, payload, at);
@@ -197,7 +202,9 @@ export class RecordSink {
     const buffers = this.room?.buffers;
     if (reusable && buffers !== undefined) {
       for (const chunk of this.chunks) buffers.give(chunk.buffer);
+      for (const buffer of this.readBuffers) buffers.give(buffer);
     }
     this.chunks.length = 0;
+    this.readBuffers.length = 0;
   }
 }

@@ -10,6 +10,10 @@ import { randomUUID } from 'node:crypto';
 import { close, openSync, read, unlinkSync, write } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { apiError } from '../../shared/errors/error-catalogue.js';
+
+/** A disk that failed (full, gone) is answered like a store that failed: 503, the client re-sends. */
+const notPersisted = (cause: unknown) => apiError('events_not_persisted', undefined, undefined, { cause });
 
 export interface SpillSegment {
   offset: number;
@@ -25,7 +29,11 @@ export class SpillFile {
 
   constructor(dir: string = tmpdir()) {
     const path = join(dir, `clearml-ingest-${process.pid}-${randomUUID()}.spill`);
-    this.fd = openSync(path, 'w+', 0o600);
+    try {
+      this.fd = openSync(path, 'w+', 0o600);
+    } catch (error) {
+      throw notPersisted(error);
+    }
     unlinkSync(path);
   }
 
@@ -34,31 +42,32 @@ export class SpillFile {
     return this.end;
   }
 
-  /** Writes `buffer[0, length)` at the file's end; the buffer must not change until the write is done. */
-  write(buffer: Uint8Array, length: number): SpillSegment {
+  /** Writes `buffer[0, length)` at the file's end; the buffer must not change until the write is done (`written`, told then). */
+  write<B extends Uint8Array>(buffer: B, length: number, written?: (buffer: B) => void): SpillSegment {
     const segment = { offset: this.end, length };
     this.end += length;
-    const written = new Promise<void>((resolve) => {
+    const done = new Promise<void>((resolve) => {
       write(this.fd, buffer, 0, length, segment.offset, (error, bytes) => {
         if (error) this.failure ??= error;
         else if (bytes !== length) this.failure ??= new Error(`short write to the spill file (${bytes} of ${length} bytes)`);
+        written?.(buffer);
         resolve();
       });
     });
-    this.pending = Promise.all([this.pending, written]).then(() => undefined);
+    this.pending = Promise.all([this.pending, done]).then(() => undefined);
     return segment;
   }
 
   /** Reads the segment into `target` at `at`, once every write is done. */
   async read(segment: SpillSegment, target: Uint8Array, at: number): Promise<void> {
     await this.pending;
-    if (this.failure !== undefined) throw this.failure;
+    if (this.failure !== undefined) throw notPersisted(this.failure);
     let done = 0;
     while (done < segment.length) {
       const bytes = await new Promise<number>((resolve, reject) =>
-        read(this.fd, target, at + done, segment.length - done, segment.offset + done, (error, n) => (error ? reject(error) : resolve(n))),
+        read(this.fd, target, at + done, segment.length - done, segment.offset + done, (error, n) => (error ? reject(notPersisted(error)) : resolve(n))),
       );
-      if (bytes === 0) throw new Error('the spill file ended early');
+      if (bytes === 0) throw notPersisted(new Error('the spill file ended early'));
       done += bytes;
     }
   }
