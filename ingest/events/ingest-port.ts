@@ -44,6 +44,12 @@ export interface IngestSession {
   /** Number of events offered so far. */
   readonly count: number;
   /**
+   * While what the session holds waits for a slow disk (its spill file's
+   * writes), a promise of when it does not: a decoder that can pause its
+   * input awaits it before adding more.
+   */
+  drained?(): Promise<void> | undefined;
+  /**
    * Applies request-level rules, registers new entities, publishes the
    * accepted events to JetStream and resolves after every PubAck. Throws an
    * ApiError (400/17, 400/12, 400/131, 503/0, 429/0).

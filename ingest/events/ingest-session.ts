@@ -154,6 +154,10 @@ class EventIngestSession implements IngestSession {
     this.hold(grown + entity.summary.add(event));
   }
 
+  drained(): Promise<void> | undefined {
+    return this.spill?.backlog();
+  }
+
   /**
    * Counts bytes the request holds against the process's in-flight budget:
    * 429 when other requests hold it, 413 when this request alone needs more

@@ -20,6 +20,17 @@ describe('SpillFile', () => {
     await file.close();
   });
 
+  it('tells the decoder to wait while more than a MiB of its writes are under way (a slow disk holds their buffers)', async () => {
+    const file = new SpillFile();
+    expect(file.backlog()).toBeUndefined();
+    for (let i = 0; i < 4; i++) file.write(Buffer.alloc(512 * 1024), 512 * 1024);
+    const wait = file.backlog();
+    expect(wait).toBeInstanceOf(Promise);
+    await wait;
+    expect(file.backlog()).toBeUndefined();
+    await file.close();
+  });
+
   it('a spill directory that cannot be used is answered 503', () => {
     expect(() => new SpillFile('/nonexistent/spill/dir')).toThrow(expect.objectContaining({ id: 'events_not_persisted' }));
   });

@@ -15,6 +15,9 @@ import { apiError } from '../../shared/errors/error-catalogue.js';
 /** A disk that failed (full, gone) is answered like a store that failed: 503, the client re-sends. */
 const notPersisted = (cause: unknown) => apiError('events_not_persisted', undefined, undefined, { cause });
 
+/** Bytes of a request's writes under way beyond which its decoder waits: a disk slower than the body would otherwise let their buffers pile up. */
+const BACKLOG_BYTES = 1024 * 1024;
+
 export interface SpillSegment {
   offset: number;
   length: number;
@@ -25,6 +28,8 @@ export class SpillFile {
   private end = 0;
   private pending: Promise<void> = Promise.resolve();
   private failure: unknown;
+  private writing = 0;
+  private readonly waiters: Array<() => void> = [];
   private closed?: Promise<void>;
 
   constructor(dir: string = tmpdir()) {
@@ -46,16 +51,25 @@ export class SpillFile {
   write<B extends Uint8Array>(buffer: B, length: number, written?: (buffer: B) => void): SpillSegment {
     const segment = { offset: this.end, length };
     this.end += length;
+    this.writing += length;
     const done = new Promise<void>((resolve) => {
       write(this.fd, buffer, 0, length, segment.offset, (error, bytes) => {
         if (error) this.failure ??= error;
         else if (bytes !== length) this.failure ??= new Error(`short write to the spill file (${bytes} of ${length} bytes)`);
         written?.(buffer);
+        this.writing -= length;
+        if (this.writing <= BACKLOG_BYTES) this.waiters.splice(0).forEach((go) => go());
         resolve();
       });
     });
     this.pending = Promise.all([this.pending, done]).then(() => undefined);
     return segment;
+  }
+
+  /** While more than BACKLOG_BYTES are being written, a promise of when they are not: the body is read on then (back-pressure to the client). */
+  backlog(): Promise<void> | undefined {
+    if (this.writing <= BACKLOG_BYTES) return undefined;
+    return new Promise((resolve) => this.waiters.push(resolve));
   }
 
   /** Reads the segment into `target` at `at`, once every write is done. */

@@ -85,10 +85,14 @@ async function readNdjson(body: Readable, session: IngestSession, maxLineBytes: 
     write(line: string, _encoding, callback) {
       try {
         if (line.trim() !== '') session.add(parseLine(line));
-        callback();
       } catch (error) {
         callback(error as Error);
+        return;
       }
+      // The body is read on once the request's spill writes caught up (TCP holds the rest).
+      const drained = session.drained?.();
+      if (drained === undefined) callback();
+      else drained.then(() => callback(), callback);
     },
   });
   await pipeline(body, fingerprinted(fingerprint, received), lines, sink);
