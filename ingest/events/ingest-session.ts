@@ -286,7 +286,9 @@ class EventIngestSession implements IngestSession {
     const messages: OutgoingMessage[] = [];
     usable.forEach((state, entity) => {
       this.appendSummary(state.records, state.summary.build(this.context.identity.user, this.receivedAt));
-      state.records.messages().forEach(({ payload, size, records }, n) => messages.push({ partition: state.partition, payload, size, id: `${request}.${entity}.${n}${packing(records)}` }));
+      state.records.messages().forEach(({ payload, size, records, acknowledged }, n) =>
+        messages.push({ partition: state.partition, payload, size, acknowledged, id: `${request}.${entity}.${n}${packing(records)}` }),
+      );
     });
     return messages;
   }

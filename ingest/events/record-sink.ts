@@ -45,6 +45,8 @@ export interface SinkMessage {
   records: number;
   size: number;
   payload(): Uint8Array | Promise<Uint8Array>;
+  /** The message was acknowledged: a buffer it was read back into serves the next one at once. */
+  acknowledged(): void;
 }
 
 /** The process memory the sink's buffers are counted against, and the request's spill file (opened on first use). */
@@ -57,8 +59,8 @@ export interface SinkRoom {
 
 export class RecordSink {
   private readonly chunks: Chunk[] = [];
-  /** buffers of messages put together again from the spill file (used again once published) */
-  private readonly readBuffers: Buffer[] = [];
+  /** buffers of messages put together again from the spill file, until acknowledged */
+  private readonly readBuffers = new Map<Chunk, Buffer>();
   private memoryHeld = 0;
   private file?: SpillFile;
 
@@ -173,14 +175,19 @@ export class RecordSink {
         records: c.records,
         size: c.length,
         payload: () => (c.spilled.length === 0 ? c.buffer.subarray(0, c.used) : this.readBack(c)),
+        acknowledged: () => this.readBackDone(c),
       }));
   }
 
-  /** A message put together again from its spilled segments and the bytes still in memory. */
+  /**
+   * A message put together again from its spilled segments and the bytes still in memory,
+   * in a buffer of a power of two up to a message's size, so that the pool can hand it out
+   * again as soon as the message is acknowledged (else a 15 MiB request left 15 of them to
+   * the garbage collector).
+   */
   private async readBack(chunk: Chunk): Promise<Uint8Array> {
-    // A power of two up to a message's size, so that the pool can hand it out again.
     const whole = chunk.length <= this.target ? this.allocate(2 ** Math.ceil(Math.log2(Math.max(chunk.length, 1)))) : Buffer.allocUnsafe(chunk.length);
-    this.readBuffers.push(whole);
+    this.readBuffers.set(chunk, whole);
     const payload = whole.subarray(0, chunk.length);
     let at = 0;
     for (const segment of chunk.spilled) {
@@ -189,6 +196,13 @@ export class RecordSink {
     }
     chunk.buffer.copy(payload, at, 0, chunk.used);
     return payload;
+  }
+
+  private readBackDone(chunk: Chunk): void {
+    const buffer = this.readBuffers.get(chunk);
+    if (buffer === undefined) return;
+    this.readBuffers.delete(chunk);
+    this.room?.buffers?.give(buffer);
   }
 
   /**
@@ -202,9 +216,8 @@ export class RecordSink {
     const buffers = this.room?.buffers;
     if (reusable && buffers !== undefined) {
       for (const chunk of this.chunks) buffers.give(chunk.buffer);
-      for (const buffer of this.readBuffers) buffers.give(buffer);
     }
     this.chunks.length = 0;
-    this.readBuffers.length = 0;
+    this.readBuffers.clear();
   }
 }

@@ -24,6 +24,8 @@ export interface OutgoingMessage {
   size: number;
   /** The payload, read when its turn in the publish window comes (it may be on disk: record-sink.ts). */
   payload(): Uint8Array | Promise<Uint8Array>;
+  /** Told when JetStream acknowledged the message (nothing reads its payload any more). */
+  acknowledged?(): void;
   /** The JetStream message id: JetStream drops a message whose id it stored within its de-duplication window. */
   id: string;
 }
@@ -109,7 +111,10 @@ export class EventPublisher {
       } catch (error) {
         ack = Promise.reject(error);
       }
-      ack.then(release, () => {
+      ack.then(() => {
+        message.acknowledged?.();
+        release();
+      }, () => {
         failed = true;
         release();
       });
