@@ -28,7 +28,7 @@ const HEADERS_ROOM = 16 * 1024;
 /** Message buffers kept for the next requests: what a few requests in flight use (more is left to the garbage collector). */
 const BUFFER_POOL_BYTES = 16 * 1024 * 1024;
 /** Bytes out to JetStream awaiting PubAcks, all requests together: a few full messages per partition keep the connection busy. */
-const PUBLISH_WINDOW_BYTES = 16 * 1024 * 1024;
+const PUBLISH_WINDOW_BYTES = 8 * 1024 * 1024;
 
 export const ingestTarget: TargetModule = (services) => {
   const { config, stores, logger } = services;

@@ -137,7 +137,7 @@ export const configSchema = z.object({
   MAX_LINE_BYTES: positiveInt('bytes').optional().meta({ description: 'Longest NDJSON line (413 beyond)', defaultText: 'MAX_BODY_BYTES' }),
   INGEST_MAX_INFLIGHT_BYTES: positiveInt('bytes').default(512 * MiB).meta({ description: 'Bytes of parsed events held per ingest process before 429 + Retry-After' }),
   INGEST_MAX_MEMORY_BYTES: positiveInt('bytes')
-    .default(48 * MiB)
+    .default(32 * MiB)
     .meta({ description: 'Memory the encoded events of all requests of an ingest process may take; beyond it they spill to INGEST_SPILL_DIR until published' }),
   INGEST_SPILL_DIR: z
     .string()
