@@ -3,9 +3,10 @@
 // stored whole, in line order, answered only after JetStream has every message; a re-send of such a
 // request stores nothing twice (its messages are packed, hence named, as without spilling).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../harness/eventually.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 import { httpRequest } from '../harness/http-request.js';
-import { parsePrometheusText, sampleSum } from '../support/prometheus-text.js';
+import { parsePrometheusText, sampleSum } from '../harness/prometheus-text.js';
 
 let h: Harness;
 let token: string;
@@ -25,27 +26,25 @@ async function metric(name: string, labels: Record<string, string> = {}): Promis
   return sampleSum(parsePrometheusText(response.text), name, labels);
 }
 
-/** Scalars of a task, polled until `n` are readable and `done` holds (a read may show part of a request, events.md §2). */
-async function scalarsOf(task: string, n: number, done: (events: Array<{ iter: number; value: number }>) => boolean = () => true): Promise<Array<{ iter: number; value: number }>> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
+type Scalar = { iter: number; value: number };
+
+/** Scalars of a task once `n` are readable and `done` holds (a read may show part of a request, events.md §2). */
+async function scalarsOf(task: string, n: number, done: (events: Scalar[]) => boolean = () => true): Promise<Scalar[]> {
+  const read = async () => {
     const r = await h.call('events.get_task_events', { task, event_type: 'training_stats_scalar', batch_size: 10_000 }, { token });
     expect(r.status).toBe(200);
-    const events = r.body.data.events as Array<{ iter: number; value: number }>;
-    if ((events.length >= n && done(events)) || Date.now() > deadline) return events;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+    return r.body.data.events as Scalar[];
+  };
+  return eventually(read, (events) => events.length >= n && done(events), { timeoutMs: 30_000, what: `${n} scalars of ${task}` });
 }
 
 async function logCount(task: string, n: number): Promise<number> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
+  const read = async () => {
     const r = await h.call('events.get_task_log', { task, batch_size: 10_000, navigate_earlier: false }, { token });
     expect(r.status).toBe(200);
-    const count = r.body.data.events.length as number;
-    if (count >= n || Date.now() > deadline) return count;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+    return r.body.data.events.length as number;
+  };
+  return eventually(read, (count) => count >= n, { timeoutMs: 30_000, what: `${n} log lines of ${task}` });
 }
 
 /** Two tasks, each 4,000 scalars reported twice (the second report wins: line order) and 2,000 log lines: ~2.5 MB of records. */
@@ -70,7 +69,7 @@ describe('requests beyond the process memory spill to disk and are stored whole'
     for (const a of answers) expect(a.body.data).toEqual({ added: 2 * 10_000, errors: 0, errors_info: {} });
     expect(await metric('clearml_ingest_spilled_bytes_total')).toBeGreaterThan(spilledBefore + 4 * 1024 * KiB);
     for (const task of bodies.flatMap((b) => b.tasks)) {
-      const secondReport = (events: Array<{ iter: number; value: number }>) => events.every((e) => e.value === 1000 + e.iter);
+      const secondReport = (events: Scalar[]) => events.every((e) => e.value === 1000 + e.iter);
       const scalars = await scalarsOf(task, 4000, secondReport);
       expect(scalars.length).toBe(4000);
       expect(scalars.filter((e) => !secondReport([e])).slice(0, 3)).toEqual([]);
