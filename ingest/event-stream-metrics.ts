@@ -22,11 +22,16 @@ interface Sample {
 /** Gauges of one scrape share one read of JetStream. */
 const SAMPLE_REUSE_MS = 1_000;
 
-export function exportEventStreamMetrics(registry: Registry, settings: EventStreamSettings, jsm: () => Promise<JetStreamManager>): void {
+export function exportEventStreamMetrics(
+  registry: Registry,
+  settings: EventStreamSettings,
+  jsm: () => Promise<JetStreamManager>,
+): void {
   if (registry.getSingleMetric('clearml_jetstream_stream_bytes') !== undefined) return;
   let last: { at: number; sample: Promise<Sample | undefined> } | undefined;
   const sample = (): Promise<Sample | undefined> => {
-    if (last === undefined || Date.now() - last.at > SAMPLE_REUSE_MS) last = { at: Date.now(), sample: read(settings, jsm).catch(() => undefined) };
+    if (last === undefined || Date.now() - last.at > SAMPLE_REUSE_MS)
+      last = { at: Date.now(), sample: read(settings, jsm).catch(() => undefined) };
     return last.sample;
   };
   const registers = [registry];
@@ -45,9 +50,21 @@ export function exportEventStreamMetrics(registry: Registry, settings: EventStre
         }
       },
     });
-  perStream('clearml_jetstream_stream_bytes', 'Bytes stored in a JetStream stream of the pipeline (events: waiting for the writers; dead: dead letters)', (s) => s.bytes);
-  perStream('clearml_jetstream_stream_messages', 'Messages stored in a JetStream stream of the pipeline', (s) => s.messages);
-  perStream('clearml_jetstream_stream_max_bytes', "A stream's size limit (events: NATS_STREAM_MAX_BYTES); absent when it has none", (s) => (s.maxBytes > 0 ? s.maxBytes : undefined));
+  perStream(
+    'clearml_jetstream_stream_bytes',
+    'Bytes stored in a JetStream stream of the pipeline (events: waiting for the writers; dead: dead letters)',
+    (s) => s.bytes,
+  );
+  perStream(
+    'clearml_jetstream_stream_messages',
+    'Messages stored in a JetStream stream of the pipeline',
+    (s) => s.messages,
+  );
+  perStream(
+    'clearml_jetstream_stream_max_bytes',
+    "A stream's size limit (events: NATS_STREAM_MAX_BYTES); absent when it has none",
+    (s) => (s.maxBytes > 0 ? s.maxBytes : undefined),
+  );
   const account = (name: string, help: string, value: (s: Sample) => number | undefined) =>
     new Gauge({
       name,
@@ -60,8 +77,16 @@ export function exportEventStreamMetrics(registry: Registry, settings: EventStre
         if (v !== undefined) this.set(v);
       },
     });
-  account('clearml_jetstream_account_storage_bytes', "File storage used by the NATS account's JetStream streams (all of them)", (s) => s.accountBytes);
-  account('clearml_jetstream_account_storage_max_bytes', "The NATS account's JetStream file storage limit; absent when it has none", (s) => (s.accountMaxBytes > 0 ? s.accountMaxBytes : undefined));
+  account(
+    'clearml_jetstream_account_storage_bytes',
+    "File storage used by the NATS account's JetStream streams (all of them)",
+    (s) => s.accountBytes,
+  );
+  account(
+    'clearml_jetstream_account_storage_max_bytes',
+    "The NATS account's JetStream file storage limit; absent when it has none",
+    (s) => (s.accountMaxBytes > 0 ? s.accountMaxBytes : undefined),
+  );
 }
 
 async function read(settings: EventStreamSettings, jsmOf: () => Promise<JetStreamManager>): Promise<Sample> {
@@ -70,10 +95,19 @@ async function read(settings: EventStreamSettings, jsmOf: () => Promise<JetStrea
     ['events', streamName(settings.prefix)],
     ['dead', deadLetterStreamName(settings.prefix)],
   ];
-  const [account, ...infos] = await Promise.all([jsm.getAccountInfo(), ...roles.map(([, name]) => jsm.streams.info(name).catch(() => undefined))]);
+  const [account, ...infos] = await Promise.all([
+    jsm.getAccountInfo(),
+    ...roles.map(([, name]) => jsm.streams.info(name).catch(() => undefined)),
+  ]);
   const streams: Sample['streams'] = [];
   infos.forEach((info, i) => {
-    if (info) streams.push({ role: roles[i]![0], bytes: info.state.bytes, messages: info.state.messages, maxBytes: info.config.max_bytes });
+    if (info)
+      streams.push({
+        role: roles[i]![0],
+        bytes: info.state.bytes,
+        messages: info.state.messages,
+        maxBytes: info.config.max_bytes,
+      });
   });
   return { streams, accountBytes: account.storage, accountMaxBytes: account.limits.max_storage };
 }

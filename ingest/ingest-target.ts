@@ -65,14 +65,27 @@ export const ingestTarget: TargetModule = (services) => {
     get registry() {
       if (registry === undefined) {
         const local = new EntityRegistry(stores.redis.client, config.REDIS_KEY_PREFIX);
-        registry = facts ? new CompanionRegistry(local, facts, localReportsOf(() => stores.redis.client, config.REDIS_KEY_PREFIX)) : local;
+        registry = facts
+          ? new CompanionRegistry(
+              local,
+              facts,
+              localReportsOf(() => stores.redis.client, config.REDIS_KEY_PREFIX),
+            )
+          : local;
       }
       return registry;
     },
     get publisher() {
       return (publisher ??= new EventPublisher(
         () => ({ connected: stores.nats.connected, jetstream: () => stores.nats.connection.jetstream() }),
-        { prefix: config.NATS_STREAM_PREFIX, timeoutMs: config.INGEST_PUBLISH_TIMEOUT_MS, onFailure: () => eventStreams.suspect(), room: eventStreams, observer: metrics, window },
+        {
+          prefix: config.NATS_STREAM_PREFIX,
+          timeoutMs: config.INGEST_PUBLISH_TIMEOUT_MS,
+          onFailure: () => eventStreams.suspect(),
+          room: eventStreams,
+          observer: metrics,
+          window,
+        },
       ));
     },
     budget,
@@ -119,7 +132,10 @@ export const ingestTarget: TargetModule = (services) => {
   };
 
   return {
-    operations: [addOperation({ ingest, metrics }), addBatchOperation({ ingest, maxLineBytes: config.MAX_LINE_BYTES, metrics })],
+    operations: [
+      addOperation({ ingest, metrics }),
+      addBatchOperation({ ingest, maxLineBytes: config.MAX_LINE_BYTES, metrics }),
+    ],
     components: [streams, grpcFront],
     readiness: [{ name: 'ingest-stream', check: () => eventStreams.check() }],
   };

@@ -15,5 +15,8 @@ export const writerTarget: TargetModule = (services) => {
   const jsm = () => stores.nats.jetstreamManager();
   const eventStreams = new EventStreamKeeper({ settings: eventStreamSettings(config), jsm, logger, deadLetters: true });
   exportEventStreamMetrics(services.metrics, eventStreamSettings(config), jsm);
-  return { components: [writer.component], readiness: [writer.readiness, { name: 'writer-streams', check: () => eventStreams.check() }] };
+  return {
+    components: [writer.component],
+    readiness: [writer.readiness, { name: 'writer-streams', check: () => eventStreams.check() }],
+  };
 };

@@ -14,6 +14,10 @@ export const queryTarget: TargetModule = (services) => {
   services.stores.need('redis', 'influx', 'nats');
   const deps = new QueryDeps(services.config, services.logger, services.stores, services.signingSecret);
   return {
-    operations: [authLoginOperation({ tokens: services.tokens, rememberIdentity: rememberIdentityHook(deps) }), ...eventOperations(deps), ...reportsOperations(deps)],
+    operations: [
+      authLoginOperation({ tokens: services.tokens, rememberIdentity: rememberIdentityHook(deps) }),
+      ...eventOperations(deps),
+      ...reportsOperations(deps),
+    ],
   };
 };

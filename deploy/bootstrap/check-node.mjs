@@ -31,8 +31,16 @@ try {
   for (const major of majors) {
     const binary = nodeBinary(major);
     const version = spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout.trim();
-    run(binary, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], `Node.js ${version}: build`);
-    run(binary, [path.join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--project', 'unit'], `Node.js ${version}: unit tests`);
+    run(
+      binary,
+      [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+      `Node.js ${version}: build`,
+    );
+    run(
+      binary,
+      [path.join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--project', 'unit'],
+      `Node.js ${version}: unit tests`,
+    );
     await smokeTest(binary, { log });
     passed.push(version);
   }

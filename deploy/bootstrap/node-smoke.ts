@@ -14,7 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { findFreePort } from '../local-stack/local-stack.js';
 
 /** The repository: two folders up from this source, three from its build in dist/. */
-const ROOT = ['../..', '../../..'].map((up) => path.resolve(path.dirname(fileURLToPath(import.meta.url)), up)).find((dir) => existsSync(path.join(dir, 'package.json')))!;
+const ROOT = ['../..', '../../..']
+  .map((up) => path.resolve(path.dirname(fileURLToPath(import.meta.url)), up))
+  .find((dir) => existsSync(path.join(dir, 'package.json')))!;
 const RUN_LOCAL = path.join(ROOT, 'dist', 'deploy', 'bootstrap', 'run-local.js');
 const DEADLINE_MS = 90_000;
 
@@ -29,7 +31,12 @@ export interface SmokeOptions {
  * every port free (the API's first), warnings and errors logged only.
  */
 export async function runnerEnv(dataDir: string): Promise<[number, Record<string, string>]> {
-  const [apiPort, natsPort, influxPort, redisPort] = await Promise.all([findFreePort(), findFreePort(), findFreePort(), findFreePort()]);
+  const [apiPort, natsPort, influxPort, redisPort] = await Promise.all([
+    findFreePort(),
+    findFreePort(),
+    findFreePort(),
+    findFreePort(),
+  ]);
   return [
     apiPort,
     {
@@ -60,7 +67,8 @@ export async function smokeTest(nodeBinary: string, options: SmokeOptions = {}):
   const deadline = Date.now() + DEADLINE_MS;
   const step = async <T>(what: string, attempt: () => Promise<T | undefined>): Promise<T> => {
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`${what}: the service exited (${child.exitCode}):\n${output.slice(-2000)}`);
+      if (child.exitCode !== null)
+        throw new Error(`${what}: the service exited (${child.exitCode}):\n${output.slice(-2000)}`);
       const value = await attempt().catch(() => undefined);
       if (value !== undefined) return value;
       if (Date.now() > deadline) throw new Error(`${what}: not done within ${DEADLINE_MS} ms:\n${output.slice(-2000)}`);
@@ -72,8 +80,12 @@ export async function smokeTest(nodeBinary: string, options: SmokeOptions = {}):
     await step('start', async () => (output.includes('Stop with Ctrl-C.') ? true : undefined));
     const version = await runningVersion(base);
     log(`Node.js ${version}: started`);
-    const [{ access_key, secret_key }] = JSON.parse(readFileSync(path.join(dataDir, 'credentials.json'), 'utf8')) as Array<{ access_key: string; secret_key: string }>;
-    const login = await call(base, 'auth.login', undefined, { authorization: `Basic ${Buffer.from(`${access_key}:${secret_key}`).toString('base64')}` });
+    const [{ access_key, secret_key }] = JSON.parse(
+      readFileSync(path.join(dataDir, 'credentials.json'), 'utf8'),
+    ) as Array<{ access_key: string; secret_key: string }>;
+    const login = await call(base, 'auth.login', undefined, {
+      authorization: `Basic ${Buffer.from(`${access_key}:${secret_key}`).toString('base64')}`,
+    });
     const token = (login.data as { token?: string }).token;
     if (!token) throw new Error(`auth.login: no token in ${JSON.stringify(login).slice(0, 300)}`);
     const auth = { authorization: `Bearer ${token}` };
@@ -82,12 +94,28 @@ export async function smokeTest(nodeBinary: string, options: SmokeOptions = {}):
       base,
       'events.add_batch',
       [
-        JSON.stringify({ type: 'training_stats_scalar', task, iter: 1, metric: 'loss', variant: 'train', value: 0.5, timestamp: 1_700_000_000_000 }),
-        JSON.stringify({ type: 'log', task, iter: 1, msg: 'hello from the smoke test', level: 'info', timestamp: 1_700_000_000_000 }),
+        JSON.stringify({
+          type: 'training_stats_scalar',
+          task,
+          iter: 1,
+          metric: 'loss',
+          variant: 'train',
+          value: 0.5,
+          timestamp: 1_700_000_000_000,
+        }),
+        JSON.stringify({
+          type: 'log',
+          task,
+          iter: 1,
+          msg: 'hello from the smoke test',
+          level: 'info',
+          timestamp: 1_700_000_000_000,
+        }),
       ].join('\n'),
       { ...auth, 'content-type': 'application/json-lines' },
     );
-    if ((added.data as { added?: number }).added !== 2) throw new Error(`events.add_batch: ${JSON.stringify(added).slice(0, 300)}`);
+    if ((added.data as { added?: number }).added !== 2)
+      throw new Error(`events.add_batch: ${JSON.stringify(added).slice(0, 300)}`);
     await step('events.get_task_log', async () => {
       const answer = await call(base, 'events.get_task_log', JSON.stringify({ task, batch_size: 10 }), auth);
       const events = (answer.data as { events?: Array<{ msg?: string }> }).events ?? [];
@@ -112,10 +140,20 @@ export async function smokeTest(nodeBinary: string, options: SmokeOptions = {}):
   }
 }
 
-async function call(base: string, operation: string, body: string | undefined, headers: Record<string, string>): Promise<{ data: unknown }> {
-  const response = await fetch(`${base}/${operation}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: body ?? '{}' });
+async function call(
+  base: string,
+  operation: string,
+  body: string | undefined,
+  headers: Record<string, string>,
+): Promise<{ data: unknown }> {
+  const response = await fetch(`${base}/${operation}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body ?? '{}',
+  });
   const envelope = (await response.json()) as { data?: unknown; meta?: unknown };
-  if (response.status !== 200) throw new Error(`${operation}: ${response.status} ${JSON.stringify(envelope).slice(0, 300)}`);
+  if (response.status !== 200)
+    throw new Error(`${operation}: ${response.status} ${JSON.stringify(envelope).slice(0, 300)}`);
   return { data: envelope.data ?? {} };
 }
 

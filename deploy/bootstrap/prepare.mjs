@@ -22,10 +22,18 @@ export function ensureDependencies() {
   const installed = path.join(root, 'node_modules', '.package-lock.json');
   const lock = path.join(root, 'package-lock.json');
   if (!existsSync(installed) || mtime(lock) > mtime(installed)) {
-    run('npm', existsSync(lock) ? ['ci', '--no-audit', '--no-fund'] : ['install', '--no-audit', '--no-fund'], 'installing npm dependencies');
+    run(
+      'npm',
+      existsSync(lock) ? ['ci', '--no-audit', '--no-fund'] : ['install', '--no-audit', '--no-fund'],
+      'installing npm dependencies',
+    );
   }
 }
 
 export function build() {
-  run(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], 'building (tsc)');
+  run(
+    process.execPath,
+    [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+    'building (tsc)',
+  );
 }

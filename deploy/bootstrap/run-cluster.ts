@@ -25,17 +25,29 @@ async function main(): Promise<void> {
     process.stdout.write('Stopped.\n');
     process.exit(code);
   };
-  stopOnSignalsAndOrphaning(() => void stop(0), () => stopping);
+  stopOnSignalsAndOrphaning(
+    () => void stop(0),
+    () => stopping,
+  );
 
   const startedAt = Date.now();
   try {
     stack = await startClusterStack({
       dataDir: path.join(config.DATA_DIR, 'cluster'),
-      ports: { api: config.API_PORT, grpc: config.GRPC_PORT, natsBase: stackConfig.NATS_PORT, redisBase: stackConfig.REDIS_PORT, influx: stackConfig.INFLUX_PORT },
+      ports: {
+        api: config.API_PORT,
+        grpc: config.GRPC_PORT,
+        natsBase: stackConfig.NATS_PORT,
+        redisBase: stackConfig.REDIS_PORT,
+        influx: stackConfig.INFLUX_PORT,
+      },
       listenHost: config.API_HOST,
       // The processes share the secret (generated once under DATA_DIR) and the credentials.
       serviceEnv: { DATA_DIR: config.DATA_DIR, CREDENTIALS_FILE: config.CREDENTIALS_FILE, LOG_LEVEL: config.LOG_LEVEL },
-      settings: { redisAppendFsync: stackConfig.REDIS_APPENDFSYNC, natsMaxFileStoreBytes: stackConfig.NATS_MAX_FILE_STORE_BYTES },
+      settings: {
+        redisAppendFsync: stackConfig.REDIS_APPENDFSYNC,
+        natsMaxFileStoreBytes: stackConfig.NATS_MAX_FILE_STORE_BYTES,
+      },
       restartOnExit: true,
       log,
     });

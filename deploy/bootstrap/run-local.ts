@@ -30,7 +30,10 @@ async function main(): Promise<void> {
     process.stdout.write('Stopped.\n');
     process.exit(code);
   };
-  stopOnSignalsAndOrphaning(() => void stop(0), () => stopping);
+  stopOnSignalsAndOrphaning(
+    () => void stop(0),
+    () => stopping,
+  );
 
   try {
     stack = await startLocalStack({
@@ -38,15 +41,31 @@ async function main(): Promise<void> {
       natsPort: stackConfig.NATS_PORT,
       influxPort: stackConfig.INFLUX_PORT,
       redisPort: stackConfig.REDIS_PORT,
-      settings: { redisAppendFsync: stackConfig.REDIS_APPENDFSYNC, natsMaxFileStoreBytes: stackConfig.NATS_MAX_FILE_STORE_BYTES },
+      settings: {
+        redisAppendFsync: stackConfig.REDIS_APPENDFSYNC,
+        natsMaxFileStoreBytes: stackConfig.NATS_MAX_FILE_STORE_BYTES,
+      },
       // A store that dies is started again rather than leaving the service on a dead store.
       restartOnExit: true,
-      existing: { natsUrl: process.env.NATS_URL || undefined, influxUrl: process.env.INFLUX_URL || undefined, redisUrl: process.env.REDIS_URL || undefined },
+      existing: {
+        natsUrl: process.env.NATS_URL || undefined,
+        influxUrl: process.env.INFLUX_URL || undefined,
+        redisUrl: process.env.REDIS_URL || undefined,
+      },
       log: (line) => process.stdout.write(`[stack] ${line}\n`),
     });
-    const serviceConfig = Object.freeze({ ...config, NATS_URL: stack.natsUrl, INFLUX_URL: stack.influxUrl, REDIS_URL: stack.redisUrl });
+    const serviceConfig = Object.freeze({
+      ...config,
+      NATS_URL: stack.natsUrl,
+      INFLUX_URL: stack.influxUrl,
+      REDIS_URL: stack.redisUrl,
+    });
     service = await startService({ target: 'all', config: serviceConfig, logger, modules: targetModules });
-    printBanner(config, { httpPort: service.httpPort, grpcAddress: `${config.API_HOST}:${service.services.boundPorts.get('grpc')}` }, created);
+    printBanner(
+      config,
+      { httpPort: service.httpPort, grpcAddress: `${config.API_HOST}:${service.services.boundPorts.get('grpc')}` },
+      created,
+    );
   } catch (error) {
     process.stderr.write(`Start-up failed: ${(error as Error).message}\n`);
     await stop(1);

@@ -10,13 +10,21 @@ import { ConfigError, configSchema, loadConfig, type Config } from '../../shared
 import { variableDocs } from '../../shared/config/config-variables.js';
 import { exitWithMistake, positionalOrExit } from '../../shared/launcher/command-line.js';
 
-const portNumber = z.coerce.number({ error: 'expected a TCP port number (1-65535)' }).int({ error: 'expected a TCP port number (1-65535)' }).min(1, { error: 'expected a TCP port number (1-65535)' }).max(65535, { error: 'expected a TCP port number (1-65535)' });
+const portNumber = z.coerce
+  .number({ error: 'expected a TCP port number (1-65535)' })
+  .int({ error: 'expected a TCP port number (1-65535)' })
+  .min(1, { error: 'expected a TCP port number (1-65535)' })
+  .max(65535, { error: 'expected a TCP port number (1-65535)' });
 
 /** Settings of the local stack only (docs/configuration.md, "Local stack"). */
 export const stackSettings = z.object({
-  NATS_PORT: portNumber.default(14222).meta({ description: "Port of the stack's nats-server (a cluster's first node)" }),
+  NATS_PORT: portNumber
+    .default(14222)
+    .meta({ description: "Port of the stack's nats-server (a cluster's first node)" }),
   INFLUX_PORT: portNumber.default(18086).meta({ description: "Port of the stack's influxd" }),
-  REDIS_PORT: portNumber.default(16379).meta({ description: "Port of the stack's redis-server (a cluster's first node)" }),
+  REDIS_PORT: portNumber
+    .default(16379)
+    .meta({ description: "Port of the stack's redis-server (a cluster's first node)" }),
   REDIS_APPENDFSYNC: z
     .enum(['always', 'everysec', 'no'], { error: 'expected always, everysec or no' })
     .default('everysec')
@@ -43,19 +51,27 @@ export function fail(message: string): never {
  */
 export function answerCommandLine(command: string): void {
   const hint = `${command} -- --help lists the options`;
-  const positional = positionalOrExit(process.argv.slice(2), () => ({
-    usage: [`${command} [-- OPTIONS]`],
-    variables: [...variableDocs(configSchema.shape), ...variableDocs(stackSettings.shape)],
-  }), hint);
+  const positional = positionalOrExit(
+    process.argv.slice(2),
+    () => ({
+      usage: [`${command} [-- OPTIONS]`],
+      variables: [...variableDocs(configSchema.shape), ...variableDocs(stackSettings.shape)],
+    }),
+    hint,
+  );
   if (positional.length > 0) exitWithMistake(`${command} takes no arguments, got: ${positional.join(' ')}`, hint);
 }
 
 export function readConfiguration(): { config: Readonly<Config>; stackConfig: z.infer<typeof stackSettings> } {
   try {
     const config = loadConfig(process.env);
-    const stackConfig = stackSettings.safeParse(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== '')));
+    const stackConfig = stackSettings.safeParse(
+      Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== '')),
+    );
     if (!stackConfig.success) {
-      fail(`Invalid configuration:\n${stackConfig.error.issues.map((issue) => `  - ${String(issue.path[0])}: ${issue.message}`).join('\n')}`);
+      fail(
+        `Invalid configuration:\n${stackConfig.error.issues.map((issue) => `  - ${String(issue.path[0])}: ${issue.message}`).join('\n')}`,
+      );
     }
     return { config, stackConfig: stackConfig.data };
   } catch (error) {
@@ -70,7 +86,12 @@ export interface Listening {
   grpcAddress: string;
 }
 
-export function printBanner(config: Readonly<Config>, listening: Listening, created: boolean, extra: string[] = []): void {
+export function printBanner(
+  config: Readonly<Config>,
+  listening: Listening,
+  created: boolean,
+  extra: string[] = [],
+): void {
   const first = firstCredential(config.CREDENTIALS_FILE);
   const base = `http://${config.API_HOST}:${listening.httpPort}`;
   const lines = [
@@ -112,7 +133,9 @@ export function clearmlConf(apiServer: string, credential: { access_key: string;
 
 function firstCredential(file: string): { access_key: string; secret_key: string; company: string } {
   loadCredentials(file); // validates the whole file first
-  return (JSON.parse(readFileSync(file, 'utf8')) as Array<{ access_key: string; secret_key: string; company: string }>)[0]!;
+  return (
+    JSON.parse(readFileSync(file, 'utf8')) as Array<{ access_key: string; secret_key: string; company: string }>
+  )[0]!;
 }
 
 /**

@@ -8,5 +8,9 @@ import { build, ensureDependencies, root } from './prepare.mjs';
 ensureDependencies();
 build();
 const vitest = path.join(root, 'node_modules', 'vitest', 'vitest.mjs');
-const result = spawnSync(process.execPath, [vitest, 'run', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit', env: process.env });
+const result = spawnSync(process.execPath, [vitest, 'run', ...process.argv.slice(2)], {
+  cwd: root,
+  stdio: 'inherit',
+  env: process.env,
+});
 process.exit(result.status ?? 1);

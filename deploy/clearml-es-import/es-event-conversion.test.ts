@@ -4,7 +4,10 @@ import { convertDocument, documentsOf, indexParts } from './es-event-conversion.
 
 describe('ClearML Elasticsearch documents', () => {
   it('read type and company from the index name (apiserver/bll/event/event_common.py get_index_name)', () => {
-    expect(indexParts('events-training_stats_scalar-d1bd92a3b039400cbafc60a7a5b1e52b')).toEqual({ type: 'training_stats_scalar', company: 'd1bd92a3b039400cbafc60a7a5b1e52b' });
+    expect(indexParts('events-training_stats_scalar-d1bd92a3b039400cbafc60a7a5b1e52b')).toEqual({
+      type: 'training_stats_scalar',
+      company: 'd1bd92a3b039400cbafc60a7a5b1e52b',
+    });
     expect(indexParts('events-log-')).toEqual({ type: 'log', company: '' });
     expect(indexParts('worker_stats_x')).toBeUndefined();
     expect(indexParts(5)).toBeUndefined();
@@ -14,21 +17,49 @@ describe('ClearML Elasticsearch documents', () => {
     const converted = convertDocument({
       _index: 'events-training_stats_vector-c1',
       _id: 'x',
-      _source: { '@timestamp': '2024-01-01T00:00:00Z', company_id: 'c1', task: 't1', type: 'training_stats_vector', iter: 3, metric: 'w', variant: 'l1', value: [1, 2], timestamp: 1700000000000, worker: 'gpu', model_event: false },
+      _source: {
+        '@timestamp': '2024-01-01T00:00:00Z',
+        company_id: 'c1',
+        task: 't1',
+        type: 'training_stats_vector',
+        iter: 3,
+        metric: 'w',
+        variant: 'l1',
+        value: [1, 2],
+        timestamp: 1700000000000,
+        worker: 'gpu',
+        model_event: false,
+      },
     });
     expect(converted).toEqual({
       company: 'c1',
-      event: { type: 'training_stats_vector', task: 't1', iter: 3, metric: 'w', variant: 'l1', value: [1, 2], timestamp: 1700000000000, worker: 'gpu', model_event: false, allow_locked: true },
+      event: {
+        type: 'training_stats_vector',
+        task: 't1',
+        iter: 3,
+        metric: 'w',
+        variant: 'l1',
+        value: [1, 2],
+        timestamp: 1700000000000,
+        worker: 'gpu',
+        model_event: false,
+        allow_locked: true,
+      },
     });
   });
 
   it('decompress plots ClearML stored as plot_data (base64 of zlib)', () => {
     const figure = JSON.stringify({ data: [{ x: [1], y: [2] }] });
     const plot_data = deflateSync(Buffer.from(figure)).toString('base64');
-    const converted = convertDocument({ _index: 'events-plot-c1', _source: { task: 't1', type: 'plot', iter: 0, metric: 'm', variant: 'v', plot_data, plot_len: figure.length } });
+    const converted = convertDocument({
+      _index: 'events-plot-c1',
+      _source: { task: 't1', type: 'plot', iter: 0, metric: 'm', variant: 'v', plot_data, plot_len: figure.length },
+    });
     expect(converted).toMatchObject({ event: { plot_str: figure } });
     expect('event' in converted && 'plot_data' in converted.event).toBe(false);
-    expect(convertDocument({ _index: 'events-plot-c1', _source: { task: 't1', plot_data: 'not zlib' } })).toEqual({ skip: 'plot_data that does not decompress' });
+    expect(convertDocument({ _index: 'events-plot-c1', _source: { task: 't1', plot_data: 'not zlib' } })).toEqual({
+      skip: 'plot_data that does not decompress',
+    });
   });
 
   it('skip what is not an event document', () => {

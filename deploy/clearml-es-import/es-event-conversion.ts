@@ -15,7 +15,22 @@ import { inflateSync } from 'node:zlib';
 import { EVENT_TYPES } from '../../shared/events/domain/event-types.js';
 
 /** The fields events.add_batch stores; anything else in `_source` is ClearML's bookkeeping. */
-const KEPT = ['type', 'task', 'iter', 'metric', 'variant', 'timestamp', 'worker', 'model_event', 'value', 'url', 'key', 'plot_str', 'level', 'msg'];
+const KEPT = [
+  'type',
+  'task',
+  'iter',
+  'metric',
+  'variant',
+  'timestamp',
+  'worker',
+  'model_event',
+  'value',
+  'url',
+  'key',
+  'plot_str',
+  'level',
+  'msg',
+];
 
 export type Converted = { event: Record<string, unknown>; company: string } | { skip: string };
 

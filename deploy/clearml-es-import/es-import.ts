@@ -76,7 +76,9 @@ export async function importEsExport(options: ImportOptions): Promise<ImportStat
     pending = emptyTotals();
     state.offset = end;
     await saveState(statePath, state);
-    options.log?.(`${state.offset}/${state.file.size} bytes, ${state.documents} documents, ${state.added} events added`);
+    options.log?.(
+      `${state.offset}/${state.file.size} bytes, ${state.documents} documents, ${state.added} events added`,
+    );
   };
 
   for await (const line of exportLines(file, state.offset)) {

@@ -44,13 +44,18 @@ export class EventsApi {
     for (let renewed = false; ; renewed = true) {
       const token = await this.login();
       const { status, envelope } = await this.retrying(() =>
-        fetch(`${this.base}/events.add_batch`, { method: 'POST', headers: { 'content-type': 'application/json-lines', authorization: `Bearer ${token}` }, body }),
+        fetch(`${this.base}/events.add_batch`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json-lines', authorization: `Bearer ${token}` },
+          body,
+        }),
       );
       if (status === 401 && !renewed) {
         this.token = undefined;
         continue;
       }
-      if (status !== 200) throw new Error(`events.add_batch answered ${status}: ${envelope?.meta?.result_msg ?? 'no envelope'}`);
+      if (status !== 200)
+        throw new Error(`events.add_batch answered ${status}: ${envelope?.meta?.result_msg ?? 'no envelope'}`);
       return envelope.data as BatchAnswer;
     }
   }
@@ -58,8 +63,11 @@ export class EventsApi {
   private async login(): Promise<string> {
     if (this.token !== undefined) return this.token;
     const basic = Buffer.from(`${this.options.accessKey}:${this.options.secretKey}`).toString('base64');
-    const { status, envelope } = await this.retrying(() => fetch(`${this.base}/auth.login`, { method: 'POST', headers: { authorization: `Basic ${basic}` } }));
-    if (status !== 200 || typeof envelope?.data?.token !== 'string') throw new Error(`auth.login answered ${status}: ${envelope?.meta?.result_msg ?? 'no envelope'}`);
+    const { status, envelope } = await this.retrying(() =>
+      fetch(`${this.base}/auth.login`, { method: 'POST', headers: { authorization: `Basic ${basic}` } }),
+    );
+    if (status !== 200 || typeof envelope?.data?.token !== 'string')
+      throw new Error(`auth.login answered ${status}: ${envelope?.meta?.result_msg ?? 'no envelope'}`);
     this.token = envelope.data.token as string;
     return this.token;
   }

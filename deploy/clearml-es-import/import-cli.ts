@@ -58,19 +58,28 @@ export async function main(args: string[], env: NodeJS.ProcessEnv = process.env)
   let parsed;
   try {
     parsed = parse(args, env);
-    if (!env.CLEARML_API_ACCESS_KEY || !env.CLEARML_API_SECRET_KEY) throw new UsageError('set CLEARML_API_ACCESS_KEY and CLEARML_API_SECRET_KEY');
+    if (!env.CLEARML_API_ACCESS_KEY || !env.CLEARML_API_SECRET_KEY)
+      throw new UsageError('set CLEARML_API_ACCESS_KEY and CLEARML_API_SECRET_KEY');
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`${error.message}\n${USAGE}`);
     return 2;
   }
-  const api = new EventsApi({ url: parsed.url, accessKey: env.CLEARML_API_ACCESS_KEY, secretKey: env.CLEARML_API_SECRET_KEY });
+  const api = new EventsApi({
+    url: parsed.url,
+    accessKey: env.CLEARML_API_ACCESS_KEY,
+    secretKey: env.CLEARML_API_SECRET_KEY,
+  });
   try {
     const state = await importEsExport({ ...parsed, api, log: (line) => process.stderr.write(`${line}\n`) });
-    process.stdout.write(`${JSON.stringify({ documents: state.documents, added: state.added, refused: state.refused, skipped: state.skipped })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ documents: state.documents, added: state.added, refused: state.refused, skipped: state.skipped })}\n`,
+    );
     return Object.keys(state.refused).length === 0 ? 0 : 1;
   } catch (error) {
-    process.stderr.write(`import stopped: ${(error as Error).message}\nrun the same command again to continue where it stopped\n`);
+    process.stderr.write(
+      `import stopped: ${(error as Error).message}\nrun the same command again to continue where it stopped\n`,
+    );
     return 1;
   }
 }

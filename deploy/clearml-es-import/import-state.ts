@@ -39,7 +39,9 @@ export async function loadState(statePath: string, file: ImportState['file']): P
     throw new Error(`${statePath}: not an import state (${(error as Error).message}); remove it or pass --restart`);
   }
   if (saved.file?.size !== file.size || saved.file?.mtimeMs !== file.mtimeMs) {
-    throw new Error(`${statePath} was saved for another version of the export (size or time differs); pass --restart to import it from the start`);
+    throw new Error(
+      `${statePath} was saved for another version of the export (size or time differs); pass --restart to import it from the start`,
+    );
   }
   return saved;
 }

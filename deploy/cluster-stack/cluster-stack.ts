@@ -89,16 +89,30 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
 
   const natsPorts: NatsNodePorts[] = [];
   for (let i = 0; i < NATS_NODES; i++) {
-    natsPorts.push({ client: await portOr(fixed.natsBase, i), route: await portOr(fixed.natsBase, 10 + i), monitor: await portOr(fixed.natsBase, 20 + i) });
+    natsPorts.push({
+      client: await portOr(fixed.natsBase, i),
+      route: await portOr(fixed.natsBase, 10 + i),
+      monitor: await portOr(fixed.natsBase, 20 + i),
+    });
   }
   const redisPorts: RedisNodePorts[] = [];
-  for (let i = 0; i < REDIS_NODES; i++) redisPorts.push({ port: await portOr(fixed.redisBase, i), bus: await portOr(fixed.redisBase, 10_000 + i) });
+  for (let i = 0; i < REDIS_NODES; i++)
+    redisPorts.push({ port: await portOr(fixed.redisBase, i), bus: await portOr(fixed.redisBase, 10_000 + i) });
   const apiPort = fixed.api || (await findFreePort());
   const grpcPort = fixed.grpc || (await findFreePort());
-  const fixedPorts = [...(fixed.natsBase ? natsPorts.flatMap((p) => [p.client, p.route, p.monitor]) : []), ...(fixed.redisBase ? redisPorts.flatMap((p) => [p.port, p.bus]) : []), ...(fixed.api ? [apiPort] : []), ...(fixed.grpc ? [grpcPort] : []), ...(fixed.influx ? [fixed.influx] : [])];
+  const fixedPorts = [
+    ...(fixed.natsBase ? natsPorts.flatMap((p) => [p.client, p.route, p.monitor]) : []),
+    ...(fixed.redisBase ? redisPorts.flatMap((p) => [p.port, p.bus]) : []),
+    ...(fixed.api ? [apiPort] : []),
+    ...(fixed.grpc ? [grpcPort] : []),
+    ...(fixed.influx ? [fixed.influx] : []),
+  ];
   const busy = [];
   for (const port of fixedPorts) if (!(await isPortFree(port))) busy.push(port);
-  if (busy.length > 0) throw new Error(`ports in use: ${busy.join(', ')}. Stop what listens there (another npm start or start:cluster?), or choose other ports (API_PORT, GRPC_PORT, NATS_PORT, REDIS_PORT, INFLUX_PORT).`);
+  if (busy.length > 0)
+    throw new Error(
+      `ports in use: ${busy.join(', ')}. Stop what listens there (another npm start or start:cluster?), or choose other ports (API_PORT, GRPC_PORT, NATS_PORT, REDIS_PORT, INFLUX_PORT).`,
+    );
 
   const binaries = await ensureStackPackages(log);
   // redis-cli comes with redis-tools, which redis-server depends on.
@@ -121,12 +135,34 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
     const startedAt = Date.now();
     let influxChild: ServerProcess | undefined;
     const [nats, redis, influxUrl] = await Promise.all([
-      startNatsCluster({ binary: binaries.nats!, dataDir, ports: natsPorts, maxFileStoreBytes: settings.natsMaxFileStoreBytes, context }),
-      startRedisCluster({ binary: binaries.redis!, cliBinary: tools['redis-cli']!, dataDir, ports: redisPorts, appendFsync: settings.redisAppendFsync, context }),
-      startServer({ server: 'influxdb', binary: binaries.influxdb!, dataDir, fixedPort: fixed.influx ?? 0, settings, timeoutMs: context.timeoutMs, log, onSpawned: (child) => {
-        influxChild = child;
-        context.onSpawned(child);
-      } }),
+      startNatsCluster({
+        binary: binaries.nats!,
+        dataDir,
+        ports: natsPorts,
+        maxFileStoreBytes: settings.natsMaxFileStoreBytes,
+        context,
+      }),
+      startRedisCluster({
+        binary: binaries.redis!,
+        cliBinary: tools['redis-cli']!,
+        dataDir,
+        ports: redisPorts,
+        appendFsync: settings.redisAppendFsync,
+        context,
+      }),
+      startServer({
+        server: 'influxdb',
+        binary: binaries.influxdb!,
+        dataDir,
+        fixedPort: fixed.influx ?? 0,
+        settings,
+        timeoutMs: context.timeoutMs,
+        log,
+        onSpawned: (child) => {
+          influxChild = child;
+          context.onSpawned(child);
+        },
+      }),
     ]);
     for (const node of [...nats.nodes, ...redis.nodes]) supervised.set(node.label, node.process);
     supervised.set(
@@ -134,7 +170,17 @@ export async function startClusterStack(options: ClusterStackOptions): Promise<C
       new SupervisedServer(
         {
           label: 'influxdb',
-          respawn: (onSpawned) => startServer({ server: 'influxdb', binary: binaries.influxdb!, dataDir, fixedPort: Number(new URL(influxUrl).port), settings, timeoutMs: context.timeoutMs, log, onSpawned }),
+          respawn: (onSpawned) =>
+            startServer({
+              server: 'influxdb',
+              binary: binaries.influxdb!,
+              dataDir,
+              fixedPort: Number(new URL(influxUrl).port),
+              settings,
+              timeoutMs: context.timeoutMs,
+              log,
+              onSpawned,
+            }),
           restartOnExit: context.restartOnExit,
           log,
           onSpawned: context.onSpawned,

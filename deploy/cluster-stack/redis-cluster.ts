@@ -57,7 +57,13 @@ export async function startRedisCluster(options: {
           prepare: () =>
             writeFile(
               configFile,
-              redisConfigText({ port: ports.port, dir, logFile, appendFsync: options.appendFsync, cluster: { busPort: ports.bus, nodeTimeoutMs: NODE_TIMEOUT_MS } }),
+              redisConfigText({
+                port: ports.port,
+                dir,
+                logFile,
+                appendFsync: options.appendFsync,
+                cluster: { busPort: ports.bus, nodeTimeoutMs: NODE_TIMEOUT_MS },
+              }),
             ),
         },
         options.context,
@@ -65,13 +71,29 @@ export async function startRedisCluster(options: {
       return { label, ports, process };
     }),
   );
-  const cli = (port: number, ...args: string[]) => run(options.cliBinary, ['-h', '127.0.0.1', '-p', String(port), ...args], { timeout: 30_000 });
+  const cli = (port: number, ...args: string[]) =>
+    run(options.cliBinary, ['-h', '127.0.0.1', '-p', String(port), ...args], { timeout: 30_000 });
   const first = options.ports[0]!.port;
   if (clusterInfo((await cli(first, 'CLUSTER', 'INFO')).stdout).cluster_known_nodes !== String(options.ports.length)) {
     options.context.log(`creating the Redis Cluster (${options.ports.length / 2} masters, 1 replica each)`);
-    await run(options.cliBinary, ['--cluster', 'create', ...options.ports.map((p) => `127.0.0.1:${p.port}`), '--cluster-replicas', '1', '--cluster-yes'], { timeout: 60_000 });
+    await run(
+      options.cliBinary,
+      [
+        '--cluster',
+        'create',
+        ...options.ports.map((p) => `127.0.0.1:${p.port}`),
+        '--cluster-replicas',
+        '1',
+        '--cluster-yes',
+      ],
+      { timeout: 60_000 },
+    );
   }
-  await waitClusterOk(options.ports.map((p) => p.port), cli, options.context.timeoutMs);
+  await waitClusterOk(
+    options.ports.map((p) => p.port),
+    cli,
+    options.context.timeoutMs,
+  );
   return { url: options.ports.map((p) => `redis://127.0.0.1:${p.port}`).join(','), nodes };
 }
 
@@ -86,12 +108,27 @@ export function clusterInfo(text: string): Record<string, string> {
 }
 
 /** Every node sees all slots served, and knows every other node. */
-async function waitClusterOk(ports: number[], cli: (port: number, ...args: string[]) => Promise<{ stdout: string }>, timeoutMs: number): Promise<void> {
+async function waitClusterOk(
+  ports: number[],
+  cli: (port: number, ...args: string[]) => Promise<{ stdout: string }>,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   for (;;) {
-    const infos = await Promise.all(ports.map((port) => cli(port, 'CLUSTER', 'INFO').then((r) => clusterInfo(r.stdout), (e: Error) => ({ error: e.message }) as Record<string, string>)));
-    const pending = infos.flatMap((info, i) => (info.cluster_state === 'ok' && info.cluster_known_nodes === String(ports.length) ? [] : [`${ports[i]}: ${info.cluster_state ?? info.error}`]));
+    const infos = await Promise.all(
+      ports.map((port) =>
+        cli(port, 'CLUSTER', 'INFO').then(
+          (r) => clusterInfo(r.stdout),
+          (e: Error) => ({ error: e.message }) as Record<string, string>,
+        ),
+      ),
+    );
+    const pending = infos.flatMap((info, i) =>
+      info.cluster_state === 'ok' && info.cluster_known_nodes === String(ports.length)
+        ? []
+        : [`${ports[i]}: ${info.cluster_state ?? info.error}`],
+    );
     if (pending.length === 0) return;
     last = pending.join(', ');
     if (Date.now() > deadline) throw new Error(`the Redis Cluster did not become ok within ${timeoutMs} ms (${last})`);

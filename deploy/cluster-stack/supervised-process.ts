@@ -38,7 +38,13 @@ export async function startSupervised(spec: ProcessSpec, context: SupervisionCon
     context.onSpawned(child);
   });
   return new SupervisedServer(
-    { label: spec.label, respawn: run, restartOnExit: context.restartOnExit, log: context.log, onSpawned: context.onSpawned },
+    {
+      label: spec.label,
+      respawn: run,
+      restartOnExit: context.restartOnExit,
+      log: context.log,
+      onSpawned: context.onSpawned,
+    },
     first!,
   );
 }

@@ -47,6 +47,8 @@ function assertUsableUrl(server: StackServer, url: string): void {
     scheme = undefined;
   }
   if (!scheme || !expected.includes(scheme)) {
-    throw new Error(`${SERVER_NAMES[server].urlVar}=${withoutCredentials(url)} is not a valid ${expected.join('/')} URL`);
+    throw new Error(
+      `${SERVER_NAMES[server].urlVar}=${withoutCredentials(url)} is not a valid ${expected.join('/')} URL`,
+    );
   }
 }

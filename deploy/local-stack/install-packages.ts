@@ -8,12 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import {
-  MANUAL_INSTALL_COMMAND,
-  SERVER_NAMES,
-  STACK_SERVERS,
-  type StackServer,
-} from './stack-servers.js';
+import { MANUAL_INSTALL_COMMAND, SERVER_NAMES, STACK_SERVERS, type StackServer } from './stack-servers.js';
 
 export type StackBinaries = Partial<Record<StackServer, string>>;
 
@@ -71,16 +66,25 @@ export async function ensureStackPackages(
  * servers), for tools beyond the stack: the Python client's protoc and
  * grpcio, for example. Throws with the manual command when it cannot.
  */
-export async function ensureDebianPackages(log: (line: string) => void, packages: readonly DebianPackage[]): Promise<void> {
+export async function ensureDebianPackages(
+  log: (line: string) => void,
+  packages: readonly DebianPackage[],
+): Promise<void> {
   const missing = () => packages.filter((p) => !p.present()).map((p) => p.name);
   const wanted = missing();
   if (wanted.length === 0) return;
   log(`missing Debian packages ${wanted.join(', ')}: installing`);
-  const manual = (reason: string) => new Error(`Cannot install ${wanted.join(', ')}: ${reason}.\nInstall them by hand:\n    sudo apt-get install ${wanted.join(' ')}`);
+  const manual = (reason: string) =>
+    new Error(
+      `Cannot install ${wanted.join(', ')}: ${reason}.\nInstall them by hand:\n    sudo apt-get install ${wanted.join(' ')}`,
+    );
   const prefix = findBinary('apt-get') ? privilegePrefix() : undefined;
   if (!prefix) throw manual('apt-get as root (or sudo without a password) is not available');
   // Another apt-get (the stack's servers, another tool) may be running: wait for dpkg's lock rather than fail.
-  for (const args of [['-o', 'DPkg::Lock::Timeout=600', 'update'], ['-o', 'DPkg::Lock::Timeout=600', 'install', '-y', ...wanted]]) {
+  for (const args of [
+    ['-o', 'DPkg::Lock::Timeout=600', 'update'],
+    ['-o', 'DPkg::Lock::Timeout=600', 'install', '-y', ...wanted],
+  ]) {
     const code = await runStreaming([...prefix, 'apt-get', ...args], log);
     if (code !== 0) throw manual(`"apt-get ${args.join(' ')}" failed with exit code ${code}`);
   }

@@ -138,10 +138,12 @@ describe('startLocalStack', { timeout: 60_000 }, () => {
       () => new Error('expected a failure'),
       (e: Error) => e,
     );
-    expect(error.message).toMatch(/^NATS exited during start-up \(exit code \d+\)\. The end of its log .*nats-server\.log:\n/);
+    expect(error.message).toMatch(
+      /^NATS exited during start-up \(exit code \d+\)\. The end of its log .*nats-server\.log:\n/,
+    );
     expect(error.message).toContain("Can't start JetStream");
     // The servers that did come up were stopped again.
-    const started = lines.flatMap((line) => [.../ready at .* \(pid (\d+)\)/.exec(line)?.slice(1) ?? []]);
+    const started = lines.flatMap((line) => [...(/ready at .* \(pid (\d+)\)/.exec(line)?.slice(1) ?? [])]);
     expect(started).toHaveLength(2);
     for (const pid of started) expect(isAlive(Number(pid))).toBe(false);
   });
@@ -168,20 +170,32 @@ describe('startLocalStack', { timeout: 60_000 }, () => {
 
   it('restarts a server that dies, on its port, with a log line', async () => {
     const lines: string[] = [];
-    const stack = await startLocalStack({ dataDir: await tempDir(), restartOnExit: true, log: (line) => lines.push(line) });
+    const stack = await startLocalStack({
+      dataDir: await tempDir(),
+      restartOnExit: true,
+      log: (line) => lines.push(line),
+    });
     cleanups.push(() => stack.stop());
     const first = stack.pidOf('redis')!;
     await redisCommand(stack.redisUrl, ['CONFIG', 'SET', 'appendfsync', 'always'], 1); // the next write is on disk before the kill
     await redisCommand(stack.redisUrl, ['SET', 'kept', 'still'], 1);
     process.kill(first, 'SIGKILL');
     const deadline = Date.now() + 20_000;
-    while (stack.pidOf('redis') === first || !(await redisPing(stack.redisUrl, 1_000).then(() => true, () => false))) {
+    while (
+      stack.pidOf('redis') === first ||
+      !(await redisPing(stack.redisUrl, 1_000).then(
+        () => true,
+        () => false,
+      ))
+    ) {
       if (Date.now() > deadline) throw new Error(`Redis was not restarted; log: ${lines.join(' | ')}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(isAlive(first)).toBe(false);
     expect(stack.pids).toContain(stack.pidOf('redis'));
-    expect(lines.some((line) => line.startsWith(`Redis (pid ${first}) exited unexpectedly: signal SIGKILL`))).toBe(true);
+    expect(lines.some((line) => line.startsWith(`Redis (pid ${first}) exited unexpectedly: signal SIGKILL`))).toBe(
+      true,
+    );
     expect(lines).toContain('restarting Redis in 1 s');
     // Same data directory and port: what was written before the kill is there.
     expect(await redisCommand(stack.redisUrl, ['GET', 'kept'], 2)).toContain('still');
@@ -199,9 +213,14 @@ describe('startLocalStack', { timeout: 60_000 }, () => {
   });
 
   it('applies the durability and capacity settings: Redis appendfsync, the JetStream storage cap', async () => {
-    const stack = await startLocalStack({ dataDir: await tempDir(), settings: { redisAppendFsync: 'always', natsMaxFileStoreBytes: 1024 * 1024 } });
+    const stack = await startLocalStack({
+      dataDir: await tempDir(),
+      settings: { redisAppendFsync: 'always', natsMaxFileStoreBytes: 1024 * 1024 },
+    });
     cleanups.push(() => stack.stop());
-    expect(await redisCommand(stack.redisUrl, ['CONFIG', 'GET', 'appendfsync'])).toContain('appendfsync\r\n$6\r\nalways');
+    expect(await redisCommand(stack.redisUrl, ['CONFIG', 'GET', 'appendfsync'])).toContain(
+      'appendfsync\r\n$6\r\nalways',
+    );
     const { connect } = await import('nats');
     const nc = await connect({ servers: stack.natsUrl });
     try {

@@ -108,7 +108,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     throw combineErrors(failures);
   }
 
-  const urls = Object.fromEntries(STACK_SERVERS.map((server, i) => [server, (settled[i] as PromiseFulfilledResult<string>).value])) as Record<StackServer, string>;
+  const urls = Object.fromEntries(
+    STACK_SERVERS.map((server, i) => [server, (settled[i] as PromiseFulfilledResult<string>).value]),
+  ) as Record<StackServer, string>;
   const pids = running.map(({ child }) => child.pid);
   const supervised = new Map<StackServer, SupervisedServer>();
   for (const { server, child } of running) {
@@ -118,7 +120,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         {
           label: SERVER_NAMES[server].label,
           respawn: (onSpawned) =>
-            startServer({ server, binary: binaries[server]!, dataDir, fixedPort: Number(new URL(urls[server]).port), settings, timeoutMs, log, onSpawned }),
+            startServer({
+              server,
+              binary: binaries[server]!,
+              dataDir,
+              fixedPort: Number(new URL(urls[server]).port),
+              settings,
+              timeoutMs,
+              log,
+              onSpawned,
+            }),
           restartOnExit: options.restartOnExit ?? false,
           log,
           onUnexpectedExit: (exit) => options.onServerExit?.(server, exit),

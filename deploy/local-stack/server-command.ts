@@ -25,7 +25,10 @@ export async function prepareServerCommand(
   switch (server) {
     case 'nats': {
       const configFile = join(serverDir, 'nats-server.conf');
-      await writeFile(configFile, natsConfigText({ port, storeDir: serverDir, maxFileStoreBytes: settings.natsMaxFileStoreBytes }));
+      await writeFile(
+        configFile,
+        natsConfigText({ port, storeDir: serverDir, maxFileStoreBytes: settings.natsMaxFileStoreBytes }),
+      );
       return {
         args: ['-c', configFile],
         url: `nats://127.0.0.1:${port}`,
@@ -47,7 +50,10 @@ export async function prepareServerCommand(
       const logFile = join(serverDir, 'redis-server.log');
       // Redis writes its own log lines to logFile and anything printed before
       // the config is read goes to stderr: both land in the same file.
-      await writeFile(configFile, redisConfigText({ port, dir: serverDir, logFile, appendFsync: settings.redisAppendFsync }));
+      await writeFile(
+        configFile,
+        redisConfigText({ port, dir: serverDir, logFile, appendFsync: settings.redisAppendFsync }),
+      );
       return { args: [configFile], url: `redis://127.0.0.1:${port}`, logFile };
     }
   }

@@ -30,7 +30,12 @@ export interface NatsClusterNode {
   monitorPort: number;
 }
 
-export function natsConfigText(options: { port: number; storeDir: string; maxFileStoreBytes: number; cluster?: NatsClusterNode }): string {
+export function natsConfigText(options: {
+  port: number;
+  storeDir: string;
+  maxFileStoreBytes: number;
+  cluster?: NatsClusterNode;
+}): string {
   const { cluster } = options;
   // nats-server appends "jetstream" to store_dir itself.
   return [
@@ -58,11 +63,7 @@ export function natsConfigText(options: { port: number; storeDir: string; maxFil
   ].join('\n');
 }
 
-export function influxConfigText(options: {
-  dir: string;
-  httpPort: number;
-  rpcPort: number;
-}): string {
+export function influxConfigText(options: { dir: string; httpPort: number; rpcPort: number }): string {
   const { dir, httpPort, rpcPort } = options;
   return [
     // Debian renamed upstream's reporting-disabled; influxd ignores the key it
@@ -118,7 +119,13 @@ export interface RedisClusterNode {
   nodeTimeoutMs: number;
 }
 
-export function redisConfigText(options: { port: number; dir: string; logFile: string; appendFsync: ServerOptions['redisAppendFsync']; cluster?: RedisClusterNode }): string {
+export function redisConfigText(options: {
+  port: number;
+  dir: string;
+  logFile: string;
+  appendFsync: ServerOptions['redisAppendFsync'];
+  cluster?: RedisClusterNode;
+}): string {
   const { cluster } = options;
   return [
     `port ${options.port}`,

@@ -93,7 +93,10 @@ export async function tailOfFile(path: string, since = 0, maxLines = 20, maxByte
     const length = Math.max(0, size - start);
     const buffer = Buffer.alloc(length);
     await handle.read(buffer, 0, length, start);
-    const lines = buffer.toString('utf8').split('\n').filter((line) => line.trim() !== '');
+    const lines = buffer
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '');
     return lines.slice(-maxLines).join('\n') || '(empty log)';
   } finally {
     await handle.close();

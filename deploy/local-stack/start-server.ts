@@ -85,16 +85,32 @@ export async function spawnUntilReady(
   options: SpawnSpec & { timeoutMs: number; onSpawned: (child: ServerProcess) => void },
 ): Promise<SpawnOutcome> {
   const logStart = await fileSize(options.logFile);
-  const child = await spawnServer({ binary: options.binary, args: options.args, cwd: options.cwd, logFile: options.logFile, env: options.env });
+  const child = await spawnServer({
+    binary: options.binary,
+    args: options.args,
+    cwd: options.cwd,
+    logFile: options.logFile,
+    env: options.env,
+  });
   options.onSpawned(child);
-  const outcome = await waitUntilReady({ url: options.url, probe: options.probe, timeoutMs: options.timeoutMs, exited: child.exited });
+  const outcome = await waitUntilReady({
+    url: options.url,
+    probe: options.probe,
+    timeoutMs: options.timeoutMs,
+    exited: child.exited,
+  });
   if (outcome.kind === 'ready') return { kind: 'ready', pid: child.pid };
   const tail = await tailOfFile(options.logFile, logStart);
   const what =
     outcome.kind === 'exited'
       ? `exited during start-up (${describeExit(outcome.exit)})`
       : `did not answer within ${options.timeoutMs} ms (last check: ${outcome.lastError})`;
-  return { kind: 'failed', outcome, tail, error: new Error(`${options.label} ${what}. The end of its log ${options.logFile}:\n${tail}`) };
+  return {
+    kind: 'failed',
+    outcome,
+    tail,
+    error: new Error(`${options.label} ${what}. The end of its log ${options.logFile}:\n${tail}`),
+  };
 }
 
 /** Checked before anything starts, so that a busy port costs no start-up. */

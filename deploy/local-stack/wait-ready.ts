@@ -7,9 +7,7 @@ import type { ExitInfo } from './server-process.js';
 import type { StackServer } from './stack-servers.js';
 
 export type ReadyOutcome =
-  | { kind: 'ready' }
-  | { kind: 'exited'; exit: ExitInfo }
-  | { kind: 'timeout'; lastError: string };
+  { kind: 'ready' } | { kind: 'exited'; exit: ExitInfo } | { kind: 'timeout'; lastError: string };
 
 const POLL_INTERVAL_MS = 100;
 const PROBE_TIMEOUT_MS = 2_000;

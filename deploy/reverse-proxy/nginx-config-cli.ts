@@ -25,7 +25,9 @@ const { values } = parseArgs({
 });
 
 if (values.help) {
-  process.stdout.write('Usage: nginx-config-cli.js --ingest HOST:PORT... --ingest-grpc HOST:PORT... --query HOST:PORT... [--run-dir DIR] [--listen HOST] [--api-port N] [--grpc-port N] [--user NAME]\n');
+  process.stdout.write(
+    'Usage: nginx-config-cli.js --ingest HOST:PORT... --ingest-grpc HOST:PORT... --query HOST:PORT... [--run-dir DIR] [--listen HOST] [--api-port N] [--grpc-port N] [--user NAME]\n',
+  );
   process.exit(0);
 }
 try {

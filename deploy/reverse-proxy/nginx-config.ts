@@ -37,7 +37,10 @@ const servers = (addresses: readonly string[], what: string) => {
   return addresses.map((address) => `    server ${address} max_fails=1 fail_timeout=2s;`).join('\n');
 };
 
-export function renderNginxConfig(values: NginxConfigValues, template = readFileSync(nginxTemplatePath(), 'utf8')): string {
+export function renderNginxConfig(
+  values: NginxConfigValues,
+  template = readFileSync(nginxTemplatePath(), 'utf8'),
+): string {
   const fill: Record<string, string> = {
     USER: values.user ? `user ${values.user};` : '',
     WORKER_PROCESSES: String(values.workerProcesses ?? 1),

@@ -32,7 +32,8 @@ export class BufferPool {
   give(buffer: Buffer): void {
     const size = buffer.length;
     // Only whole buffers of the sizes handed out (powers of two), never views of other memory.
-    if (size < MIN_POOLED || (size & (size - 1)) !== 0 || buffer.byteOffset !== 0 || this.kept + size > this.limit) return;
+    if (size < MIN_POOLED || (size & (size - 1)) !== 0 || buffer.byteOffset !== 0 || this.kept + size > this.limit)
+      return;
     let list = this.free.get(size);
     if (list === undefined) this.free.set(size, (list = []));
     list.push(buffer);

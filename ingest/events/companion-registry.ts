@@ -24,7 +24,12 @@ export class CompanionRegistry implements EntityChecks {
     private readonly localReports: LocalReports,
   ) {}
 
-  async checkAndRegister(company: string, user: string, now: number, entities: readonly EntityRequest[]): Promise<EntityStatus[]> {
+  async checkAndRegister(
+    company: string,
+    user: string,
+    now: number,
+    entities: readonly EntityRequest[],
+  ): Promise<EntityStatus[]> {
     const known = new Map<FactNamespace, ReadonlyMap<string, { locked: boolean }>>();
     for (const namespace of ['t', 'm'] as const) {
       const ids = entities.filter((e) => e.namespace === namespace).map((e) => e.id);
@@ -40,7 +45,12 @@ export class CompanionRegistry implements EntityChecks {
       const clearml = known.get(e.namespace)?.has(e.id) === true;
       return { ...e, register: e.register && clearml, relevant: clearml || (e.namespace === 't' && reports.has(e.id)) };
     });
-    const localStatuses = await this.local.checkAndRegister(company, user, now, asked.filter((e) => e.relevant));
+    const localStatuses = await this.local.checkAndRegister(
+      company,
+      user,
+      now,
+      asked.filter((e) => e.relevant),
+    );
     let next = 0;
     return asked.map((e): EntityStatus => {
       if (!e.relevant) return 'foreign';

@@ -7,8 +7,15 @@ import { checkedTimestamp, isWellFormedId, parseIter, parseScalar, textError, te
 import { echo, MAX_ECHO_LENGTH, MAX_TIMESTAMP, MIN_ITER } from './event-limits.js';
 
 const RUNS = 1000;
-const ITER_REASONS = ["Invalid value for field 'iter'", 'Iteration number should not exceed 9223372036854775807', 'Iteration number should not be below -9200000000000000000'];
-const TIMESTAMP_REASONS = ["Invalid value for field 'timestamp'", "Field 'timestamp' out of range (0 to 253402300799999 ms)"];
+const ITER_REASONS = [
+  "Invalid value for field 'iter'",
+  'Iteration number should not exceed 9223372036854775807',
+  'Iteration number should not be below -9200000000000000000',
+];
+const TIMESTAMP_REASONS = [
+  "Invalid value for field 'timestamp'",
+  "Field 'timestamp' out of range (0 to 253402300799999 ms)",
+];
 
 type WellFormed = string & { isWellFormed(): boolean };
 const isWellFormed = (s: string) => (s as WellFormed).isWellFormed();
@@ -63,14 +70,20 @@ describe('§1.3.7 iter', () => {
 
   it('any string is an integer it spells, or refused', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: fc.constantFrom(...'0123456789+-. e\t'), maxLength: 25 }), fc.string({ maxLength: 10 })), (s) => {
-        const iter = parseIter(s);
-        if (typeof iter === 'string') expect(ITER_REASONS).toContain(iter);
-        else {
-          expect(s).toMatch(/^\s*[+-]?\d+\s*$/);
-          expect(iter).toBe(Number(s) + 0);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: fc.constantFrom(...'0123456789+-. e\t'), maxLength: 25 }),
+          fc.string({ maxLength: 10 }),
+        ),
+        (s) => {
+          const iter = parseIter(s);
+          if (typeof iter === 'string') expect(ITER_REASONS).toContain(iter);
+          else {
+            expect(s).toMatch(/^\s*[+-]?\d+\s*$/);
+            expect(iter).toBe(Number(s) + 0);
+          }
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -91,27 +104,40 @@ describe('§1.3.8 timestamps', () => {
   it('an ISO-8601 date-time with an offset (±hh:mm, ±hhmm, or ±hh for whole hours) reads back as its instant', () => {
     const DAY = 86_400_000;
     fc.assert(
-      fc.property(fc.integer({ min: DAY, max: MAX_TIMESTAMP - DAY }), fc.integer({ min: -14 * 60, max: 14 * 60 }), fc.boolean(), (ms, offset, colon) => {
-        const local = new Date(ms + offset * 60_000).toISOString().slice(0, -1);
-        const hh = String(Math.trunc(Math.abs(offset) / 60)).padStart(2, '0');
-        const mm = String(Math.abs(offset) % 60).padStart(2, '0');
-        const sign = offset < 0 ? '-' : '+';
-        expect(checkedTimestamp(`${local}${sign}${hh}${colon ? ':' : ''}${mm}`)).toBe(ms);
-        if (mm === '00') expect(checkedTimestamp(`${local}${sign}${hh}`)).toBe(ms);
-      }),
+      fc.property(
+        fc.integer({ min: DAY, max: MAX_TIMESTAMP - DAY }),
+        fc.integer({ min: -14 * 60, max: 14 * 60 }),
+        fc.boolean(),
+        (ms, offset, colon) => {
+          const local = new Date(ms + offset * 60_000).toISOString().slice(0, -1);
+          const hh = String(Math.trunc(Math.abs(offset) / 60)).padStart(2, '0');
+          const mm = String(Math.abs(offset) % 60).padStart(2, '0');
+          const sign = offset < 0 ? '-' : '+';
+          expect(checkedTimestamp(`${local}${sign}${hh}${colon ? ':' : ''}${mm}`)).toBe(ms);
+          if (mm === '00') expect(checkedTimestamp(`${local}${sign}${hh}`)).toBe(ms);
+        },
+      ),
       { numRuns: RUNS },
     );
   });
 
   it('a date is read exactly when it is a day of the calendar', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1970, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }), (year, month, day) => {
-        const text = `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
-        const utc = new Date(Date.UTC(year, month - 1, day));
-        const exists = month >= 1 && month <= 12 && day >= 1 && utc.getUTCMonth() === month - 1 && utc.getUTCDate() === day;
-        expect(checkedTimestamp(text)).toBe(exists ? utc.getTime() : "Invalid value for field 'timestamp'");
-        expect(checkedTimestamp(`${text}T12:00:00Z`)).toBe(exists ? utc.getTime() + 43_200_000 : "Invalid value for field 'timestamp'");
-      }),
+      fc.property(
+        fc.integer({ min: 1970, max: 9999 }),
+        fc.integer({ min: 0, max: 13 }),
+        fc.integer({ min: 0, max: 32 }),
+        (year, month, day) => {
+          const text = `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+          const utc = new Date(Date.UTC(year, month - 1, day));
+          const exists =
+            month >= 1 && month <= 12 && day >= 1 && utc.getUTCMonth() === month - 1 && utc.getUTCDate() === day;
+          expect(checkedTimestamp(text)).toBe(exists ? utc.getTime() : "Invalid value for field 'timestamp'");
+          expect(checkedTimestamp(`${text}T12:00:00Z`)).toBe(
+            exists ? utc.getTime() + 43_200_000 : "Invalid value for field 'timestamp'",
+          );
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -155,25 +181,37 @@ describe('§1.3.9 strings, and the echo of client values', () => {
 
   it('a string passes exactly when it is valid Unicode within its cap', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 30 }), fc.string({ unit: fc.constantFrom('a', '😀', '\ud800'), minLength: 4090, maxLength: 4100 })), (s) => {
-        expect(textError(s, rule) === undefined).toBe(isWellFormed(s) && s.length <= 4096);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 30 }),
+          fc.string({ unit: fc.constantFrom('a', '😀', '\ud800'), minLength: 4090, maxLength: 4100 }),
+        ),
+        (s) => {
+          expect(textError(s, rule) === undefined).toBe(isWellFormed(s) && s.length <= 4096);
+        },
+      ),
       { numRuns: RUNS },
     );
   });
 
   it('an echo is the value up to 256 characters, else its head and …, and never splits a surrogate pair', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: fc.constantFrom('a', '😀'), minLength: 250, maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 300 })), (s) => {
-        const shown = echo(s);
-        if (s.length <= MAX_ECHO_LENGTH) expect(shown).toBe(s);
-        else {
-          expect(shown.endsWith('…')).toBe(true);
-          expect(s.startsWith(shown.slice(0, -1))).toBe(true);
-          expect(shown.length).toBeLessThanOrEqual(MAX_ECHO_LENGTH + 1);
-          if (isWellFormed(s)) expect(isWellFormed(shown)).toBe(true);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: fc.constantFrom('a', '😀'), minLength: 250, maxLength: 300 }),
+          fc.string({ unit: 'binary', maxLength: 300 }),
+        ),
+        (s) => {
+          const shown = echo(s);
+          if (s.length <= MAX_ECHO_LENGTH) expect(shown).toBe(s);
+          else {
+            expect(shown.endsWith('…')).toBe(true);
+            expect(s.startsWith(shown.slice(0, -1))).toBe(true);
+            expect(shown.length).toBeLessThanOrEqual(MAX_ECHO_LENGTH + 1);
+            if (isWellFormed(s)) expect(isWellFormed(shown)).toBe(true);
+          }
+        },
+      ),
       { numRuns: RUNS },
     );
   });

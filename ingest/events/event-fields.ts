@@ -93,7 +93,8 @@ const INT_STRING = /^\s*[+-]?\d+\s*$/;
 // Unambiguous (no two ways to match a digit run), so it runs in linear time.
 const FLOAT_STRING = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
 
-const numericString = (value: string, pattern: RegExp): boolean => value.length <= MAX_NUMERIC_STRING_LENGTH && pattern.test(value);
+const numericString = (value: string, pattern: RegExp): boolean =>
+  value.length <= MAX_NUMERIC_STRING_LENGTH && pattern.test(value);
 
 /** Step 7: the iteration, undefined when absent, or the reason. */
 export function parseIter(value: unknown): number | undefined | string {

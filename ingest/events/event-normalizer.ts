@@ -104,7 +104,13 @@ export interface NormalizeContext {
 export const UNKNOWN_WORKER = '<unknown>';
 
 /** A rejection, with the entity named when it is known (request-level rules need it). */
-function rejected(allowLocked: boolean, namespace: 't' | 'm' | undefined, entity: string | undefined, earlyError: string | undefined, lateError: string | undefined): NormalizeResult {
+function rejected(
+  allowLocked: boolean,
+  namespace: 't' | 'm' | undefined,
+  entity: string | undefined,
+  earlyError: string | undefined,
+  lateError: string | undefined,
+): NormalizeResult {
   return { event: undefined, namespace, entity, allowLocked, earlyError, lateError };
 }
 
@@ -149,7 +155,13 @@ export function normalizeEvent(raw: RawEvent, context: NormalizeContext): Normal
   if (type === 'log' && modelEvent) return rejected(allowLocked, undefined, undefined, REASON.logForModel, undefined);
   if (isAbsent(taskValue)) return rejected(allowLocked, undefined, undefined, REASON.missingTask, undefined);
   if (!isWellFormedId(taskValue)) {
-    return rejected(allowLocked, undefined, undefined, `${modelEvent ? 'Invalid model id' : 'Invalid task id'} ${echo(taskValue)}`, undefined);
+    return rejected(
+      allowLocked,
+      undefined,
+      undefined,
+      `${modelEvent ? 'Invalid model id' : 'Invalid task id'} ${echo(taskValue)}`,
+      undefined,
+    );
   }
   const entity = taskValue;
 

@@ -10,14 +10,41 @@ import { EVENT_TYPES, type EventType } from './event-normalizer.js';
 import { MAX_ENTITY_ID_LENGTH, MAX_NAME_LENGTH, MAX_TIMESTAMP } from './event-limits.js';
 
 /** Characters that matter somewhere: line-protocol escapes, base64 triggers, Redis key separators, JSON escapes. */
-const AWKWARD = [' ', ',', '=', '\\', '"', "'", '\n', '\r', '\t', '\u0000', '~', ':', '{', '}', '\u2028', 'é', '€', '😀', '\ud800', '\udfff', '\u001f', '\u007f'];
+const AWKWARD = [
+  ' ',
+  ',',
+  '=',
+  '\\',
+  '"',
+  "'",
+  '\n',
+  '\r',
+  '\t',
+  '\u0000',
+  '~',
+  ':',
+  '{',
+  '}',
+  '\u2028',
+  'é',
+  '€',
+  '😀',
+  '\ud800',
+  '\udfff',
+  '\u001f',
+  '\u007f',
+];
 
 const awkwardChar = fc.constantFrom(...AWKWARD);
-const awkwardString = fc.array(fc.oneof(awkwardChar, fc.string({ maxLength: 3 })), { maxLength: 12 }).map((parts) => parts.join(''));
+const awkwardString = fc
+  .array(fc.oneof(awkwardChar, fc.string({ maxLength: 3 })), { maxLength: 12 })
+  .map((parts) => parts.join(''));
 
 /** Strings around a cap: just below, at and just above it (built from a repeated awkward character). */
 const aroundCap = (cap: number) =>
-  fc.tuple(fc.constantFrom(-1, 0, 1), fc.constantFrom('a', ',', '€', '😀', '\n')).map(([delta, c]) => c.repeat(Math.ceil((cap + delta) / c.length)).slice(0, cap + delta));
+  fc
+    .tuple(fc.constantFrom(-1, 0, 1), fc.constantFrom('a', ',', '€', '😀', '\n'))
+    .map(([delta, c]) => c.repeat(Math.ceil((cap + delta) / c.length)).slice(0, cap + delta));
 
 export const hostileString = fc.oneof(
   { weight: 4, arbitrary: fc.string({ maxLength: 20 }) },
@@ -35,12 +62,42 @@ const deep = fc.integer({ min: 1, max: 3000 }).map((depth) => {
 export const hostileNumber = fc.oneof(
   fc.double(),
   fc.integer(),
-  fc.constantFrom(2 ** 53, 2 ** 63, -(2 ** 63), 2 ** 63 - 1024, -9.2e18, -9.21e18, 1e20, 1e308, -1e308, 5e-324, -0, MAX_TIMESTAMP, MAX_TIMESTAMP + 1, -1, -2_147_483_648),
+  fc.constantFrom(
+    2 ** 53,
+    2 ** 63,
+    -(2 ** 63),
+    2 ** 63 - 1024,
+    -9.2e18,
+    -9.21e18,
+    1e20,
+    1e308,
+    -1e308,
+    5e-324,
+    -0,
+    MAX_TIMESTAMP,
+    MAX_TIMESTAMP + 1,
+    -1,
+    -2_147_483_648,
+  ),
 );
 
 const numericString = fc.oneof(
   hostileNumber.map(String),
-  fc.constantFrom('1e999', '-1e400', ' 12 ', '+7', '.5', '5.', '0x10', 'Infinity', 'NaN', '', '9'.repeat(101), '9223372036854775808', '1.718e12'),
+  fc.constantFrom(
+    '1e999',
+    '-1e400',
+    ' 12 ',
+    '+7',
+    '.5',
+    '5.',
+    '0x10',
+    'Infinity',
+    'NaN',
+    '',
+    '9'.repeat(101),
+    '9223372036854775808',
+    '1.718e12',
+  ),
   fc.date({ min: new Date(-1e14), max: new Date(3e14), noInvalidDate: true }).map((d) => d.toISOString()),
 );
 
@@ -57,12 +114,22 @@ export const anyValue: fc.Arbitrary<unknown> = fc.oneof(
 
 const idString = fc.oneof(
   { weight: 6, arbitrary: fc.stringMatching(/^[A-Za-z0-9_.-]{1,40}$/) },
-  { weight: 1, arbitrary: fc.constantFrom('a'.repeat(MAX_ENTITY_ID_LENGTH), 'a'.repeat(MAX_ENTITY_ID_LENGTH + 1), '', 'a:lm', 'x'.repeat(1000)) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'a'.repeat(MAX_ENTITY_ID_LENGTH),
+      'a'.repeat(MAX_ENTITY_ID_LENGTH + 1),
+      '',
+      'a:lm',
+      'x'.repeat(1000),
+    ),
+  },
   { weight: 2, arbitrary: hostileString },
 );
 
 /** A field that is absent, or plausible, or anything. */
-const field = (plausible: fc.Arbitrary<unknown>) => fc.option(fc.oneof({ weight: 3, arbitrary: plausible }, { weight: 1, arbitrary: anyValue }), { nil: undefined });
+const field = (plausible: fc.Arbitrary<unknown>) =>
+  fc.option(fc.oneof({ weight: 3, arbitrary: plausible }, { weight: 1, arbitrary: anyValue }), { nil: undefined });
 
 /** An event object as JSON.parse would hand it over (own properties only; `__proto__` as an own key). */
 export const hostileEvent: fc.Arbitrary<Record<string, unknown>> = fc
@@ -84,7 +151,12 @@ export const hostileEvent: fc.Arbitrary<Record<string, unknown>> = fc
       x_axis_label: field(hostileString),
       url: field(hostileString),
       key: field(hostileString),
-      plot_str: field(fc.oneof(hostileString, fc.jsonValue().map((v) => JSON.stringify(v)))),
+      plot_str: field(
+        fc.oneof(
+          hostileString,
+          fc.jsonValue().map((v) => JSON.stringify(v)),
+        ),
+      ),
       skip_validation: field(fc.boolean()),
       level: field(hostileString),
       msg: field(hostileString),
@@ -99,7 +171,8 @@ export const hostileEvent: fc.Arbitrary<Record<string, unknown>> = fc
     // Rebuilt through JSON-like own-property definition, as JSON.parse does (never via the prototype setter).
     const raw: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(record)) {
-      if (value !== undefined) Object.defineProperty(raw, name, { value, enumerable: true, writable: true, configurable: true });
+      if (value !== undefined)
+        Object.defineProperty(raw, name, { value, enumerable: true, writable: true, configurable: true });
     }
     return raw;
   });

@@ -34,10 +34,14 @@ export function createIngestMetrics(
   memory?: { readonly inUse: number; readonly limit: number },
 ): IngestMetrics {
   const registers = [registry];
-  const accepted = new Counter({ name: 'clearml_ingest_events_accepted_total', help: 'Events published to JetStream (added)', registers });
+  const accepted = new Counter({
+    name: 'clearml_ingest_events_accepted_total',
+    help: 'Events published to JetStream (added)',
+    registers,
+  });
   const refused = new Counter<'reason'>({
     name: 'clearml_ingest_events_refused_total',
-    help: 'Events refused, by reason: the error catalogue id of the event\'s own rejection or of its request\'s refusal (docs/errors.md); cancelled when the client went away',
+    help: "Events refused, by reason: the error catalogue id of the event's own rejection or of its request's refusal (docs/errors.md); cancelled when the client went away",
     labelNames: ['reason'],
     registers,
   });
@@ -55,7 +59,11 @@ export function createIngestMetrics(
       this.set(budget.inUse);
     },
   });
-  new Gauge({ name: 'clearml_ingest_inflight_limit_bytes', help: 'INGEST_MAX_INFLIGHT_BYTES: beyond it requests are answered 429', registers }).set(budget.limit);
+  new Gauge({
+    name: 'clearml_ingest_inflight_limit_bytes',
+    help: 'INGEST_MAX_INFLIGHT_BYTES: beyond it requests are answered 429',
+    registers,
+  }).set(budget.limit);
   if (memory !== undefined) {
     new Gauge({
       name: 'clearml_ingest_memory_bytes',
@@ -65,9 +73,15 @@ export function createIngestMetrics(
         this.set(memory.inUse);
       },
     });
-    new Gauge({ name: 'clearml_ingest_memory_limit_bytes', help: 'INGEST_MAX_MEMORY_BYTES', registers }).set(memory.limit);
+    new Gauge({ name: 'clearml_ingest_memory_limit_bytes', help: 'INGEST_MAX_MEMORY_BYTES', registers }).set(
+      memory.limit,
+    );
   }
-  const spilledBytes = new Counter({ name: 'clearml_ingest_spilled_bytes_total', help: 'Bytes of encoded events written to spill files (INGEST_SPILL_DIR) because memory was taken', registers });
+  const spilledBytes = new Counter({
+    name: 'clearml_ingest_spilled_bytes_total',
+    help: 'Bytes of encoded events written to spill files (INGEST_SPILL_DIR) because memory was taken',
+    registers,
+  });
   const publishSeconds = new Histogram({
     name: 'clearml_ingest_publish_duration_seconds',
     help: 'Time from the first publish of a request to the last JetStream acknowledgement (or failure)',
@@ -85,7 +99,8 @@ export function createIngestMetrics(
   for (const transport of ['http', 'grpc']) receivedBytes.inc({ transport }, 0);
 
   const refusedOneByOne = (result: IngestResult) => {
-    for (const reason in result.errors_info) refused.inc({ reason: eventRefusalReason(reason) }, result.errors_info[reason]!);
+    for (const reason in result.errors_info)
+      refused.inc({ reason: eventRefusalReason(reason) }, result.errors_info[reason]!);
   };
   return {
     committed(result) {

@@ -22,7 +22,15 @@ import { needsCompression, plotFields, storedPlot } from './plot-storage.js';
 import type { BufferPool } from './buffer-pool.js';
 import { RecordSink } from './record-sink.js';
 import { SpillFile } from './spill-file.js';
-import { assertEntityRoom, entityUsable, notAddedError, requestRuleError, settleOutcome, type EntityTally, type Tally } from './request-rules.js';
+import {
+  assertEntityRoom,
+  entityUsable,
+  notAddedError,
+  requestRuleError,
+  settleOutcome,
+  type EntityTally,
+  type Tally,
+} from './request-rules.js';
 import { EntitySummaryBuilder } from './request-summary.js';
 
 export interface IngestSettings {
@@ -144,7 +152,11 @@ class EventIngestSession implements IngestSession {
       return;
     }
     const grown = entity.records.append(
-      event.type === 'log' ? this.encoder.log(event) : event.type === 'plot' ? this.encoder.plotPoint(event, plotFields(event, `p${event.plotStr}`, this.deps.settings)) : this.encoder.point(event),
+      event.type === 'log'
+        ? this.encoder.log(event)
+        : event.type === 'plot'
+          ? this.encoder.plotPoint(event, plotFields(event, `p${event.plotStr}`, this.deps.settings))
+          : this.encoder.point(event),
     );
     if (grown === undefined) {
       this.hold(tally(entity.late, eventTooLarge(this.deps.settings.maxMessageBytes), index));
@@ -167,7 +179,10 @@ class EventIngestSession implements IngestSession {
     if (bytes === 0) return;
     const { budget } = this.deps;
     if (this.heldBytes + bytes > budget.limit) {
-      throw apiError('body_too_large', `the request needs more than INGEST_MAX_INFLIGHT_BYTES (${budget.limit} bytes) in memory`);
+      throw apiError(
+        'body_too_large',
+        `the request needs more than INGEST_MAX_INFLIGHT_BYTES (${budget.limit} bytes) in memory`,
+      );
     }
     budget.take(bytes);
     this.heldBytes += bytes;
@@ -192,7 +207,15 @@ class EventIngestSession implements IngestSession {
         firstChecked: 0,
         late: new Map(),
         summary: new EntitySummaryBuilder(this.context.identity.company, namespace, id),
-        records: new RecordSink(targetMessageBytes, maxMessageBytes, this.deps.memory && { memory: this.deps.memory, buffers: this.deps.buffers, spill: () => (this.spill ??= new SpillFile(this.deps.settings.spillDir)) }),
+        records: new RecordSink(
+          targetMessageBytes,
+          maxMessageBytes,
+          this.deps.memory && {
+            memory: this.deps.memory,
+            buffers: this.deps.buffers,
+            spill: () => (this.spill ??= new SpillFile(this.deps.settings.spillDir)),
+          },
+        ),
         deferredPlots: [],
       };
       this.entities.set(key, state);
@@ -258,12 +281,13 @@ class EventIngestSession implements IngestSession {
         this.receivedAt,
         states.map((s) => ({ namespace: s.namespace, id: s.id, register: s.valid > 0 })),
       ),
-    )
-      .catch((error: unknown) => {
-        // Only what a retry can fix is a 503: the SDK retries it forever.
-        // An answer already decided (companion mode's 503 for an unreachable ClearML server) stays as it is.
-        throw !isApiError(error) && isTransientStoreError(error) ? apiError('events_not_persisted', undefined, undefined, { cause: error }) : error;
-      });
+    ).catch((error: unknown) => {
+      // Only what a retry can fix is a 503: the SDK retries it forever.
+      // An answer already decided (companion mode's 503 for an unreachable ClearML server) stays as it is.
+      throw !isApiError(error) && isTransientStoreError(error)
+        ? apiError('events_not_persisted', undefined, undefined, { cause: error })
+        : error;
+    });
     states.forEach((state, i) => (state.status = statuses[i]));
   }
 
@@ -287,7 +311,13 @@ class EventIngestSession implements IngestSession {
     usable.forEach((state, entity) => {
       this.appendSummary(state.records, state.summary.build(this.context.identity.user, this.receivedAt));
       state.records.messages().forEach(({ payload, size, records, acknowledged }, n) =>
-        messages.push({ partition: state.partition, payload, size, acknowledged, id: `${request}.${entity}.${n}${packing(records)}` }),
+        messages.push({
+          partition: state.partition,
+          payload,
+          size,
+          acknowledged,
+          id: `${request}.${entity}.${n}${packing(records)}`,
+        }),
       );
     });
     return messages;
@@ -308,7 +338,10 @@ class EventIngestSession implements IngestSession {
     const { scalars, listing } = summary;
     // One series is at most ~100 KB of JSON (names and label are capped), far below a message.
     if (scalars.length + listing.length <= 1) throw new Error(`a summary of one series exceeds the message limit`);
-    const [s, l] = scalars.length <= 1 && listing.length <= 1 ? [scalars.length, 0] : [Math.ceil(scalars.length / 2), Math.ceil(listing.length / 2)];
+    const [s, l] =
+      scalars.length <= 1 && listing.length <= 1
+        ? [scalars.length, 0]
+        : [Math.ceil(scalars.length / 2), Math.ceil(listing.length / 2)];
     this.appendSummary(records, { ...summary, scalars: scalars.slice(0, s), listing: listing.slice(0, l) });
     this.appendSummary(records, { ...summary, scalars: scalars.slice(s), listing: listing.slice(l) });
   }
@@ -320,10 +353,16 @@ class EventIngestSession implements IngestSession {
    */
   private async encodeDeferredPlots(): Promise<void> {
     const waiting = [...this.entities.values()].filter((state) => state.deferredPlots.length > 0);
-    const stored = await Promise.all(waiting.map((state) => Promise.all(state.deferredPlots.map(({ event }) => storedPlot(event, this.deps.settings)))));
+    const stored = await Promise.all(
+      waiting.map((state) =>
+        Promise.all(state.deferredPlots.map(({ event }) => storedPlot(event, this.deps.settings))),
+      ),
+    );
     waiting.forEach((state, s) => {
       state.deferredPlots.forEach(({ event, index }, i) => {
-        const grown = state.records.append(this.encoder.plotPoint(event, plotFields(event, stored[s]![i]!, this.deps.settings)));
+        const grown = state.records.append(
+          this.encoder.plotPoint(event, plotFields(event, stored[s]![i]!, this.deps.settings)),
+        );
         if (grown === undefined) {
           state.valid -= 1;
           this.hold(tally(state.late, eventTooLarge(this.deps.settings.maxMessageBytes), index));

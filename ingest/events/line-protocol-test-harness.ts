@@ -44,7 +44,8 @@ class Cursor {
   }
 
   expect(c: string): void {
-    if (this.text[this.at] !== c) throw new Error(`expected ${JSON.stringify(c)} at ${this.at}, found ${JSON.stringify(this.text[this.at])}`);
+    if (this.text[this.at] !== c)
+      throw new Error(`expected ${JSON.stringify(c)} at ${this.at}, found ${JSON.stringify(this.text[this.at])}`);
     this.at += 1;
   }
 
@@ -102,7 +103,8 @@ export function parsePoint(line: string): ParsedPoint {
     tags.set(key, value);
   }
   const seriesKeyBytes = Buffer.byteLength(line.slice(0, cursor.at), 'utf8');
-  if (seriesKeyBytes > MAX_SERIES_KEY_BYTES) throw new Error(`series key of ${seriesKeyBytes} bytes exceeds ${MAX_SERIES_KEY_BYTES}`);
+  if (seriesKeyBytes > MAX_SERIES_KEY_BYTES)
+    throw new Error(`series key of ${seriesKeyBytes} bytes exceeds ${MAX_SERIES_KEY_BYTES}`);
   cursor.expect(' ');
   const fields = new Map<string, string | number | bigint | boolean>();
   for (;;) {

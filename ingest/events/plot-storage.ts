@@ -24,7 +24,9 @@ export function needsCompression(event: NormalizedEvent, settings: PlotStorageSe
 /** The stored text of a plot; compressing is asynchronous, so callers defer the plots that need it. */
 export async function storedPlot(event: NormalizedEvent, settings: PlotStorageSettings): Promise<string> {
   const text = event.plotStr ?? '';
-  return needsCompression(event, settings) ? `z${(await deflateAsync(Buffer.from(text, 'utf8'))).toString('base64')}` : `p${text}`;
+  return needsCompression(event, settings)
+    ? `z${(await deflateAsync(Buffer.from(text, 'utf8'))).toString('base64')}`
+    : `p${text}`;
 }
 
 export function plotFields(event: NormalizedEvent, stored: string, settings: PlotStorageSettings): PlotFields {

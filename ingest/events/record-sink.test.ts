@@ -15,7 +15,9 @@ function records(n: number, seed: number): string[] {
 }
 
 async function bytesOf(messages: SinkMessage[]): Promise<Array<{ payload: string; records: number }>> {
-  return Promise.all(messages.map(async (m) => ({ payload: Buffer.from(await m.payload()).toString('utf8'), records: m.records })));
+  return Promise.all(
+    messages.map(async (m) => ({ payload: Buffer.from(await m.payload()).toString('utf8'), records: m.records })),
+  );
 }
 
 describe('RecordSink under memory pressure', () => {

@@ -151,7 +151,13 @@ export class RecordSink {
     if (Buffer.byteLength(record, 'utf8') > this.limit) return undefined;
     const bytes = Buffer.from(record, 'utf8');
     if (!this.takeMemory(bytes.length, false)) {
-      this.chunks.push({ buffer: Buffer.alloc(0), used: 0, length: bytes.length, records: 1, spilled: [this.spillFile().write(bytes, bytes.length)] });
+      this.chunks.push({
+        buffer: Buffer.alloc(0),
+        used: 0,
+        length: bytes.length,
+        records: 1,
+        spilled: [this.spillFile().write(bytes, bytes.length)],
+      });
     } else {
       this.chunks.push({ buffer: bytes, used: bytes.length, length: bytes.length, records: 1, spilled: [] });
     }
@@ -186,7 +192,10 @@ export class RecordSink {
    * the garbage collector).
    */
   private async readBack(chunk: Chunk): Promise<Uint8Array> {
-    const whole = chunk.length <= this.target ? this.allocate(2 ** Math.ceil(Math.log2(Math.max(chunk.length, 1)))) : Buffer.allocUnsafe(chunk.length);
+    const whole =
+      chunk.length <= this.target
+        ? this.allocate(2 ** Math.ceil(Math.log2(Math.max(chunk.length, 1))))
+        : Buffer.allocUnsafe(chunk.length);
     this.readBuffers.set(chunk, whole);
     const payload = whole.subarray(0, chunk.length);
     let at = 0;

@@ -27,6 +27,7 @@ describe('refusal reasons of the metrics', () => {
     expect(requestRefusalReason(new DOMException('gone', 'AbortError'))).toBe('cancelled');
     expect(requestRefusalReason(new StoreUnavailableError('nats', 'down'))).toBe('events_not_persisted');
     expect(requestRefusalReason(new Error('bug'))).toBe('internal_error');
-    for (const reason of ['invalid_task_id', 'invalid_fields', 'events_not_persisted', 'cancelled']) expect(INGEST_REFUSAL_REASONS).toContain(reason);
+    for (const reason of ['invalid_task_id', 'invalid_fields', 'events_not_persisted', 'cancelled'])
+      expect(INGEST_REFUSAL_REASONS).toContain(reason);
   });
 });

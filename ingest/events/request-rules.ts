@@ -52,9 +52,12 @@ export function requestRuleError(entities: Iterable<EntityTally>): ApiError | un
     namespacesById.set(entity.id, set);
   }
   const both = [...namespacesById].filter(([, set]) => set.size > 1).map(([id]) => id);
-  if (both.length > 0) return apiError('validation_error', 'Inconsistent model_event setting in the passed events', [['tasks', both]]);
+  if (both.length > 0)
+    return apiError('validation_error', 'Inconsistent model_event setting in the passed events', [['tasks', both]]);
   const conflict = all.find((entity) => entity.allowLockedConflict);
-  return conflict === undefined ? undefined : apiError('validation_error', `Inconsistent allow_locked setting in the passed events for ${conflict.id}`);
+  return conflict === undefined
+    ? undefined
+    : apiError('validation_error', `Inconsistent allow_locked setting in the passed events for ${conflict.id}`);
 }
 
 /** §1.3 step 6 with §1.9 and §1.10: an entity of the caller's company, or a new one, unless locked without allow_locked. */

@@ -8,7 +8,10 @@ import { EntitySummaryBuilder } from './request-summary.js';
 const context = { receivedAt: 1_718_000_000_000, defaultWorker: 'w', allowLockedDefault: false };
 
 function scalar(value: number, iter?: number): NormalizedEvent {
-  const result = normalizeEvent({ type: 'training_stats_scalar', task: 't1', metric: 'm', variant: 'v', value, iter }, context);
+  const result = normalizeEvent(
+    { type: 'training_stats_scalar', task: 't1', metric: 'm', variant: 'v', value, iter },
+    context,
+  );
   return result.event!;
 }
 
@@ -21,7 +24,15 @@ function statsOf(values: number[]) {
 describe('scalar statistics of a request', () => {
   it('sum and mean of ordinary values are the plain ones', () => {
     const stats = statsOf([0.1, 0.2, 0.4]);
-    expect(stats).toMatchObject({ count: 3, sum: 0.1 + 0.2 + 0.4, mean: (0.1 + 0.2 + 0.4) / 3, min: 0.1, max: 0.4, first: 0.1, value: 0.4 });
+    expect(stats).toMatchObject({
+      count: 3,
+      sum: 0.1 + 0.2 + 0.4,
+      mean: (0.1 + 0.2 + 0.4) / 3,
+      min: 0.1,
+      max: 0.4,
+      first: 0.1,
+      value: 0.4,
+    });
   });
 
   it.each([
@@ -44,14 +55,18 @@ describe('scalar statistics of a request', () => {
 
   it('any finite values: every number of the summary is finite, the mean lies within [min, max]', () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ noNaN: true, noDefaultInfinity: true }), { minLength: 1, maxLength: 50 }), (values) => {
-        const stats = statsOf(values);
-        for (const n of [stats.sum, stats.mean, stats.min, stats.max, stats.first, stats.value]) expect(Number.isFinite(n)).toBe(true);
-        expect(stats.mean).toBeGreaterThanOrEqual(stats.min);
-        expect(stats.mean).toBeLessThanOrEqual(stats.max);
-        // The summary travels as JSON: it must parse back to the same numbers.
-        expect(JSON.parse(JSON.stringify(stats))).toEqual(stats);
-      }),
+      fc.property(
+        fc.array(fc.double({ noNaN: true, noDefaultInfinity: true }), { minLength: 1, maxLength: 50 }),
+        (values) => {
+          const stats = statsOf(values);
+          for (const n of [stats.sum, stats.mean, stats.min, stats.max, stats.first, stats.value])
+            expect(Number.isFinite(n)).toBe(true);
+          expect(stats.mean).toBeGreaterThanOrEqual(stats.min);
+          expect(stats.mean).toBeLessThanOrEqual(stats.max);
+          // The summary travels as JSON: it must parse back to the same numbers.
+          expect(JSON.parse(JSON.stringify(stats))).toEqual(stats);
+        },
+      ),
       { numRuns: 500 },
     );
   });

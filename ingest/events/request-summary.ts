@@ -3,7 +3,10 @@
  * accumulated while events are checked and shipped to the writer as an R
  * record, which applies it in stream order ("later" = persistence order).
  */
-import { countsForHistogram, DEFAULT_IGNORED_ITERATION_METRICS } from '../../shared/events/domain/special-iterations.js';
+import {
+  countsForHistogram,
+  DEFAULT_IGNORED_ITERATION_METRICS,
+} from '../../shared/events/domain/special-iterations.js';
 import type { EntitySummary, ScalarStats } from '../../shared/events/wire-format.js';
 import { NestedKeyMap } from './nested-key-map.js';
 import type { NormalizedEvent } from './event-normalizer.js';
@@ -66,8 +69,10 @@ export class EntitySummaryBuilder {
   /** Adds an event; answers the bytes of state this created (a new metric listing or scalar series), for the in-flight budget. */
   add(event: NormalizedEvent): number {
     const { iter } = event;
-    if (iter !== undefined && !IGNORED.has(event.metric) && (this.lastIter === undefined || iter > this.lastIter)) this.lastIter = iter;
-    if (iter !== undefined && event.type !== 'log' && (this.maxIter === null || iter > this.maxIter)) this.maxIter = iter;
+    if (iter !== undefined && !IGNORED.has(event.metric) && (this.lastIter === undefined || iter > this.lastIter))
+      this.lastIter = iter;
+    if (iter !== undefined && event.type !== 'log' && (this.maxIter === null || iter > this.maxIter))
+      this.maxIter = iter;
     const regular: 0 | 1 = countsForHistogram(iter) ? 1 : 0;
     let ofType = this.listing.get(event.type);
     if (ofType === undefined) this.listing.set(event.type, (ofType = new NestedKeyMap()));
@@ -77,7 +82,8 @@ export class EntitySummaryBuilder {
       ofType.set(event.metric, event.variant, [event.type, event.metric, event.variant, regular]);
       created += seriesBytes(event, LISTING_BYTES);
     } else if (regular) listed[3] = 1;
-    if (event.type === 'training_stats_scalar' && this.addScalar(event)) created += seriesBytes(event, SCALAR_BYTES + 2 * (event.xAxisLabel?.length ?? 0));
+    if (event.type === 'training_stats_scalar' && this.addScalar(event))
+      created += seriesBytes(event, SCALAR_BYTES + 2 * (event.xAxisLabel?.length ?? 0));
     return created;
   }
 
@@ -149,10 +155,12 @@ export class EntitySummaryBuilder {
       at: receivedAt,
       ...(this.lastIter === undefined ? {} : { lastIter: this.lastIter }),
       maxIter: this.maxIter,
-      scalars: [...this.scalars.values()].map(({ latestIter: _l, latestTimestamp: _t, lowestIter: _w, scaledSum: _s, ...stats }, i, all) => ({
-        ...stats,
-        ...finiteSumAndMean(all[i]!),
-      })),
+      scalars: [...this.scalars.values()].map(
+        ({ latestIter: _l, latestTimestamp: _t, lowestIter: _w, scaledSum: _s, ...stats }, i, all) => ({
+          ...stats,
+          ...finiteSumAndMean(all[i]!),
+        }),
+      ),
       listing: [...this.listing.values()].flatMap((ofType) => [...ofType.values()]),
     };
   }

@@ -32,6 +32,8 @@ describe('SpillFile', () => {
   });
 
   it('a spill directory that cannot be used is answered 503', () => {
-    expect(() => new SpillFile('/nonexistent/spill/dir')).toThrow(expect.objectContaining({ id: 'events_not_persisted' }));
+    expect(() => new SpillFile('/nonexistent/spill/dir')).toThrow(
+      expect.objectContaining({ id: 'events_not_persisted' }),
+    );
   });
 });

@@ -55,7 +55,8 @@ export class SpillFile {
     const done = new Promise<void>((resolve) => {
       write(this.fd, buffer, 0, length, segment.offset, (error, bytes) => {
         if (error) this.failure ??= error;
-        else if (bytes !== length) this.failure ??= new Error(`short write to the spill file (${bytes} of ${length} bytes)`);
+        else if (bytes !== length)
+          this.failure ??= new Error(`short write to the spill file (${bytes} of ${length} bytes)`);
         written?.(buffer);
         this.writing -= length;
         if (this.writing <= BACKLOG_BYTES) this.waiters.splice(0).forEach((go) => go());
@@ -79,7 +80,9 @@ export class SpillFile {
     let done = 0;
     while (done < segment.length) {
       const bytes = await new Promise<number>((resolve, reject) =>
-        read(this.fd, target, at + done, segment.length - done, segment.offset + done, (error, n) => (error ? reject(notPersisted(error)) : resolve(n))),
+        read(this.fd, target, at + done, segment.length - done, segment.offset + done, (error, n) =>
+          error ? reject(notPersisted(error)) : resolve(n),
+        ),
       );
       if (bytes === 0) throw notPersisted(new Error('the spill file ended early'));
       done += bytes;

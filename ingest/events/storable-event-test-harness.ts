@@ -24,7 +24,11 @@ export function encodeAccepted(event: NormalizedEvent, company = 'company-a'): {
     event.type === 'log'
       ? encoder.log(event)
       : event.type === 'plot'
-        ? encoder.plotPoint(event, { stored: `p${text}`, length: plotLength(text), sourceUrls: extractSourceUrls(text) })
+        ? encoder.plotPoint(event, {
+            stored: `p${text}`,
+            length: plotLength(text),
+            sourceUrls: extractSourceUrls(text),
+          })
         : encoder.point(event);
   const records = [...decodeRecords(frame)];
   expect(records).toHaveLength(1);
@@ -58,7 +62,12 @@ function checkLog(event: NormalizedEvent, body: string): void {
   expect(Number.isSafeInteger(timestamp) && timestamp >= 0).toBe(true);
   expect(`${timestamp}-1`).toMatch(/^\d+-\d+$/);
   const stored = JSON.parse(json) as Record<string, unknown>;
-  expect(stored).toMatchObject({ timestamp: event.timestamp, metric: event.metric, variant: event.variant, worker: event.worker });
+  expect(stored).toMatchObject({
+    timestamp: event.timestamp,
+    metric: event.metric,
+    variant: event.variant,
+    worker: event.worker,
+  });
   if (event.msg !== undefined) expect(stored.msg).toBe(event.msg);
   expect(LONE_SURROGATE_ESCAPE.test(json)).toBe(false);
 }
@@ -71,7 +80,17 @@ function checkSummary(event: NormalizedEvent): void {
   expect(LONE_SURROGATE_ESCAPE.test(json)).toBe(false);
   const summary = JSON.parse(json) as EntitySummary;
   for (const stats of summary.scalars) {
-    for (const n of [stats.value, stats.min, stats.max, stats.first, stats.sum, stats.mean, stats.count, stats.timestamp]) expect(Number.isFinite(n)).toBe(true);
+    for (const n of [
+      stats.value,
+      stats.min,
+      stats.max,
+      stats.first,
+      stats.sum,
+      stats.mean,
+      stats.count,
+      stats.timestamp,
+    ])
+      expect(Number.isFinite(n)).toBe(true);
   }
 }
 

@@ -6,9 +6,21 @@ import { create } from '@bufbuild/protobuf';
 import { status, type handleClientStreamingCall, type handleUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
 import type { IngestResult } from '../events/ingest-port.js';
 import { decodeRequest } from './events-ingest-definition.js';
-import { AddResultSchema, EventBatchSchema, EventSchema, type AddResult } from './gen/clearml/events/v1/events_ingest_pb.js';
+import {
+  AddResultSchema,
+  EventBatchSchema,
+  EventSchema,
+  type AddResult,
+} from './gen/clearml/events/v1/events_ingest_pb.js';
 import { IDEMPOTENCY_KEY_HEADER, RequestFingerprint } from '../events/request-fingerprint.js';
-import { firstMetadataValue, ingestContextFor, secondsSince, watchCancellation, type CallCancellation, type GrpcIngestDeps } from './grpc-call-context.js';
+import {
+  firstMetadataValue,
+  ingestContextFor,
+  secondsSince,
+  watchCancellation,
+  type CallCancellation,
+  type GrpcIngestDeps,
+} from './grpc-call-context.js';
 import type { GrpcMethod } from './grpc-metrics.js';
 import { answerableError, grpcStatusOf } from './grpc-error-status.js';
 import { addProtoEvents, ingestProtoEvents } from './proto-event-session.js';
@@ -73,7 +85,10 @@ export function addBatchHandler(deps: GrpcIngestDeps): handleClientStreamingCall
   return (call, callback) => {
     const cancellation = watchCancellation(call);
     const work = (async () => {
-      const fingerprint = RequestFingerprint.of('grpc.add_batch', firstMetadataValue(call.metadata, IDEMPOTENCY_KEY_HEADER));
+      const fingerprint = RequestFingerprint.of(
+        'grpc.add_batch',
+        firstMetadataValue(call.metadata, IDEMPOTENCY_KEY_HEADER),
+      );
       const context = { ...ingestContextFor(deps, call.metadata, cancellation.signal), fingerprint };
       const session = deps.ingest.begin(context);
       try {

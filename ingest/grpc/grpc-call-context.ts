@@ -60,7 +60,8 @@ export function firstMetadataValue(metadata: Metadata, key: string): string | un
 export function ingestContextFor(deps: GrpcIngestDeps, metadata: Metadata, signal: AbortSignal): IngestRequestContext {
   const credential = firstMetadataValue(metadata, 'authorization');
   const identity = deps.authenticate(credential);
-  const workerHeader = firstMetadataValue(metadata, 'x-clearml-worker') ?? firstMetadataValue(metadata, 'x-trains-worker');
+  const workerHeader =
+    firstMetadataValue(metadata, 'x-clearml-worker') ?? firstMetadataValue(metadata, 'x-trains-worker');
   return workerHeader === undefined ? { identity, signal, credential } : { identity, workerHeader, signal, credential };
 }
 

@@ -70,12 +70,16 @@ describe('server reflection', () => {
     expect(await probe.listServices()).toEqual(expect.arrayContaining([EVENTS, 'grpc.health.v1.Health']));
     const [file] = await probe.fileContainingSymbol(EVENTS);
     const service = file?.service.find((s) => `${file.package}.${s.name}` === EVENTS);
-    expect(service?.method.map((m) => [m.name, m.inputType, m.outputType, m.clientStreaming, m.serverStreaming])).toEqual([
+    expect(
+      service?.method.map((m) => [m.name, m.inputType, m.outputType, m.clientStreaming, m.serverStreaming]),
+    ).toEqual([
       ['Add', '.clearml.events.v1.Event', '.clearml.events.v1.AddResult', false, false],
       ['AddBatch', '.clearml.events.v1.EventBatch', '.clearml.events.v1.AddResult', true, false],
       ['StreamEvents', '.clearml.events.v1.EventChunk', '.clearml.events.v1.ChunkAck', true, true],
     ]);
-    expect(file?.messageType.map((m) => m.name)).toEqual(expect.arrayContaining(['Event', 'EventBatch', 'EventChunk', 'ChunkAck', 'AddResult']));
+    expect(file?.messageType.map((m) => m.name)).toEqual(
+      expect.arrayContaining(['Event', 'EventBatch', 'EventChunk', 'ChunkAck', 'AddResult']),
+    );
     probe.close();
   });
 });

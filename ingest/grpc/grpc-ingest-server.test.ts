@@ -27,13 +27,17 @@ afterEach(() => t.stop());
 
 function add(event: EventInit, metadata = meta()): Promise<AddResult> {
   return new Promise((resolve, reject) => {
-    t.client.Add(create(EventSchema, event), metadata, (err: ServiceError | null, result: AddResult) => (err ? reject(err) : resolve(result)));
+    t.client.Add(create(EventSchema, event), metadata, (err: ServiceError | null, result: AddResult) =>
+      err ? reject(err) : resolve(result),
+    );
   });
 }
 
 function addBatch(batches: EventInit[][], metadata = meta()): Promise<AddResult> {
   return new Promise((resolve, reject) => {
-    const call = t.client.AddBatch(metadata, (err: ServiceError | null, result: AddResult) => (err ? reject(err) : resolve(result)));
+    const call = t.client.AddBatch(metadata, (err: ServiceError | null, result: AddResult) =>
+      err ? reject(err) : resolve(result),
+    );
     for (const events of batches) call.write(create(EventBatchSchema, { events }));
     call.end();
   });
@@ -62,7 +66,10 @@ function addBatchThenDropConnection(events: EventInit[]): () => void {
 function rawBytesClient() {
   const asBytes = { requestSerialize: (bytes: Buffer) => bytes };
   const RawClient = makeClientConstructor(
-    { Add: { ...eventsIngestDefinition.Add, ...asBytes }, AddBatch: { ...eventsIngestDefinition.AddBatch, ...asBytes } },
+    {
+      Add: { ...eventsIngestDefinition.Add, ...asBytes },
+      AddBatch: { ...eventsIngestDefinition.AddBatch, ...asBytes },
+    },
     'clearml.events.v1.EventsIngest',
   );
   return new RawClient(`127.0.0.1:${t.port}`, credentials.createInsecure());
@@ -73,7 +80,9 @@ describe('Add', () => {
     const result = await add(scalar('t1', 7), meta({ authorization: 'Bearer good', 'x-clearml-worker': 'gpu-7' }));
     expect(result).toMatchObject({ added: 1, errors: 0, errorsInfo: {} });
     const [session] = t.ingest.sessions;
-    expect(session?.events).toEqual([{ type: 'training_stats_scalar', task: 't1', iter: 7, metric: 'm', variant: 'v', value: 1 }]);
+    expect(session?.events).toEqual([
+      { type: 'training_stats_scalar', task: 't1', iter: 7, metric: 'm', variant: 'v', value: 1 },
+    ]);
     expect(session?.context).toMatchObject({ identity: IDENTITY, workerHeader: 'gpu-7' });
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(session?.context.signal?.aborted).toBe(false);
@@ -86,7 +95,8 @@ describe('Add', () => {
   });
 
   it('answers a rejected event with the ClearML 400/131 error', async () => {
-    t.ingest.onCommit = () => Promise.reject(apiError('events_not_added', undefined, { "Event must have a 'type' field": 1 }));
+    t.ingest.onCommit = () =>
+      Promise.reject(apiError('events_not_added', undefined, { "Event must have a 'type' field": 1 }));
     const err = await rejection(add({ task: 't1' }));
     expect([err.code, err.details, ...clearmlCodes(err)]).toEqual([
       status.INVALID_ARGUMENT,
@@ -148,7 +158,12 @@ describe('errors', () => {
       '20',
     ]);
     const bad = await rejection(addBatch([[scalar('t1')]], meta({ authorization: 'Bearer nope' })));
-    expect([bad.code, bad.details, ...clearmlCodes(bad)]).toEqual([status.UNAUTHENTICATED, 'Invalid token', '401', '30']);
+    expect([bad.code, bad.details, ...clearmlCodes(bad)]).toEqual([
+      status.UNAUTHENTICATED,
+      'Invalid token',
+      '401',
+      '30',
+    ]);
     expect(t.ingest.sessions).toHaveLength(0);
   });
 
@@ -165,15 +180,26 @@ describe('errors', () => {
   });
 
   it('passes extra error headers on as metadata', async () => {
-    t.ingest.onCommit = () => Promise.reject(apiError('ingest_overloaded', undefined, undefined, { headers: { 'Retry-After': '2' } }));
+    t.ingest.onCommit = () =>
+      Promise.reject(apiError('ingest_overloaded', undefined, undefined, { headers: { 'Retry-After': '2' } }));
     const err = await rejection(add(scalar('t1')));
-    expect([err.code, err.metadata.get('retry-after')[0], ...clearmlCodes(err)]).toEqual([status.RESOURCE_EXHAUSTED, '2', '429', '0']);
+    expect([err.code, err.metadata.get('retry-after')[0], ...clearmlCodes(err)]).toEqual([
+      status.RESOURCE_EXHAUSTED,
+      '2',
+      '429',
+      '0',
+    ]);
   });
 
   it('answers unexpected errors as INTERNAL without their text, and logs them', async () => {
     t.ingest.onCommit = () => Promise.reject(new Error('redis exploded at /srv/secret.js:12'));
     const err = await rejection(add(scalar('t1')));
-    expect([err.code, err.details, ...clearmlCodes(err)]).toEqual([status.INTERNAL, 'Internal server error', '500', '0']);
+    expect([err.code, err.details, ...clearmlCodes(err)]).toEqual([
+      status.INTERNAL,
+      'Internal server error',
+      '500',
+      '0',
+    ]);
     expect(t.logged.filter((l) => l.level === 'error')).toHaveLength(1);
   });
 
@@ -181,7 +207,9 @@ describe('errors', () => {
     const raw = rawBytesClient();
     const truncated = Buffer.from([0x0a, 0x7f]); // field 1, length 127, no bytes
     const unary = await rejection(
-      new Promise((resolve, reject) => raw.Add(truncated, meta(), (e: ServiceError | null) => (e ? reject(e) : resolve(undefined)))),
+      new Promise((resolve, reject) =>
+        raw.Add(truncated, meta(), (e: ServiceError | null) => (e ? reject(e) : resolve(undefined))),
+      ),
     );
     const batch = await rejection(
       new Promise((resolve, reject) => {

@@ -62,7 +62,13 @@ function bindAddress(host: string, port: number): string {
 
 export function createGrpcIngestServer(options: GrpcIngestServerOptions): GrpcIngestServer {
   const { logger } = options;
-  const deps: GrpcIngestDeps = { ingest: options.ingest, authenticate: options.authenticate, logger, metrics: options.metrics, ingestMetrics: options.ingestMetrics };
+  const deps: GrpcIngestDeps = {
+    ingest: options.ingest,
+    authenticate: options.authenticate,
+    logger,
+    metrics: options.metrics,
+    ingestMetrics: options.ingestMetrics,
+  };
   // The size limit stays in grpc-js: it checks the length prefix before
   // buffering a message, which no handler could do (docs/grpc.md).
   const server = new Server({

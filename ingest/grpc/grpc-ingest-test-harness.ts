@@ -24,7 +24,11 @@ export interface RecordedSession {
 /** Transport-only double: records the raw events the server feeds it and answers counts. */
 export class RecordingIngest implements IngestService {
   readonly sessions: RecordedSession[] = [];
-  onCommit: (session: RecordedSession) => Promise<IngestResult> = async (s) => ({ added: s.events.length, errors: 0, errors_info: {} });
+  onCommit: (session: RecordedSession) => Promise<IngestResult> = async (s) => ({
+    added: s.events.length,
+    errors: 0,
+    errors_info: {},
+  });
 
   begin(context: IngestRequestContext): IngestSession {
     const record: RecordedSession = { context, events: [], committed: false, discarded: false };
@@ -93,7 +97,9 @@ export interface TestServer {
 }
 
 /** Accepts `Bearer good` only. */
-export async function startTestServer(options: Pick<GrpcIngestServerOptions, 'maxMessageBytes' | 'ready' | 'healthIntervalMs'> = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: Pick<GrpcIngestServerOptions, 'maxMessageBytes' | 'ready' | 'healthIntervalMs'> = {},
+): Promise<TestServer> {
   const ingest = new RecordingIngest();
   const logged: { level: string; obj: object }[] = [];
   const log = (level: string) => (obj: object) => void logged.push({ level, obj });

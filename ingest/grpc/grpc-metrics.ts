@@ -44,7 +44,7 @@ export function createGrpcMetrics(registry: Registry): GrpcMetrics {
   const streams = new Gauge({ name: 'clearml_grpc_streams_open', help: 'StreamEvents calls open now', registers });
   const acks = new Counter<'code'>({
     name: 'clearml_grpc_chunk_acks_total',
-    help: 'StreamEvents chunks acknowledged, by gRPC status: OK (added, maybe with per-event errors) or the status of the chunk\'s refusal',
+    help: "StreamEvents chunks acknowledged, by gRPC status: OK (added, maybe with per-event errors) or the status of the chunk's refusal",
     labelNames: ['code'],
     registers,
   });

@@ -7,14 +7,26 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fromBinary } from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema, type FileDescriptorProto } from '@bufbuild/protobuf/wkt';
-import { credentials, loadPackageDefinition, type Client, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
+import {
+  credentials,
+  loadPackageDefinition,
+  type Client,
+  type ClientReadableStream,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
 
 const require = createRequire(import.meta.url);
-const reflectionProtoPath = path.join(path.dirname(require.resolve('@grpc/reflection')), '../proto/grpc/reflection/v1/reflection.proto');
+const reflectionProtoPath = path.join(
+  path.dirname(require.resolve('@grpc/reflection')),
+  '../proto/grpc/reflection/v1/reflection.proto',
+);
 
-type Constructor = new (address: string, creds: ReturnType<typeof credentials.createInsecure>) => Client & Record<string, any>;
+type Constructor = new (
+  address: string,
+  creds: ReturnType<typeof credentials.createInsecure>,
+) => Client & Record<string, any>;
 const loaded = loadPackageDefinition({
   ...loadSync(healthProtoPath, { enums: String }),
   ...loadSync(reflectionProtoPath, { enums: String }),
@@ -34,7 +46,9 @@ export function healthProbe(port: number): HealthProbe {
   return {
     check: (service = '') =>
       new Promise((resolve, reject) => {
-        client.Check({ service }, (err: ServiceError | null, reply: { status: string }) => (err ? reject(err) : resolve(reply.status)));
+        client.Check({ service }, (err: ServiceError | null, reply: { status: string }) =>
+          err ? reject(err) : resolve(reply.status),
+        );
       }),
     watch: (service = '') => {
       const call = client.Watch({ service }) as ClientReadableStream<{ status: string }>;
@@ -77,8 +91,11 @@ export function reflectionProbe(port: number): ReflectionProbe {
     },
     fileContainingSymbol: async (symbol) => {
       const reply = await ask({ fileContainingSymbol: symbol });
-      if (reply.errorResponse) throw new Error(`reflection error ${reply.errorResponse.errorCode}: ${reply.errorResponse.errorMessage}`);
-      return (reply.fileDescriptorResponse.fileDescriptorProto as Buffer[]).map((bytes) => fromBinary(FileDescriptorProtoSchema, bytes));
+      if (reply.errorResponse)
+        throw new Error(`reflection error ${reply.errorResponse.errorCode}: ${reply.errorResponse.errorMessage}`);
+      return (reply.fileDescriptorResponse.fileDescriptorProto as Buffer[]).map((bytes) =>
+        fromBinary(FileDescriptorProtoSchema, bytes),
+      );
     },
     close: () => client.close(),
   };

@@ -24,7 +24,12 @@ function reasonOf(init: EventInit, ctx = context): string | undefined {
 
 const f = (init: EventInit, expected: string | undefined, ctx = context) => expect(reasonOf(init, ctx)).toBe(expected);
 
-const scalar = (fields: EventInit = {}): EventInit => ({ type: 'training_stats_scalar', task: 't1', value: 1, ...fields });
+const scalar = (fields: EventInit = {}): EventInit => ({
+  type: 'training_stats_scalar',
+  task: 't1',
+  value: 1,
+  ...fields,
+});
 const vector = (fields: EventInit = {}): EventInit => ({ type: 'training_stats_vector', task: 't1', ...fields });
 const log = (fields: EventInit = {}): EventInit => ({ type: 'log', task: 't1', ...fields });
 
@@ -47,10 +52,19 @@ describe('protobuf values through the one validation path', () => {
   });
 
   it('timestamps out of range, as a double or as text', () => {
-    f(log({ timestamp: { case: 'timestampMs', value: 1e20 } }), "Field 'timestamp' out of range (0 to 253402300799999 ms)");
-    f(log({ timestamp: { case: 'timestampMs', value: -1 } }), "Field 'timestamp' out of range (0 to 253402300799999 ms)");
+    f(
+      log({ timestamp: { case: 'timestampMs', value: 1e20 } }),
+      "Field 'timestamp' out of range (0 to 253402300799999 ms)",
+    );
+    f(
+      log({ timestamp: { case: 'timestampMs', value: -1 } }),
+      "Field 'timestamp' out of range (0 to 253402300799999 ms)",
+    );
     f(log({ timestamp: { case: 'timestampText', value: '1e999' } }), "Invalid value for field 'timestamp'");
-    f(log({ timestamp: { case: 'timestampText', value: '1e20' } }), "Field 'timestamp' out of range (0 to 253402300799999 ms)");
+    f(
+      log({ timestamp: { case: 'timestampText', value: '1e20' } }),
+      "Field 'timestamp' out of range (0 to 253402300799999 ms)",
+    );
     f(log({ timestamp: { case: 'timestampMs', value: 1718000000123.7 } }), undefined);
   });
 
@@ -80,11 +94,18 @@ describe('protobuf values through the one validation path', () => {
   });
 
   it('any protobuf event: never throws, and what is accepted is storable', () => {
-    const anyString = fc.oneof(fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 12 }), fc.constantFrom('', 'log', 'training_stats_scalar', 'plot', 't1', 'a,b c=d', '\n'));
+    const anyString = fc.oneof(
+      fc.string({ maxLength: 12 }),
+      fc.string({ unit: 'binary', maxLength: 12 }),
+      fc.constantFrom('', 'log', 'training_stats_scalar', 'plot', 't1', 'a,b c=d', '\n'),
+    );
     const anyDouble = fc.oneof(fc.double(), fc.constantFrom(1e20, -1, 0, 1_718_000_000_000));
     const event = fc.record(
       {
-        type: fc.oneof(anyString, fc.constantFrom('log', 'training_stats_scalar', 'training_stats_vector', 'training_debug_image', 'plot')),
+        type: fc.oneof(
+          anyString,
+          fc.constantFrom('log', 'training_stats_scalar', 'training_stats_vector', 'training_debug_image', 'plot'),
+        ),
         task: fc.oneof(anyString, fc.constantFrom('t1', 'model-1')),
         iter: fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
         metric: anyString,

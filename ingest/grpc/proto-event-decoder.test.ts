@@ -69,8 +69,26 @@ describe('decodeProtoEvent', () => {
 
   it('keeps sent empty and zero values, which differ from absent ones', () => {
     expect(
-      decodeSent({ type: '', task: '', metric: '', worker: '', iter: 0n, value: 0, modelEvent: false, allowLocked: false }),
-    ).toEqual({ type: '', task: '', metric: '', worker: '', iter: 0, value: 0, model_event: false, allow_locked: false });
+      decodeSent({
+        type: '',
+        task: '',
+        metric: '',
+        worker: '',
+        iter: 0n,
+        value: 0,
+        modelEvent: false,
+        allowLocked: false,
+      }),
+    ).toEqual({
+      type: '',
+      task: '',
+      metric: '',
+      worker: '',
+      iter: 0,
+      value: 0,
+      model_event: false,
+      allow_locked: false,
+    });
   });
 
   it('passes non-finite values on for the session to reject', () => {
@@ -79,11 +97,15 @@ describe('decodeProtoEvent', () => {
   });
 
   it('takes the timestamp from either oneof member', () => {
-    expect(decodeSent({ timestamp: { case: 'timestampMs', value: 1718000000000 } })).toEqual({ timestamp: 1718000000000 });
+    expect(decodeSent({ timestamp: { case: 'timestampMs', value: 1718000000000 } })).toEqual({
+      timestamp: 1718000000000,
+    });
     expect(decodeSent({ timestamp: { case: 'timestampText', value: '2024-06-10T06:13:20Z' } })).toEqual({
       timestamp: '2024-06-10T06:13:20Z',
     });
-    expect(decodeSent({ timestamp: { case: 'timestampText', value: '1718000000000' } })).toEqual({ timestamp: '1718000000000' });
+    expect(decodeSent({ timestamp: { case: 'timestampText', value: '1718000000000' } })).toEqual({
+      timestamp: '1718000000000',
+    });
   });
 
   it('turns iter into a JS number, rounding beyond 2^53 like JSON parsing does', () => {

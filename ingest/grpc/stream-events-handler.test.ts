@@ -4,7 +4,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { apiError, apiErrorWithMessage } from '../../shared/errors/error-catalogue.js';
 import { eventsIngestDefinition } from './events-ingest-definition.js';
 import { EventChunkSchema, type ChunkAck } from './gen/clearml/events/v1/events_ingest_pb.js';
-import { IDENTITY, meta, scalar, startTestServer, until, type EventInit, type TestServer } from './grpc-ingest-test-harness.js';
+import {
+  IDENTITY,
+  meta,
+  scalar,
+  startTestServer,
+  until,
+  type EventInit,
+  type TestServer,
+} from './grpc-ingest-test-harness.js';
 
 let t: TestServer;
 
@@ -32,7 +40,12 @@ function streamChunks(chunks: EventInit[][], metadata = meta()): Promise<StreamO
   });
 }
 
-const summary = (ack: ChunkAck) => [Number(ack.chunkId), ack.added, ack.error?.code ?? null, ack.error?.subcode ?? null];
+const summary = (ack: ChunkAck) => [
+  Number(ack.chunkId),
+  ack.added,
+  ack.error?.code ?? null,
+  ack.error?.subcode ?? null,
+];
 
 describe('StreamEvents', () => {
   it('commits chunks one after another and acknowledges them in order', async () => {
@@ -65,7 +78,8 @@ describe('StreamEvents', () => {
   it('acknowledges a refused chunk with its error and goes on', async () => {
     t.ingest.onCommit = async (s) => {
       if (s.events.length === 0) throw apiError('batch_empty');
-      if (s.events[0]?.task === 'bad') throw apiErrorWithMessage('events_not_added', 'Events not added: Invalid task id bad=1');
+      if (s.events[0]?.task === 'bad')
+        throw apiErrorWithMessage('events_not_added', 'Events not added: Invalid task id bad=1');
       return { added: s.events.length, errors: 0, errors_info: {} };
     };
     const { acks, error } = await streamChunks([[scalar('bad')], [], [scalar('good')]]);
@@ -99,7 +113,11 @@ describe('StreamEvents', () => {
     expect([error?.code, error?.details]).toEqual([status.INTERNAL, 'Internal server error']);
     // The chunk after the failure may have been checked while it committed, but is never committed.
     expect(t.ingest.sessions.map((s) => [s.events[0]?.task, s.committed])).toEqual(
-      [['a', true], ['boom', true], ['c', false]].slice(0, t.ingest.sessions.length),
+      [
+        ['a', true],
+        ['boom', true],
+        ['c', false],
+      ].slice(0, t.ingest.sessions.length),
     );
     expect(t.ingest.sessions.slice(2).every((s) => s.discarded)).toBe(true);
     expect(t.logged.filter((l) => l.level === 'error')).toHaveLength(1);
@@ -117,17 +135,18 @@ describe('StreamEvents', () => {
       call.write(Buffer.from([0x12, 0x7f])); // events: length 127, no bytes
     });
     raw.close();
-    expect([error.code, error.metadata.get('clearml-result-code')[0], error.metadata.get('clearml-result-subcode')[0]]).toEqual([
-      status.INVALID_ARGUMENT,
-      '400',
-      '0',
-    ]);
+    expect([
+      error.code,
+      error.metadata.get('clearml-result-code')[0],
+      error.metadata.get('clearml-result-subcode')[0],
+    ]).toEqual([status.INVALID_ARGUMENT, '400', '0']);
     expect(t.ingest.sessions).toHaveLength(0);
   });
 
   it('aborts the chunk in progress and commits no other once the client cancels', async () => {
     let release: () => void = () => undefined;
-    t.ingest.onCommit = (s) => new Promise((resolve) => (release = () => resolve({ added: s.events.length, errors: 0, errors_info: {} })));
+    t.ingest.onCommit = (s) =>
+      new Promise((resolve) => (release = () => resolve({ added: s.events.length, errors: 0, errors_info: {} })));
     const call = t.client.StreamEvents(meta());
     call.on('error', () => undefined);
     call.write(create(EventChunkSchema, { chunkId: 1n, events: [scalar('a')] }));

@@ -8,9 +8,21 @@ import { create } from '@bufbuild/protobuf';
 import { status, type handleBidiStreamingCall, type ServerDuplexStream } from '@grpc/grpc-js';
 import type { IngestRequestContext, IngestSession } from '../events/ingest-port.js';
 import { decodeRequest } from './events-ingest-definition.js';
-import { ChunkAckSchema, EventChunkSchema, type ChunkAck, type EventChunk } from './gen/clearml/events/v1/events_ingest_pb.js';
+import {
+  ChunkAckSchema,
+  EventChunkSchema,
+  type ChunkAck,
+  type EventChunk,
+} from './gen/clearml/events/v1/events_ingest_pb.js';
 import { IDEMPOTENCY_KEY_HEADER, RequestFingerprint } from '../events/request-fingerprint.js';
-import { firstMetadataValue, ingestContextFor, secondsSince, watchCancellation, type CallCancellation, type GrpcIngestDeps } from './grpc-call-context.js';
+import {
+  firstMetadataValue,
+  ingestContextFor,
+  secondsSince,
+  watchCancellation,
+  type CallCancellation,
+  type GrpcIngestDeps,
+} from './grpc-call-context.js';
 import { answerableError, endsStream, grpcStatusOf } from './grpc-error-status.js';
 import type { GrpcMethod } from './grpc-metrics.js';
 import { addProtoEvents } from './proto-event-session.js';
@@ -34,7 +46,12 @@ function chunkFingerprint(streamKey: string | undefined, chunk: EventChunk, byte
 }
 
 /** Decodes and checks a chunk's events: CPU work that may run while the previous chunk commits. */
-function prepare(deps: GrpcIngestDeps, context: IngestRequestContext, chunk: EventChunk, fingerprint: RequestFingerprint): PreparedChunk {
+function prepare(
+  deps: GrpcIngestDeps,
+  context: IngestRequestContext,
+  chunk: EventChunk,
+  fingerprint: RequestFingerprint,
+): PreparedChunk {
   const session = deps.ingest.begin({ ...context, fingerprint });
   try {
     addProtoEvents(session, chunk.events);

@@ -24,10 +24,18 @@ interface Received {
   bytes: number;
 }
 
-const EVENT = { type: 'object', description: 'One event (events.md §1; docs/ingest.md); checked by ingest, not by a schema' };
+const EVENT = {
+  type: 'object',
+  description: 'One event (events.md §1; docs/ingest.md); checked by ingest, not by a schema',
+};
 /** What the body may be, for the API description. */
 const BODY_MEDIA_TYPES = {
-  ...Object.fromEntries([...NDJSON_TYPES].map((type) => [type, { type: 'string', description: 'One event object per line', contentMediaType: type }])),
+  ...Object.fromEntries(
+    [...NDJSON_TYPES].map((type) => [
+      type,
+      { type: 'string', description: 'One event object per line', contentMediaType: type },
+    ]),
+  ),
   'application/json': { oneOf: [EVENT, { type: 'array', items: EVENT }] },
 };
 
@@ -38,10 +46,16 @@ export function addBatchOperation(deps: { ingest: IngestService; maxLineBytes: n
     bodyMediaTypes: BODY_MEDIA_TYPES,
     async handle(body, meta, context) {
       const fingerprint = RequestFingerprint.of('http.add_batch', headerOf(context.headers, IDEMPOTENCY_KEY_HEADER));
-      const session = deps.ingest.begin({ identity: context.identity, workerHeader: workerHeaderOf(context.headers), signal: context.signal, fingerprint });
+      const session = deps.ingest.begin({
+        identity: context.identity,
+        workerHeader: workerHeaderOf(context.headers),
+        signal: context.signal,
+        fingerprint,
+      });
       const received: Received = { bytes: 0 };
       try {
-        if (NDJSON_TYPES.has(mediaType(meta.contentType))) await readNdjson(body, session, deps.maxLineBytes, fingerprint, received);
+        if (NDJSON_TYPES.has(mediaType(meta.contentType)))
+          await readNdjson(body, session, deps.maxLineBytes, fingerprint, received);
         else await readJsonValue(body, session, context, fingerprint, received);
       } catch (error) {
         // A body cut off by the client going away is no refusal of ours.
@@ -78,7 +92,13 @@ function fingerprinted(fingerprint: RequestFingerprint, received: Received): Tra
   });
 }
 
-async function readNdjson(body: Readable, session: IngestSession, maxLineBytes: number, fingerprint: RequestFingerprint, received: Received): Promise<void> {
+async function readNdjson(
+  body: Readable,
+  session: IngestSession,
+  maxLineBytes: number,
+  fingerprint: RequestFingerprint,
+  received: Received,
+): Promise<void> {
   const lines = new NdjsonLines(maxLineBytes);
   const sink = new Writable({
     objectMode: true,
@@ -98,7 +118,13 @@ async function readNdjson(body: Readable, session: IngestSession, maxLineBytes: 
   await pipeline(body, fingerprinted(fingerprint, received), lines, sink);
 }
 
-async function readJsonValue(body: Readable, session: IngestSession, context: CallContext, fingerprint: RequestFingerprint, received: Received): Promise<void> {
+async function readJsonValue(
+  body: Readable,
+  session: IngestSession,
+  context: CallContext,
+  fingerprint: RequestFingerprint,
+  received: Received,
+): Promise<void> {
   const bytes = await readBodyLimited(body, Number.MAX_SAFE_INTEGER, () => new Error('unreachable'));
   received.bytes = bytes.length;
   fingerprint.update(bytes);
@@ -113,7 +139,8 @@ async function readJsonValue(body: Readable, session: IngestSession, context: Ca
   const items = Array.isArray(value) ? value : [value];
   for (const item of items) {
     // Only a number's text matters (int or float); a nested array is never stringified (it may be 10,000 deep).
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw jsonLinesNotObject(item, typeof item === 'number' ? String(item) : '');
+    if (item === null || typeof item !== 'object' || Array.isArray(item))
+      throw jsonLinesNotObject(item, typeof item === 'number' ? String(item) : '');
     context.signal.throwIfAborted();
     session.add(item as Record<string, unknown>);
   }

@@ -22,7 +22,12 @@ export function addOperation(deps: { ingest: IngestService; metrics?: IngestMetr
       // The call data (body and query string merged) is what a re-send repeats.
       const fingerprint = RequestFingerprint.of('http.add', headerOf(context.headers, IDEMPOTENCY_KEY_HEADER));
       fingerprint.update(JSON.stringify(event));
-      const session = deps.ingest.begin({ identity: context.identity, workerHeader: workerHeaderOf(context.headers), signal: context.signal, fingerprint });
+      const session = deps.ingest.begin({
+        identity: context.identity,
+        workerHeader: workerHeaderOf(context.headers),
+        signal: context.signal,
+        fingerprint,
+      });
       try {
         session.add(event);
       } catch (error) {

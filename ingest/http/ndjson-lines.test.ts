@@ -55,12 +55,19 @@ describe('NdjsonLines', () => {
   });
 
   it('any body, any chunking: the lines of the whole body', async () => {
-    const piece = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('\n', '\r', '\r\n', '\n\r', 'é', '😀', '{"a": "b"}'));
+    const piece = fc.oneof(
+      fc.string({ maxLength: 8 }),
+      fc.constantFrom('\n', '\r', '\r\n', '\n\r', 'é', '😀', '{"a": "b"}'),
+    );
     await fc.assert(
-      fc.asyncProperty(fc.array(piece, { maxLength: 30 }), fc.array(fc.nat(), { maxLength: 10 }), async (pieces, offsets) => {
-        const text = pieces.join('');
-        expect(await linesOf(cut(Buffer.from(text), offsets))).toEqual(reference(text));
-      }),
+      fc.asyncProperty(
+        fc.array(piece, { maxLength: 30 }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        async (pieces, offsets) => {
+          const text = pieces.join('');
+          expect(await linesOf(cut(Buffer.from(text), offsets))).toEqual(reference(text));
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -76,7 +83,10 @@ describe('NdjsonLines', () => {
 
   it('a 32 MiB line in 64 KiB chunks is split in linear time', async () => {
     const line = Buffer.alloc(32 * 1024 * 1024, 'x');
-    const chunks = cut(Buffer.concat([line, Buffer.from('\nend')]), Array.from({ length: 512 }, (_, i) => (i + 1) * 65_536));
+    const chunks = cut(
+      Buffer.concat([line, Buffer.from('\nend')]),
+      Array.from({ length: 512 }, (_, i) => (i + 1) * 65_536),
+    );
     const started = performance.now();
     const lines = await linesOf(chunks);
     // Generous: linear work is tens of milliseconds; the quadratic splitter took minutes here.

@@ -88,7 +88,11 @@ export class NdjsonLines extends Transform {
 
   /** A decoded line's bytes are at least its UTF-16 length and at most three times it. */
   private checkLength(units: number, line: string): void {
-    if (units > this.maxLineBytes || (units * 3 > this.maxLineBytes && Buffer.byteLength(line, 'utf8') > this.maxLineBytes)) throw this.tooLong();
+    if (
+      units > this.maxLineBytes ||
+      (units * 3 > this.maxLineBytes && Buffer.byteLength(line, 'utf8') > this.maxLineBytes)
+    )
+      throw this.tooLong();
   }
 
   private tooLong(): Error {

@@ -13,7 +13,13 @@
 import type { JetStreamClient, PubAck } from 'nats';
 import { headers as natsHeaders } from 'nats';
 import { apiError } from '../../shared/errors/error-catalogue.js';
-import { HEADER_KIND, HEADER_VERSION, KIND_EVENTS, partitionSubject, WIRE_VERSION } from '../../shared/events/wire-format.js';
+import {
+  HEADER_KIND,
+  HEADER_VERSION,
+  KIND_EVENTS,
+  partitionSubject,
+  WIRE_VERSION,
+} from '../../shared/events/wire-format.js';
 import { isTransientStoreError, StoreUnavailableError } from '../../shared/stores/store-errors.js';
 import type { PublishObserver } from '../events/ingest-metrics.js';
 import { PublishWindow } from './publish-window.js';
@@ -107,17 +113,24 @@ export class EventPublisher {
       }
       let ack: Promise<PubAck>;
       try {
-        ack = js.publish(subject(message.partition), await message.payload(), { msgID: message.id, timeout: this.options.timeoutMs, headers: h });
+        ack = js.publish(subject(message.partition), await message.payload(), {
+          msgID: message.id,
+          timeout: this.options.timeoutMs,
+          headers: h,
+        });
       } catch (error) {
         ack = Promise.reject(error);
       }
-      ack.then(() => {
-        message.acknowledged?.();
-        release();
-      }, () => {
-        failed = true;
-        release();
-      });
+      ack.then(
+        () => {
+          message.acknowledged?.();
+          release();
+        },
+        () => {
+          failed = true;
+          release();
+        },
+      );
       acks.push(ack);
     }
     const results = await Promise.allSettled(acks);
@@ -139,8 +152,13 @@ export class EventPublisher {
     this.options.onFailure?.(error);
     const refusal = (error as { api_error?: { err_code?: number; description?: string } }).api_error;
     if (refusal && (FULL_ERR_CODES.has(refusal.err_code ?? 0) || FULL_DESCRIPTION.test(refusal.description ?? ''))) {
-      return apiError('event_log_full', refusal.description, undefined, { cause: error, headers: { 'retry-after': FULL_RETRY_AFTER_S } });
+      return apiError('event_log_full', refusal.description, undefined, {
+        cause: error,
+        headers: { 'retry-after': FULL_RETRY_AFTER_S },
+      });
     }
-    return isTransientStoreError(error) ? apiError('events_not_persisted', undefined, undefined, { cause: error }) : error;
+    return isTransientStoreError(error)
+      ? apiError('events_not_persisted', undefined, undefined, { cause: error })
+      : error;
   }
 }

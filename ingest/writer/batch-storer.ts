@@ -36,7 +36,12 @@ export interface BatchStores {
   logger: Logger;
 }
 
-export async function storeBatch(batch: WriteBatch, partition: number, stores: BatchStores, retry: RetryOptions): Promise<void> {
+export async function storeBatch(
+  batch: WriteBatch,
+  partition: number,
+  stores: BatchStores,
+  retry: RetryOptions,
+): Promise<void> {
   const { metrics } = stores;
   const timed = async <T>(store: StoreName, work: () => Promise<T>): Promise<T> => {
     const end = metrics.writeSeconds.startTimer({ store });
@@ -78,18 +83,48 @@ export async function storeBatch(batch: WriteBatch, partition: number, stores: B
   metrics.stored.inc({ kind: 'summary' }, summaries);
   metrics.batches.inc();
   const seqs = [batch.deliveries[0]?.streamSeq, batch.deliveries.at(-1)?.streamSeq];
-  stores.logger.debug({ partition, messages: batch.deliveries.length, seqs, points, logLines, summaries, ms: Date.now() - batch.startedAt, ...retry.fence?.take() }, 'batch stored');
+  stores.logger.debug(
+    {
+      partition,
+      messages: batch.deliveries.length,
+      seqs,
+      points,
+      logLines,
+      summaries,
+      ms: Date.now() - batch.startedAt,
+      ...retry.fence?.take(),
+    },
+    'batch stored',
+  );
 }
 
-async function deadLetter(batch: WriteBatch, partition: number, stores: BatchStores, retry: RetryOptions): Promise<void> {
+async function deadLetter(
+  batch: WriteBatch,
+  partition: number,
+  stores: BatchStores,
+  retry: RetryOptions,
+): Promise<void> {
   const refusals = [...batch.refusals].sort((a, b) => a.owner - b.owner || (a.index ?? -1) - (b.index ?? -1));
   for (const refusal of refusals) {
     const delivery = batch.deliveries[refusal.owner]!;
-    const where = { partition, streamSeq: delivery.streamSeq, recordIndex: refusal.index, reason: refusal.reason, detail: refusal.detail };
+    const where = {
+      partition,
+      streamSeq: delivery.streamSeq,
+      recordIndex: refusal.index,
+      reason: refusal.reason,
+      detail: refusal.detail,
+    };
     try {
-      const company = await untilStored('nats', retry, () => stores.deadLetters.publish({ ...refusal, delivery, partition }));
+      const company = await untilStored('nats', retry, () =>
+        stores.deadLetters.publish({ ...refusal, delivery, partition }),
+      );
       stores.metrics.deadLetters.inc({ reason: refusal.reason });
-      stores.logger.warn({ ...where, company }, refusal.index === undefined ? 'message moved to the dead-letter stream' : 'record moved to the dead-letter stream');
+      stores.logger.warn(
+        { ...where, company },
+        refusal.index === undefined
+          ? 'message moved to the dead-letter stream'
+          : 'record moved to the dead-letter stream',
+      );
     } catch (error) {
       // Only a bug of ours can refuse a dead letter for good: keep the partition going, and say so loudly.
       if (!(error instanceof StoreRefused)) throw error;

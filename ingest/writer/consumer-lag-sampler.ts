@@ -50,7 +50,10 @@ export class ConsumerLagSampler {
       const pending = info.num_pending + info.num_ack_pending;
       this.metrics.consumerPending.set(labels, pending);
       this.metrics.ackFloor.set(labels, info.ack_floor.stream_seq);
-      this.metrics.lagSeconds.set(labels, pending === 0 ? 0 : await this.oldestWaitSeconds(stream, p, info.ack_floor.stream_seq));
+      this.metrics.lagSeconds.set(
+        labels,
+        pending === 0 ? 0 : await this.oldestWaitSeconds(stream, p, info.ack_floor.stream_seq),
+      );
     }
   }
 
@@ -58,7 +61,9 @@ export class ConsumerLagSampler {
   private async oldestWaitSeconds(stream: string, partition: number, ackFloor: number): Promise<number> {
     // nats.js types next_by_subj for direct gets only; the server's STREAM.MSG.GET takes it too (2.9 and later).
     const query = { seq: ackFloor + 1, next_by_subj: partitionSubject(this.streamPrefix, partition) };
-    const message = await this.jsm.streams.getMessage(stream, query as unknown as { seq: number }).catch(() => undefined);
+    const message = await this.jsm.streams
+      .getMessage(stream, query as unknown as { seq: number })
+      .catch(() => undefined);
     return message === undefined ? 0 : Math.max(0, (Date.now() - message.time.getTime()) / 1000);
   }
 }

@@ -54,10 +54,18 @@ export class ControlExecutor {
   private async deleteEntity(company: string, namespace: 't' | 'm', entity: string): Promise<number> {
     // The company too: an id a deleted report freed may belong to another company by now.
     const where = `"c"=${influxQlString(encodeTagValue(company))} AND "n"=${influxQlString(encodeTagValue(namespace))} AND "e"=${influxQlString(encodeTagValue(entity))}`;
-    const counts = await this.influx.query(MEASUREMENTS.map((m) => `SELECT COUNT(${influxQlIdentifier(FIELD.timestamp)}) FROM ${influxQlIdentifier(m)} WHERE ${where}`).join('; '));
+    const counts = await this.influx.query(
+      MEASUREMENTS.map(
+        (m) => `SELECT COUNT(${influxQlIdentifier(FIELD.timestamp)}) FROM ${influxQlIdentifier(m)} WHERE ${where}`,
+      ).join('; '),
+    );
     let deleted = 0;
-    for (const result of counts) for (const series of result.series ?? []) deleted += Number(series.values[0]?.[1] ?? 0);
-    if (deleted > 0) await this.influx.query(`DROP SERIES FROM ${MEASUREMENTS.map(influxQlIdentifier).join(', ')} WHERE ${where}`, { method: 'POST' });
+    for (const result of counts)
+      for (const series of result.series ?? []) deleted += Number(series.values[0]?.[1] ?? 0);
+    if (deleted > 0)
+      await this.influx.query(`DROP SERIES FROM ${MEASUREMENTS.map(influxQlIdentifier).join(', ')} WHERE ${where}`, {
+        method: 'POST',
+      });
     // Logs belong to tasks only; a model may share a task's id string.
     if (namespace === 't') {
       const segments = await this.segments(entity);
@@ -80,7 +88,8 @@ export class ControlExecutor {
         await this.redis.del([...segments, this.keys.logSegmentCount(task)]);
       } else {
         // Ids are <timestamp>-<seq>: MINID <before> drops exactly the entries older than it.
-        for (const key of segments) deleted += await this.redis.xTrim(key, 'MINID', Math.floor(before), { strategyModifier: '=' });
+        for (const key of segments)
+          deleted += await this.redis.xTrim(key, 'MINID', Math.floor(before), { strategyModifier: '=' });
       }
       return deleted;
     }

@@ -32,9 +32,14 @@ export class ControlRunner {
       const started = Date.now();
       try {
         const deleted = await untilStored('influx', retry, () => this.executor.execute(record));
-        await untilStored('redis', retry, () => this.executor.answer(record.id, delivery.header(HEADER_REPLY), deleted));
+        await untilStored('redis', retry, () =>
+          this.executor.answer(record.id, delivery.header(HEADER_REPLY), deleted),
+        );
         this.metrics.controls.inc({ op: record.op });
-        this.logger.info({ partition, op: record.op, entity: record.e, deleted, ms: Date.now() - started }, 'control request done');
+        this.logger.info(
+          { partition, op: record.op, entity: record.e, deleted, ms: Date.now() - started },
+          'control request done',
+        );
       } catch (error) {
         // A store refusing the deletion for good (a key of another type, say): the request is
         // dead-lettered, unanswered (the requester times out), and the partition goes on.
@@ -45,10 +50,19 @@ export class ControlRunner {
     await untilStored('nats', retry, () => acknowledge(this.nc, [delivery]), ackPolicy(this.noConsumerAfterMs));
   }
 
-  private async deadLetter(delivery: Delivery, partition: number, retry: RetryOptions, reason: DeadLetterReason, detail: string): Promise<void> {
+  private async deadLetter(
+    delivery: Delivery,
+    partition: number,
+    retry: RetryOptions,
+    reason: DeadLetterReason,
+    detail: string,
+  ): Promise<void> {
     await untilStored('nats', retry, () => this.deadLetters.publish({ delivery, partition, reason, detail }));
     this.metrics.deadLetters.inc({ reason });
-    this.logger.warn({ partition, streamSeq: delivery.streamSeq, reason, detail }, 'control message moved to the dead-letter stream');
+    this.logger.warn(
+      { partition, streamSeq: delivery.streamSeq, reason, detail },
+      'control message moved to the dead-letter stream',
+    );
   }
 }
 
@@ -60,12 +74,16 @@ function decodeControl(data: Uint8Array): ControlRecord | string {
   } catch {
     return 'control record is not JSON';
   }
-  if (value === null || typeof value !== 'object' || typeof value.e !== 'string' || typeof value.id !== 'string') return 'control record lacks e or id';
-  if (value.op === 'delete_entity') return value.n === 't' || value.n === 'm' ? (value as ControlRecord) : 'delete_entity without namespace n';
+  if (value === null || typeof value !== 'object' || typeof value.e !== 'string' || typeof value.id !== 'string')
+    return 'control record lacks e or id';
+  if (value.op === 'delete_entity')
+    return value.n === 't' || value.n === 'm' ? (value as ControlRecord) : 'delete_entity without namespace n';
   if (value.op === 'clear_task_log') {
     const v = value as Extract<ControlRecord, { op: 'clear_task_log' }>;
-    const listOk = (list: unknown) => list === undefined || (Array.isArray(list) && list.every((m) => typeof m === 'string'));
-    if ((v.before !== undefined && typeof v.before !== 'number') || !listOk(v.include) || !listOk(v.exclude)) return 'clear_task_log with malformed before/include/exclude';
+    const listOk = (list: unknown) =>
+      list === undefined || (Array.isArray(list) && list.every((m) => typeof m === 'string'));
+    if ((v.before !== undefined && typeof v.before !== 'number') || !listOk(v.include) || !listOk(v.exclude))
+      return 'clear_task_log with malformed before/include/exclude';
     return v;
   }
   return `unknown control op ${JSON.stringify(value.op)}`;

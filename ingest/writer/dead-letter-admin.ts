@@ -6,8 +6,21 @@
  * other message, or dead-letters it again (a new letter) if the cause is not
  * fixed. The replayed letter is then deleted from the dead-letter stream.
  */
-import { headers as natsHeaders, type JetStreamManager, type MsgRequest, type NatsConnection, type StoredMsg } from 'nats';
-import { deadLetterStreamName, HEADER_KIND, HEADER_REPLY, KIND_CONTROL, partitionOf, partitionSubject } from '../../shared/events/wire-format.js';
+import {
+  headers as natsHeaders,
+  type JetStreamManager,
+  type MsgRequest,
+  type NatsConnection,
+  type StoredMsg,
+} from 'nats';
+import {
+  deadLetterStreamName,
+  HEADER_KIND,
+  HEADER_REPLY,
+  KIND_CONTROL,
+  partitionOf,
+  partitionSubject,
+} from '../../shared/events/wire-format.js';
 import { payloadOrigin } from './dead-letter-record.js';
 import { DEAD_LETTER_HEADERS } from './dead-letters.js';
 
@@ -85,17 +98,32 @@ export class DeadLetterAdmin {
       for (const value of values) h.append(name, value);
     }
     // The id makes a replay repeated within the stream's duplicate window land once.
-    const ack = await this.nc.jetstream().publish(partitionSubject(this.settings.streamPrefix, partition), letter.payload, { headers: h, msgID: `replay-${this.stream}-${seq}` });
+    const ack = await this.nc
+      .jetstream()
+      .publish(partitionSubject(this.settings.streamPrefix, partition), letter.payload, {
+        headers: h,
+        msgID: `replay-${this.stream}-${seq}`,
+      });
     await this.jsm.streams.deleteMessage(this.stream, seq, false).catch(notFoundAs(false));
     return { seq, partition, streamSeq: ack.seq };
   }
 
   /** The partition of the record's entity now; a letter naming none goes back to the partition it came from. */
   private partitionOf(letter: DeadLetterView): number {
-    const origin = letter.headers[HEADER_KIND]?.[0] === KIND_CONTROL ? controlOrigin(letter.payload) : payloadOrigin(letter.payload);
-    if (origin.namespace !== undefined && origin.entity !== undefined) return partitionOf(origin.namespace, origin.entity, this.settings.partitions);
-    if (letter.partition !== undefined && Number.isInteger(letter.partition) && letter.partition >= 0 && letter.partition < this.settings.partitions) return letter.partition;
-    throw new Error(`dead letter ${letter.seq} names no entity and came from partition ${letter.partition}, which no longer exists`);
+    const origin =
+      letter.headers[HEADER_KIND]?.[0] === KIND_CONTROL ? controlOrigin(letter.payload) : payloadOrigin(letter.payload);
+    if (origin.namespace !== undefined && origin.entity !== undefined)
+      return partitionOf(origin.namespace, origin.entity, this.settings.partitions);
+    if (
+      letter.partition !== undefined &&
+      Number.isInteger(letter.partition) &&
+      letter.partition >= 0 &&
+      letter.partition < this.settings.partitions
+    )
+      return letter.partition;
+    throw new Error(
+      `dead letter ${letter.seq} names no entity and came from partition ${letter.partition}, which no longer exists`,
+    );
   }
 }
 
@@ -132,7 +160,12 @@ function controlOrigin(payload: string): { namespace?: 't' | 'm'; entity?: strin
 function notFoundAs<T>(value: T): (error: unknown) => T {
   return (error) => {
     const e = error as { code?: string | number; api_error?: { err_code?: number }; message?: string };
-    if (e.api_error?.err_code === 10037 || e.api_error?.err_code === 10059 || /no message found|stream not found/i.test(e.message ?? '')) return value;
+    if (
+      e.api_error?.err_code === 10037 ||
+      e.api_error?.err_code === 10059 ||
+      /no message found|stream not found/i.test(e.message ?? '')
+    )
+      return value;
     throw error;
   };
 }

@@ -57,7 +57,11 @@ function shown(letter: DeadLetterView): unknown {
 }
 
 /** Runs one command; answers the exit code. */
-export async function runDeadLetterCommand(argv: readonly string[], admin: DeadLetterAdmin, out: (line: string) => void): Promise<number> {
+export async function runDeadLetterCommand(
+  argv: readonly string[],
+  admin: DeadLetterAdmin,
+  out: (line: string) => void,
+): Promise<number> {
   const args = [...argv];
   const command = args.shift();
   try {
@@ -68,7 +72,18 @@ export async function runDeadLetterCommand(argv: readonly string[], admin: DeadL
       const letters = await admin.list({ reason, limit: limitText === undefined ? undefined : seqOf(limitText) });
       out(['seq', 'dead_at', 'partition', 'stream_seq', 'record', 'company', 'reason', 'detail'].join('\t'));
       for (const l of letters) {
-        out([l.seq, l.deadAt.toISOString(), l.partition ?? '', l.streamSeq ?? '', l.recordIndex ?? 'message', oneLine(l.company ?? ''), l.reason, oneLine(l.detail)].join('\t'));
+        out(
+          [
+            l.seq,
+            l.deadAt.toISOString(),
+            l.partition ?? '',
+            l.streamSeq ?? '',
+            l.recordIndex ?? 'message',
+            oneLine(l.company ?? ''),
+            l.reason,
+            oneLine(l.detail),
+          ].join('\t'),
+        );
       }
       return 0;
     }
@@ -120,8 +135,13 @@ async function main(): Promise<void> {
   }
   const nc = await connect({ servers: urlList(config.NATS_URL), name: 'clearml-dead-letters' });
   try {
-    const admin = new DeadLetterAdmin(nc, await nc.jetstreamManager(), { streamPrefix: config.NATS_STREAM_PREFIX, partitions: config.NATS_PARTITIONS });
-    process.exitCode = await runDeadLetterCommand(process.argv.slice(2), admin, (line) => process.stdout.write(`${line}\n`));
+    const admin = new DeadLetterAdmin(nc, await nc.jetstreamManager(), {
+      streamPrefix: config.NATS_STREAM_PREFIX,
+      partitions: config.NATS_PARTITIONS,
+    });
+    process.exitCode = await runDeadLetterCommand(process.argv.slice(2), admin, (line) =>
+      process.stdout.write(`${line}\n`),
+    );
   } finally {
     await nc.close();
   }

@@ -29,7 +29,11 @@ export function recordOrigin(record: DecodedRecord): RecordOrigin {
   if (record.kind === 'I') {
     const tags = pointTags(record.body);
     const namespace = tags.get(TAG.namespace);
-    return { company: tags.get(TAG.company), namespace: namespace === 't' || namespace === 'm' ? namespace : undefined, entity: tags.get(TAG.entity) };
+    return {
+      company: tags.get(TAG.company),
+      namespace: namespace === 't' || namespace === 'm' ? namespace : undefined,
+      entity: tags.get(TAG.entity),
+    };
   }
   let value: unknown;
   try {
@@ -38,10 +42,18 @@ export function recordOrigin(record: DecodedRecord): RecordOrigin {
     return {};
   }
   if (record.kind === 'L') {
-    return Array.isArray(value) && typeof value[1] === 'string' ? { company: typeof value[0] === 'string' ? value[0] : undefined, namespace: 't', entity: value[1] } : {};
+    return Array.isArray(value) && typeof value[1] === 'string'
+      ? { company: typeof value[0] === 'string' ? value[0] : undefined, namespace: 't', entity: value[1] }
+      : {};
   }
   const summary = value as { c?: unknown; n?: unknown; e?: unknown } | null;
-  if (summary === null || typeof summary !== 'object' || typeof summary.e !== 'string' || (summary.n !== 't' && summary.n !== 'm')) return {};
+  if (
+    summary === null ||
+    typeof summary !== 'object' ||
+    typeof summary.e !== 'string' ||
+    (summary.n !== 't' && summary.n !== 'm')
+  )
+    return {};
   return { company: typeof summary.c === 'string' ? summary.c : undefined, namespace: summary.n, entity: summary.e };
 }
 

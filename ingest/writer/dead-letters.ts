@@ -57,8 +57,14 @@ export class DeadLetters {
   async publish(letter: DeadLetter): Promise<string | undefined> {
     const { delivery, index } = letter;
     const data = delivery.msg.data;
-    const payload: string | Uint8Array = letter.record ?? (index === undefined ? data : recordFrame(Buffer.from(data.buffer, data.byteOffset, data.byteLength), index));
-    const company = payloadOrigin(typeof payload === 'string' ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8')).company;
+    const payload: string | Uint8Array =
+      letter.record ??
+      (index === undefined ? data : recordFrame(Buffer.from(data.buffer, data.byteOffset, data.byteLength), index));
+    const company = payloadOrigin(
+      typeof payload === 'string'
+        ? payload
+        : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8'),
+    ).company;
     const h = natsHeaders();
     for (const [name, values] of delivery.msg.headers ?? []) for (const value of values) h.append(name, value);
     h.set(DEAD_LETTER_HEADERS.reason, letter.reason);
@@ -72,11 +78,15 @@ export class DeadLetters {
       // The message id makes a redelivered poison record land once (within the stream's duplicate window).
       await this.js.publish(deadLetterSubject(this.streams.prefix, letter.partition), payload, {
         headers: h,
-        msgID: index === undefined ? `${streamName(this.streams.prefix)}-${delivery.streamSeq}` : `${streamName(this.streams.prefix)}-${delivery.streamSeq}-${index}`,
+        msgID:
+          index === undefined
+            ? `${streamName(this.streams.prefix)}-${delivery.streamSeq}`
+            : `${streamName(this.streams.prefix)}-${delivery.streamSeq}-${index}`,
       });
     } catch (error) {
       // No stream listens on the subject (the dead-letter stream was deleted): create it for the retry.
-      if ((error as { code?: string }).code === '503') await ensureEventStreams(this.jsm, this.streams).catch(() => undefined);
+      if ((error as { code?: string }).code === '503')
+        await ensureEventStreams(this.jsm, this.streams).catch(() => undefined);
       throw error;
     }
     return company;

@@ -49,7 +49,12 @@ export function createEventsWriter(services: ProcessServices): EventsWriter {
     const keys = writerKeys(settings.redisPrefix, settings.streamPrefix);
     const { config } = services;
     influxWriter = new InfluxPointWriter(
-      { url: config.INFLUX_URL, database: config.INFLUX_DB, username: config.INFLUX_USERNAME, password: config.INFLUX_PASSWORD },
+      {
+        url: config.INFLUX_URL,
+        database: config.INFLUX_DB,
+        username: config.INFLUX_USERNAME,
+        password: config.INFLUX_PASSWORD,
+      },
       settings.influxConcurrency,
     );
     const deadLetters = new DeadLetters(nc.jetstream(), jsm, settings.streams);
@@ -65,7 +70,14 @@ export function createEventsWriter(services: ProcessServices): EventsWriter {
       metrics,
       logger,
     };
-    const control = new ControlRunner(new ControlExecutor(services.stores.influx, redis, nc, settings.redisPrefix), deadLetters, nc, settings.noConsumerAfterMs, metrics, logger);
+    const control = new ControlRunner(
+      new ControlExecutor(services.stores.influx, redis, nc, settings.redisPrefix),
+      deadLetters,
+      nc,
+      settings.noConsumerAfterMs,
+      metrics,
+      logger,
+    );
     const leases = new PartitionLeases(redis, keys, writerId, settings.leaseTtlMs, replicas);
     const owner: PartitionOwnership = new PartitionOwnership(
       leases,
@@ -98,7 +110,11 @@ export function createEventsWriter(services: ProcessServices): EventsWriter {
           workers.delete(partition);
         },
       },
-      { partitions: settings.partitions, leaseTtlMs: settings.leaseTtlMs, onOwnedChange: (count) => metrics.partitionsOwned.set(count) },
+      {
+        partitions: settings.partitions,
+        leaseTtlMs: settings.leaseTtlMs,
+        onOwnedChange: (count) => metrics.partitionsOwned.set(count),
+      },
       logger,
     );
     ownership = owner;

@@ -28,12 +28,16 @@ export class InfluxPointWriter {
   private readonly transport: typeof http | typeof https;
   private readonly options: http.RequestOptions;
 
-  constructor(target: InfluxWriteTarget, private readonly concurrency: number) {
+  constructor(
+    target: InfluxWriteTarget,
+    private readonly concurrency: number,
+  ) {
     const url = new URL(target.url);
     this.transport = url.protocol === 'https:' ? https : http;
     this.agent = new this.transport.Agent({ keepAlive: true, maxSockets: concurrency });
     const headers: Record<string, string> = { 'content-type': 'text/plain; charset=utf-8' };
-    if (target.username) headers.authorization = `Basic ${Buffer.from(`${target.username}:${target.password ?? ''}`).toString('base64')}`;
+    if (target.username)
+      headers.authorization = `Basic ${Buffer.from(`${target.username}:${target.password ?? ''}`).toString('base64')}`;
     this.options = {
       method: 'POST',
       hostname: url.hostname,
@@ -63,20 +67,30 @@ export class InfluxPointWriter {
 
   private post(body: Buffer): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const request = this.transport.request({ ...this.options, headers: { ...this.options.headers, 'content-length': String(body.length) } }, (response) => {
-        const status = response.statusCode ?? 0;
-        if (status === 204) {
-          response.resume();
-          response.on('end', resolve);
+      const request = this.transport.request(
+        { ...this.options, headers: { ...this.options.headers, 'content-length': String(body.length) } },
+        (response) => {
+          const status = response.statusCode ?? 0;
+          if (status === 204) {
+            response.resume();
+            response.on('end', resolve);
+            response.on('error', reject);
+            return;
+          }
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          // The cause comes last ("unable to parse '<the whole line>': max key length exceeded"): keep both ends.
+          response.on('end', () =>
+            reject(
+              new InfluxError(
+                `InfluxDB write failed (${status}): ${describeError(Buffer.concat(chunks).toString('utf8'), 1000)}`,
+                status,
+              ),
+            ),
+          );
           response.on('error', reject);
-          return;
-        }
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        // The cause comes last ("unable to parse '<the whole line>': max key length exceeded"): keep both ends.
-        response.on('end', () => reject(new InfluxError(`InfluxDB write failed (${status}): ${describeError(Buffer.concat(chunks).toString('utf8'), 1000)}`, status)));
-        response.on('error', reject);
-      });
+        },
+      );
       request.on('timeout', () => request.destroy(new Error(`InfluxDB write took more than ${WRITE_TIMEOUT_MS} ms`)));
       request.on('error', reject);
       request.end(body);

@@ -56,7 +56,8 @@ export function toDelivery(msg: Msg): Delivery | undefined {
   const deliveryCount = Number(tokens[at]);
   const streamSeq = Number(tokens[at + 1]);
   const consumerSeq = Number(tokens[at + 2]);
-  if (!Number.isSafeInteger(streamSeq) || !Number.isSafeInteger(consumerSeq) || !Number.isSafeInteger(deliveryCount)) return undefined;
+  if (!Number.isSafeInteger(streamSeq) || !Number.isSafeInteger(consumerSeq) || !Number.isSafeInteger(deliveryCount))
+    return undefined;
   return new Delivery(msg, streamSeq, consumerSeq, deliveryCount);
 }
 
@@ -112,7 +113,11 @@ export function ackPolicy(silenceMs: number, clock: () => number = Date.now): Re
  * all. A lost ack would bring an old message back after later ones were
  * stored, and replaying it would undo their overwrites.
  */
-export async function acknowledge(nc: NatsConnection, deliveries: readonly Delivery[], timeoutMs = 5_000): Promise<void> {
+export async function acknowledge(
+  nc: NatsConnection,
+  deliveries: readonly Delivery[],
+  timeoutMs = 5_000,
+): Promise<void> {
   if (deliveries.length === 0) return;
   for (let i = 0; i < deliveries.length - 1; i++) deliveries[i]!.msg.respond(ACK);
   const last = deliveries[deliveries.length - 1]!;

@@ -25,7 +25,11 @@ export interface PreparedConsumer {
   nextConsumerSeq: number;
 }
 
-export async function preparePartitionConsumer(jsm: JetStreamManager, settings: WriterSettings, partition: number): Promise<PreparedConsumer> {
+export async function preparePartitionConsumer(
+  jsm: JetStreamManager,
+  settings: WriterSettings,
+  partition: number,
+): Promise<PreparedConsumer> {
   const stream = streamName(settings.streamPrefix);
   const consumer = consumerName(settings.streamPrefix, partition);
   const config: Partial<ConsumerConfig> = {
@@ -56,7 +60,10 @@ export async function preparePartitionConsumer(jsm: JetStreamManager, settings: 
     return { stream, consumer, seenUpTo, nextConsumerSeq: 1 };
   }
   if (info.config.ack_wait !== config.ack_wait || info.config.max_ack_pending !== config.max_ack_pending) {
-    await jsm.consumers.update(stream, consumer, { ack_wait: config.ack_wait, max_ack_pending: config.max_ack_pending });
+    await jsm.consumers.update(stream, consumer, {
+      ack_wait: config.ack_wait,
+      max_ack_pending: config.max_ack_pending,
+    });
   }
   return { stream, consumer, seenUpTo: 0, nextConsumerSeq: info.delivered.consumer_seq + 1 };
 }

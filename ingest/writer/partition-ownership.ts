@@ -87,7 +87,8 @@ export class PartitionOwnership {
   /** Rejects when the ownership loop cannot reach Redis: this writer then consumes nothing. */
   healthy(): void {
     if (this.stopped) throw new Error('writer stopped');
-    if (since(this.lastTickOkAt) > this.options.leaseTtlMs * 2) throw new Error(`partition leases not renewed: ${this.lastError || 'no answer'}`);
+    if (since(this.lastTickOkAt) > this.options.leaseTtlMs * 2)
+      throw new Error(`partition leases not renewed: ${this.lastError || 'no answer'}`);
   }
 
   /** A partition whose consumer failed: give it up so that it is taken again (by us or another writer) from a clean state. */

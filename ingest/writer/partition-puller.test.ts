@@ -27,7 +27,15 @@ beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 
 function startPuller(streamReplicas: number): PartitionPuller {
-  const options = { stream: 's', consumer: 'c', maxHeld: 64, maxHeldBytes: 1 << 20, maxBytes: 1 << 18, expiresMs: 5_000, refusedForMs: noConsumerAfterMs(streamReplicas) };
+  const options = {
+    stream: 's',
+    consumer: 'c',
+    maxHeld: 64,
+    maxHeldBytes: 1 << 20,
+    maxBytes: 1 << 18,
+    expiresMs: 5_000,
+    refusedForMs: noConsumerAfterMs(streamReplicas),
+  };
   const puller = new PartitionPuller(nc, options, createLogger({ level: 'silent', name: 'puller-test' }));
   puller.start();
   return puller;

@@ -66,7 +66,9 @@ export class PartitionPuller {
 
   start(): void {
     this.inbox = createInbox();
-    this.sub = this.nc.subscribe(this.inbox, { callback: (error, msg) => (error ? this.onStatus('subscription error', error.message) : this.onMessage(msg)) });
+    this.sub = this.nc.subscribe(this.inbox, {
+      callback: (error, msg) => (error ? this.onStatus('subscription error', error.message) : this.onMessage(msg)),
+    });
     this.maybeRequest();
   }
 
@@ -162,11 +164,14 @@ export class PartitionPuller {
     // no responders while JetStream restarts, too many waiting requests): retry a bit later.
     if (code !== '408' && code !== '404') {
       const text = `${code} ${description}`;
-      if (text !== this.lastStatus) this.logger.warn({ consumer: this.options.consumer, status: text }, 'pull request refused');
+      if (text !== this.lastStatus)
+        this.logger.warn({ consumer: this.options.consumer, status: text }, 'pull request refused');
       this.lastStatus = text;
       if (this.refusals++ === 0) this.refusedSince = Date.now();
       if (this.refusals >= 10 && Date.now() - this.refusedSince >= this.options.refusedForMs) {
-        this.failure = new Error(`pull requests refused ${this.refusals} times in ${Math.round((Date.now() - this.refusedSince) / 1000)} s: ${text}`);
+        this.failure = new Error(
+          `pull requests refused ${this.refusals} times in ${Math.round((Date.now() - this.refusedSince) / 1000)} s: ${text}`,
+        );
         this.wake?.();
       }
       this.backoffUntil = Date.now() + 1_000;
@@ -186,7 +191,10 @@ export class PartitionPuller {
     if (this.owed > 0 && now - this.requestOpenedAt < this.options.expiresMs + 2_000) return;
     const held = this.outstanding + this.queue.length - this.queueHead;
     const room = this.options.maxHeld - held;
-    const bytesRoom = Math.min(this.options.maxBytes, this.options.maxHeldBytes - this.outstandingBytes - this.queuedBytes);
+    const bytesRoom = Math.min(
+      this.options.maxBytes,
+      this.options.maxHeldBytes - this.outstandingBytes - this.queuedBytes,
+    );
     if (room < Math.min(16, this.options.maxHeld / 2) || bytesRoom < this.options.maxBytes / 4) return;
     const large = this.needsLargeRequest;
     this.needsLargeRequest = false;
@@ -197,6 +205,8 @@ export class PartitionPuller {
     this.deliveredToRequest = 0;
     this.requestOpenedAt = now;
     const body = JSON.stringify({ batch, max_bytes: maxBytes, expires: this.options.expiresMs * 1_000_000 });
-    this.nc.publish(`$JS.API.CONSUMER.MSG.NEXT.${this.options.stream}.${this.options.consumer}`, body, { reply: this.inbox });
+    this.nc.publish(`$JS.API.CONSUMER.MSG.NEXT.${this.options.stream}.${this.options.consumer}`, body, {
+      reply: this.inbox,
+    });
   }
 }

@@ -72,9 +72,21 @@ export class PartitionWorker {
     this.loop = this.run().catch((error: unknown) => {
       // Told to stop (drop, or the hand-back deadline): nothing to report.
       if ((error instanceof GaveUp || error instanceof LeaseLost) && this.stopping) return;
-      if (error instanceof DeliveryGap) this.deps.logger.warn({ partition: this.partition, err: error }, 'deliveries out of order; consuming the partition again from its first unacknowledged message');
-      else if (error instanceof LeaseLost) this.deps.logger.warn({ partition: this.partition, err: error }, 'partition lease not certain any more; giving the partition up');
-      else this.deps.logger.error({ partition: this.partition, err: error }, 'partition consumer failed; giving the partition up');
+      if (error instanceof DeliveryGap)
+        this.deps.logger.warn(
+          { partition: this.partition, err: error },
+          'deliveries out of order; consuming the partition again from its first unacknowledged message',
+        );
+      else if (error instanceof LeaseLost)
+        this.deps.logger.warn(
+          { partition: this.partition, err: error },
+          'partition lease not certain any more; giving the partition up',
+        );
+      else
+        this.deps.logger.error(
+          { partition: this.partition, err: error },
+          'partition consumer failed; giving the partition up',
+        );
       this.abandon();
       this.deps.onFailure(error);
     });
@@ -107,12 +119,26 @@ export class PartitionWorker {
   private async run(): Promise<void> {
     const { deps } = this;
     const { settings } = deps;
-    const prepared = await untilStored('nats', this.retry, () => preparePartitionConsumer(deps.jsm, settings, this.partition));
-    if (prepared.seenUpTo > 0) deps.logger.info({ partition: this.partition, seenUpTo: prepared.seenUpTo }, 'partition taken over with unacknowledged messages: replaying them first');
+    const prepared = await untilStored('nats', this.retry, () =>
+      preparePartitionConsumer(deps.jsm, settings, this.partition),
+    );
+    if (prepared.seenUpTo > 0)
+      deps.logger.info(
+        { partition: this.partition, seenUpTo: prepared.seenUpTo },
+        'partition taken over with unacknowledged messages: replaying them first',
+      );
     if (this.stopping) return;
     const puller = new PartitionPuller(
       deps.nc,
-      { stream: prepared.stream, consumer: prepared.consumer, maxHeld: settings.maxAckPending, maxHeldBytes: settings.maxHeldBytes, maxBytes: settings.pullMaxBytes, expiresMs: settings.pullExpiresMs, refusedForMs: settings.noConsumerAfterMs },
+      {
+        stream: prepared.stream,
+        consumer: prepared.consumer,
+        maxHeld: settings.maxAckPending,
+        maxHeldBytes: settings.maxHeldBytes,
+        maxBytes: settings.pullMaxBytes,
+        expiresMs: settings.pullExpiresMs,
+        refusedForMs: settings.noConsumerAfterMs,
+      },
       deps.logger,
     );
     this.puller = puller;
@@ -132,7 +158,8 @@ export class PartitionWorker {
       // A delivery lost in transit (a NATS reconnect) comes back only after its ack deadline, behind
       // later messages: storing those first would let it undo their overwrites. Start the partition
       // over instead: nothing past the gap is acknowledged, and a recreated consumer replays in order.
-      if (delivery.consumerSeq !== expectedConsumerSeq) throw new DeliveryGap(`expected consumer seq ${expectedConsumerSeq}, got ${delivery.consumerSeq}`);
+      if (delivery.consumerSeq !== expectedConsumerSeq)
+        throw new DeliveryGap(`expected consumer seq ${expectedConsumerSeq}, got ${delivery.consumerSeq}`);
       expectedConsumerSeq++;
       if (delivery.streamSeq <= this.lastSeq) {
         // A second copy of a message we hold (its ack deadline passed meanwhile): the first copy decides.
@@ -174,7 +201,10 @@ export class PartitionWorker {
     } catch (error) {
       // When the batch's partial writes were issued: the next owner writes them again, after these.
       const seqs = [this.batch.deliveries[0]?.streamSeq, this.batch.deliveries.at(-1)?.streamSeq];
-      this.deps.logger.debug({ partition: this.partition, messages: this.batch.deliveries.length, seqs, ...this.fence.take() }, 'batch abandoned');
+      this.deps.logger.debug(
+        { partition: this.partition, messages: this.batch.deliveries.length, seqs, ...this.fence.take() },
+        'batch abandoned',
+      );
       throw error;
     }
     this.puller?.release(this.batch.deliveries);
@@ -182,7 +212,10 @@ export class PartitionWorker {
   }
 
   private holds(streamSeq: number): boolean {
-    return this.batch.deliveries.some((d) => d.streamSeq === streamSeq) || (this.puller?.queued() ?? []).some((d) => d.streamSeq === streamSeq);
+    return (
+      this.batch.deliveries.some((d) => d.streamSeq === streamSeq) ||
+      (this.puller?.queued() ?? []).some((d) => d.streamSeq === streamSeq)
+    );
   }
 
   private keepHeldAlive(): void {

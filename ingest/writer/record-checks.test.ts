@@ -10,11 +10,22 @@ const scalarEvent = (metric: string, iter: number | undefined, value: number, ti
   normalizedEvent({ type: 'training_stats_scalar', entity: 'e', iter, timestamp, metric, variant: 'v', value });
 
 /** Any finite double, with the extremes (where sums overflow) well represented. */
-const value = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(1e308, -1e308, Number.MAX_VALUE, -Number.MAX_VALUE, 0.1, 0));
-const events = fc.array(fc.tuple(fc.constantFrom('loss', 'acc', ''), fc.option(fc.integer({ min: -1e6, max: 1e6 }), { nil: undefined }), value, fc.integer({ min: 0, max: 2e12 })), {
-  minLength: 1,
-  maxLength: 30,
-});
+const value = fc.oneof(
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.constantFrom(1e308, -1e308, Number.MAX_VALUE, -Number.MAX_VALUE, 0.1, 0),
+);
+const events = fc.array(
+  fc.tuple(
+    fc.constantFrom('loss', 'acc', ''),
+    fc.option(fc.integer({ min: -1e6, max: 1e6 }), { nil: undefined }),
+    value,
+    fc.integer({ min: 0, max: 2e12 }),
+  ),
+  {
+    minLength: 1,
+    maxLength: 30,
+  },
+);
 
 describe('checkSummary', () => {
   it('accepts every summary the ingest builder makes, after the JSON trip through the wire', () => {
@@ -44,7 +55,17 @@ describe('checkSummary', () => {
     builder.add(scalarEvent('Summary', -2147483648, 1, 1));
     expect(builder.build('u', 1).maxIter).toBe(-2147483648);
     builder.add(scalarEvent(':monitor:machine', 500, 1, 1));
-    builder.add(normalizedEvent({ type: 'training_debug_image', entity: 'e', iter: 70, timestamp: 1, metric: 'i', variant: 'v', url: 'u' }));
+    builder.add(
+      normalizedEvent({
+        type: 'training_debug_image',
+        entity: 'e',
+        iter: 70,
+        timestamp: 1,
+        metric: 'i',
+        variant: 'v',
+        url: 'u',
+      }),
+    );
     builder.add(scalarEvent('loss', 3, 1, 1));
     // Unlike last_iteration, the ignored metrics count and logs do not.
     expect(builder.build('u', 1)).toMatchObject({ maxIter: 500, lastIter: 900 });
@@ -69,15 +90,49 @@ describe('checkSummary', () => {
 
   it('refuses summaries a store call could not be built from', () => {
     const good = { c: 'co', n: 't', e: 'e', u: 'u', at: 1, scalars: [], listing: [] };
-    const scalar = { metric: 'm', variant: 'v', value: 1, iter: 1, timestamp: 1, min: 1, minIter: 1, max: 1, maxIter: 1, first: 1, firstIter: 1, count: 1, sum: 1 };
+    const scalar = {
+      metric: 'm',
+      variant: 'v',
+      value: 1,
+      iter: 1,
+      timestamp: 1,
+      min: 1,
+      minIter: 1,
+      max: 1,
+      maxIter: 1,
+      first: 1,
+      firstIter: 1,
+      count: 1,
+      sum: 1,
+    };
     expect(checkSummary(good)).toEqual(good);
     expect(typeof checkSummary({ ...good, scalars: [scalar] })).toBe('object');
     expect(checkSummary({ ...good, maxIter: null })).toEqual({ ...good, maxIter: null });
-    for (const bad of [null, [], { ...good, n: 'x' }, { ...good, at: null }, { ...good, maxIter: '3' }, { ...good, listing: [['a', 'b', 'c', 2]] }, { ...good, listing: [null] }]) {
+    for (const bad of [
+      null,
+      [],
+      { ...good, n: 'x' },
+      { ...good, at: null },
+      { ...good, maxIter: '3' },
+      { ...good, listing: [['a', 'b', 'c', 2]] },
+      { ...good, listing: [null] },
+    ]) {
       expect(typeof checkSummary(bad), JSON.stringify(bad)).toBe('string');
     }
-    for (const [field, v] of [['value', null], ['min', '1'], ['count', 0], ['count', 1.5], ['iter', 'x'], ['metric', 1], ['sum', '1'], ['mean', null], ['x_axis_label', 1]] as const) {
-      expect(typeof checkSummary({ ...good, scalars: [{ ...scalar, [field]: v }] }), `${field}=${String(v)}`).toBe('string');
+    for (const [field, v] of [
+      ['value', null],
+      ['min', '1'],
+      ['count', 0],
+      ['count', 1.5],
+      ['iter', 'x'],
+      ['metric', 1],
+      ['sum', '1'],
+      ['mean', null],
+      ['x_axis_label', 1],
+    ] as const) {
+      expect(typeof checkSummary({ ...good, scalars: [{ ...scalar, [field]: v }] }), `${field}=${String(v)}`).toBe(
+        'string',
+      );
     }
     fc.assert(
       fc.property(fc.anything(), (v) => {
@@ -90,6 +145,7 @@ describe('checkSummary', () => {
 describe('checkLogRecord', () => {
   it('accepts [company, task, timestamp, event JSON] only', () => {
     expect(checkLogRecord(['co', 't', 1, '{}'])).toEqual(['co', 't', 1, '{}']);
-    for (const bad of [null, {}, ['co', 't', '1', '{}'], ['co', 't', 1], ['co', 1, 1, '{}'], ['co', 't', 1, {}]]) expect(typeof checkLogRecord(bad)).toBe('string');
+    for (const bad of [null, {}, ['co', 't', '1', '{}'], ['co', 't', 1], ['co', 1, 1, '{}'], ['co', 't', 1, {}]])
+      expect(typeof checkLogRecord(bad)).toBe('string');
   });
 });

@@ -14,7 +14,14 @@ const optionalIter = (v: unknown) => v === undefined || v === null || finite(v);
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 export function checkLogRecord(value: unknown): Checked<LogRecord> {
-  if (!Array.isArray(value) || value.length !== 4 || typeof value[0] !== 'string' || typeof value[1] !== 'string' || typeof value[2] !== 'number' || typeof value[3] !== 'string') {
+  if (
+    !Array.isArray(value) ||
+    value.length !== 4 ||
+    typeof value[0] !== 'string' ||
+    typeof value[1] !== 'string' ||
+    typeof value[2] !== 'number' ||
+    typeof value[3] !== 'string'
+  ) {
     return 'not [company, task, timestamp, event JSON]';
   }
   return value as LogRecord;
@@ -32,12 +39,20 @@ function scalarProblem(s: unknown, i: number): string | undefined {
   // null: the request's sum overflowed (JSON has no Infinity); `mean` then carries it.
   if (s.sum !== null && typeof s.sum !== 'number') return `scalar ${i} sum is not a number`;
   if (s.mean !== undefined && !finite(s.mean)) return `scalar ${i} mean is not a finite number`;
-  if (s.x_axis_label !== undefined && typeof s.x_axis_label !== 'string') return `scalar ${i} x_axis_label is not a string`;
+  if (s.x_axis_label !== undefined && typeof s.x_axis_label !== 'string')
+    return `scalar ${i} x_axis_label is not a string`;
   return undefined;
 }
 
 function listingProblem(entry: unknown, i: number): string | undefined {
-  if (!Array.isArray(entry) || entry.length !== 4 || typeof entry[0] !== 'string' || typeof entry[1] !== 'string' || typeof entry[2] !== 'string' || (entry[3] !== 0 && entry[3] !== 1)) {
+  if (
+    !Array.isArray(entry) ||
+    entry.length !== 4 ||
+    typeof entry[0] !== 'string' ||
+    typeof entry[1] !== 'string' ||
+    typeof entry[2] !== 'string' ||
+    (entry[3] !== 0 && entry[3] !== 1)
+  ) {
     return `listing entry ${i} is not [type, metric, variant, 0|1]`;
   }
   return undefined;
@@ -45,7 +60,8 @@ function listingProblem(entry: unknown, i: number): string | undefined {
 
 export function checkSummary(value: unknown): Checked<EntitySummary> {
   if (!isObject(value)) return 'not an entity summary object';
-  if (typeof value.c !== 'string' || (value.n !== 't' && value.n !== 'm') || typeof value.e !== 'string') return 'lacks company, namespace or entity';
+  if (typeof value.c !== 'string' || (value.n !== 't' && value.n !== 'm') || typeof value.e !== 'string')
+    return 'lacks company, namespace or entity';
   if (value.u !== undefined && typeof value.u !== 'string') return 'user is not a string';
   if (!finite(value.at)) return 'at is not a finite number';
   if (!optionalIter(value.lastIter)) return 'lastIter is not an iteration';

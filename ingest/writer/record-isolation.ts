@@ -22,7 +22,13 @@ import { chunkCount, summaryPart, type SummaryApplier } from './summary-applier.
 import type { BatchSummary, TaskLogs, WriteBatch } from './write-batch.js';
 
 /** Writes points [from, to) of the batch; answers how many were refused. */
-export async function writePoints(batch: WriteBatch, influx: InfluxPointWriter, retry: RetryOptions, from = 0, to = batch.pointCount): Promise<number> {
+export async function writePoints(
+  batch: WriteBatch,
+  influx: InfluxPointWriter,
+  retry: RetryOptions,
+  from = 0,
+  to = batch.pointCount,
+): Promise<number> {
   if (from >= to) return 0;
   try {
     // The fence again once the write has its InfluxDB slot: waiting for one can take a while.
@@ -31,7 +37,12 @@ export async function writePoints(batch: WriteBatch, influx: InfluxPointWriter, 
   } catch (error) {
     if (!(error instanceof StoreRefused)) throw error;
     if (to - from === 1) {
-      batch.refuse({ owner: batch.pointOwners[from]!, index: batch.pointIndexes[from]!, reason: error.reason, detail: error.detail });
+      batch.refuse({
+        owner: batch.pointOwners[from]!,
+        index: batch.pointIndexes[from]!,
+        reason: error.reason,
+        detail: error.detail,
+      });
       return 1;
     }
     const mid = (from + to) >>> 1;
@@ -41,7 +52,13 @@ export async function writePoints(batch: WriteBatch, influx: InfluxPointWriter, 
 }
 
 /** Appends a task's lines; answers how many were refused. */
-export async function appendTaskLogs(batch: WriteBatch, task: string, logs: TaskLogs, appender: LogSegmentAppender, retry: RetryOptions): Promise<number> {
+export async function appendTaskLogs(
+  batch: WriteBatch,
+  task: string,
+  logs: TaskLogs,
+  appender: LogSegmentAppender,
+  retry: RetryOptions,
+): Promise<number> {
   const lines = logs.seqs.map((_, i) => i);
   let retried = false;
   try {
@@ -69,7 +86,12 @@ export async function appendTaskLogs(batch: WriteBatch, task: string, logs: Task
 }
 
 /** Applies a summary chunk by chunk; answers false when some chunk was refused (and dead-lettered). */
-export async function applySummary(batch: WriteBatch, entry: BatchSummary, applier: SummaryApplier, retry: RetryOptions): Promise<boolean> {
+export async function applySummary(
+  batch: WriteBatch,
+  entry: BatchSummary,
+  applier: SummaryApplier,
+  retry: RetryOptions,
+): Promise<boolean> {
   const { summary, seq } = entry;
   const chunks = chunkCount(summary);
   const failed: number[] = [];

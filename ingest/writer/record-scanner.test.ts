@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { arrivalSeq, decodeRecords, frameRecord, pointWithSeq, type EntitySummary, type LogRecord } from '../../shared/events/wire-format.js';
+import {
+  arrivalSeq,
+  decodeRecords,
+  frameRecord,
+  pointWithSeq,
+  type EntitySummary,
+  type LogRecord,
+} from '../../shared/events/wire-format.js';
 import { PointBuffer } from './point-buffer.js';
 import fc from 'fast-check';
 import { MalformedMessage, recordFrame, scanRecords } from './record-scanner.js';
@@ -20,12 +27,17 @@ function scan(payload: string, streamSeq = 7) {
 
 describe('scanRecords', () => {
   it('splices the arrival seq into points exactly as pointWithSeq does, for ASCII and non-ASCII payloads', () => {
-    const bodies = ['scalar,c=a,e=t,m=loss,n=t,v=v y=0.5,ts=1i,at=1i,w="w" 3', 'plot,c=a,e=t,m=größe\\ ✓,n=t,v=𝄞 p="p{\\"x\\": \\"é\\nz\\"}" -9223372036854775806'];
+    const bodies = [
+      'scalar,c=a,e=t,m=loss,n=t,v=v y=0.5,ts=1i,at=1i,w="w" 3',
+      'plot,c=a,e=t,m=größe\\ ✓,n=t,v=𝄞 p="p{\\"x\\": \\"é\\nz\\"}" -9223372036854775806',
+    ];
     const log: LogRecord = ['a', 't', 5, JSON.stringify({ msg: 'tqdm ██▌ 50%\nnext' })];
     const payload = frameRecord('I', bodies[0]!) + frameRecord('L', JSON.stringify(log)) + frameRecord('I', bodies[1]!);
     const seq = 123_456_789;
     const out = scan(payload, seq);
-    expect(out.lines).toBe(`${pointWithSeq(bodies[0]!, arrivalSeq(seq, 0))}\n${pointWithSeq(bodies[1]!, arrivalSeq(seq, 2))}\n`);
+    expect(out.lines).toBe(
+      `${pointWithSeq(bodies[0]!, arrivalSeq(seq, 0))}\n${pointWithSeq(bodies[1]!, arrivalSeq(seq, 2))}\n`,
+    );
     expect(out.logs).toEqual([[log, arrivalSeq(seq, 1)]]);
     expect([...decodeRecords(payload)].map((r) => r.kind)).toEqual(['I', 'L', 'I']);
   });
@@ -50,7 +62,13 @@ describe('scanRecords', () => {
     ['a log that is not JSON', frameRecord('L', '[1,')],
     ['a log of the wrong shape', frameRecord('L', '{"a":1}')],
     ['a summary of the wrong shape', frameRecord('R', '[]')],
-    ['a summary with a non-finite value', frameRecord('R', '{"c":"a","n":"t","e":"x","u":"u","at":1,"scalars":[{"metric":"m","variant":"v","value":1e999,"iter":1,"timestamp":1,"min":1,"minIter":1,"max":1,"maxIter":1,"first":1,"firstIter":1,"count":1,"sum":1}],"listing":[]}')],
+    [
+      'a summary with a non-finite value',
+      frameRecord(
+        'R',
+        '{"c":"a","n":"t","e":"x","u":"u","at":1,"scalars":[{"metric":"m","variant":"v","value":1e999,"iter":1,"timestamp":1,"min":1,"minIter":1,"max":1,"maxIter":1,"first":1,"firstIter":1,"count":1,"sum":1}],"listing":[]}',
+      ),
+    ],
   ])('refuses %s alone and reads its siblings', (_, bad) => {
     const out = scan(good + bad + good);
     expect(out.malformed).toEqual([1]);
@@ -59,13 +77,20 @@ describe('scanRecords', () => {
 
   it('never throws anything but MalformedMessage, whatever the payload', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('I', 'L', 'R', ':', '1', '{}', '[]')), { maxLength: 30 }).map((parts) => parts.join('')), (payload) => {
-        try {
-          scan(payload);
-        } catch (error) {
-          expect(error).toBeInstanceOf(MalformedMessage);
-        }
-      }),
+      fc.property(
+        fc
+          .array(fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('I', 'L', 'R', ':', '1', '{}', '[]')), {
+            maxLength: 30,
+          })
+          .map((parts) => parts.join('')),
+        (payload) => {
+          try {
+            scan(payload);
+          } catch (error) {
+            expect(error).toBeInstanceOf(MalformedMessage);
+          }
+        },
+      ),
     );
   });
 });
@@ -73,11 +98,18 @@ describe('scanRecords', () => {
 describe('recordFrame', () => {
   it('answers the framed bytes of one record, for any records', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.constantFrom('I', 'L', 'R'), fc.string({ unit: 'grapheme', maxLength: 60 })), { minLength: 1, maxLength: 12 }), fc.nat(), (records, pick) => {
-        const frames = records.map(([kind, body]) => frameRecord(kind as 'I', body));
-        const index = pick % frames.length;
-        expect(recordFrame(Buffer.from(frames.join(''), 'utf8'), index).toString('utf8')).toBe(frames[index]);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom('I', 'L', 'R'), fc.string({ unit: 'grapheme', maxLength: 60 })), {
+          minLength: 1,
+          maxLength: 12,
+        }),
+        fc.nat(),
+        (records, pick) => {
+          const frames = records.map(([kind, body]) => frameRecord(kind as 'I', body));
+          const index = pick % frames.length;
+          expect(recordFrame(Buffer.from(frames.join(''), 'utf8'), index).toString('utf8')).toBe(frames[index]);
+        },
+      ),
     );
   });
 });

@@ -44,7 +44,8 @@ interface Frame {
 
 function readFrame(src: Buffer, at: number, allAscii: boolean): Frame {
   const kind = src[at]!;
-  if (kind !== KIND_I && kind !== KIND_L && kind !== KIND_R) throw new MalformedMessage(`unknown record kind at byte ${at}`);
+  if (kind !== KIND_I && kind !== KIND_L && kind !== KIND_R)
+    throw new MalformedMessage(`unknown record kind at byte ${at}`);
   let p = at + 1;
   let units = 0;
   while (p < src.length && p - at <= 10 && src[p]! >= 0x30 && src[p]! <= 0x39) units = units * 10 + (src[p++]! - 0x30);
@@ -67,8 +68,10 @@ export function scanRecords(src: Buffer, streamSeq: number, target: RecordTarget
       if (!target.point(src, start, end, seq, index)) target.malformed(index, 'point record has no time');
     } else {
       const parsed = parseJson(src.toString('utf8', start, end));
-      const checked = parsed === undefined ? 'not JSON' : kind === KIND_L ? checkLogRecord(parsed) : checkSummary(parsed);
-      if (typeof checked === 'string') target.malformed(index, `${kind === KIND_L ? 'log' : 'summary'} record: ${checked}`);
+      const checked =
+        parsed === undefined ? 'not JSON' : kind === KIND_L ? checkLogRecord(parsed) : checkSummary(parsed);
+      if (typeof checked === 'string')
+        target.malformed(index, `${kind === KIND_L ? 'log' : 'summary'} record: ${checked}`);
       else if (kind === KIND_L) target.log(checked as LogRecord, seq, index);
       else target.summary(checked as EntitySummary, seq, index);
     }

@@ -16,7 +16,12 @@
 import calculateSlot from 'cluster-key-slot';
 import { StoreUnavailableError } from '../../shared/stores/store-errors.js';
 import type { RedisKeys } from '../../shared/stores/redis-keys.js';
-import { isRedisCluster, sendKeyedCommand, type RedisClient, type RedisSingleClient } from '../../shared/stores/redis-store.js';
+import {
+  isRedisCluster,
+  sendKeyedCommand,
+  type RedisClient,
+  type RedisSingleClient,
+} from '../../shared/stores/redis-store.js';
 import type { WriteBatch } from './write-batch.js';
 
 export type WaitReplicas = number | 'auto';
@@ -61,13 +66,17 @@ export class ReplicaSync {
   }
 
   private async confirmNode(node: ReplicatedNode): Promise<void> {
-    const wanted = this.settings.replicas === 'auto' ? Math.min(1, await this.connectedReplicas(node)) : this.settings.replicas;
+    const wanted =
+      this.settings.replicas === 'auto' ? Math.min(1, await this.connectedReplicas(node)) : this.settings.replicas;
     if (wanted === 0) return;
     const reached = Number(await node.command(['WAIT', String(wanted), String(this.settings.timeoutMs)]));
     if (reached < wanted) {
       // A replica may have gone: read the count again before the next attempt.
       this.connected.delete(node.name);
-      throw new StoreUnavailableError('redis', `Redis ${node.name}: writes reached ${reached} of ${wanted} replicas within ${this.settings.timeoutMs} ms`);
+      throw new StoreUnavailableError(
+        'redis',
+        `Redis ${node.name}: writes reached ${reached} of ${wanted} replicas within ${this.settings.timeoutMs} ms`,
+      );
     }
   }
 
@@ -102,7 +111,10 @@ export function nodesOfClient(client: RedisClient): NodesOfKeys {
       const master = client.slots[calculateSlot(key)]?.master.address ?? `slot ${calculateSlot(key)}`;
       if (!byMaster.has(master)) byMaster.set(master, key);
     }
-    return [...byMaster].map(([name, key]) => ({ name, command: (args: string[]) => sendKeyedCommand(client, key, false, args) }));
+    return [...byMaster].map(([name, key]) => ({
+      name,
+      command: (args: string[]) => sendKeyedCommand(client, key, false, args),
+    }));
   };
 }
 

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { NatsError } from 'nats';
-import { ClientClosedError, ConnectionTimeoutError, SimpleError, SocketClosedUnexpectedlyError, TimeoutError } from 'redis';
+import {
+  ClientClosedError,
+  ConnectionTimeoutError,
+  SimpleError,
+  SocketClosedUnexpectedlyError,
+  TimeoutError,
+} from 'redis';
 import { describe, expect, it } from 'vitest';
 import { InfluxError } from '../../shared/stores/influx-store.js';
 import { classifyStoreError, DEAD_LETTER_REASONS, describeError } from './store-errors.js';
@@ -10,22 +16,41 @@ const refused = (reason: string) => ({ transient: false, reason });
 
 describe('InfluxDB errors', () => {
   it('refuse the body on 400, 413 and 422 (bad point, too large, unprocessable)', () => {
-    expect(classifyStoreError(new InfluxError('partial write: field type conflict: input field "y" on measurement "scalar" is type integer, already exists as type float dropped=1', 400))).toEqual(refused('influx_rejected'));
-    expect(classifyStoreError(new InfluxError("partial write: unable to parse 'scalar,c=co': max key length exceeded: 70027 > 65535 dropped=0", 400))).toEqual(refused('influx_rejected'));
+    expect(
+      classifyStoreError(
+        new InfluxError(
+          'partial write: field type conflict: input field "y" on measurement "scalar" is type integer, already exists as type float dropped=1',
+          400,
+        ),
+      ),
+    ).toEqual(refused('influx_rejected'));
+    expect(
+      classifyStoreError(
+        new InfluxError(
+          "partial write: unable to parse 'scalar,c=co': max key length exceeded: 70027 > 65535 dropped=0",
+          400,
+        ),
+      ),
+    ).toEqual(refused('influx_rejected'));
     expect(classifyStoreError(new InfluxError('Request Entity Too Large', 413))).toEqual(refused('influx_rejected'));
     expect(classifyStoreError(new InfluxError('unprocessable', 422))).toEqual(refused('influx_rejected'));
   });
 
   it('retry 5xx, and 401/403/404/408/429: the server or its configuration, not the point', () => {
-    for (const status of [500, 502, 503, 504, 401, 403, 404, 408, 429]) expect(classifyStoreError(new InfluxError(`status ${status}`, status))).toEqual(transient);
+    for (const status of [500, 502, 503, 504, 401, 403, 404, 408, 429])
+      expect(classifyStoreError(new InfluxError(`status ${status}`, status))).toEqual(transient);
   });
 
   it('retry connection errors and timeouts', () => {
-    expect(classifyStoreError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8086'), { code: 'ECONNREFUSED' }))).toEqual(transient);
+    expect(
+      classifyStoreError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8086'), { code: 'ECONNREFUSED' })),
+    ).toEqual(transient);
     expect(classifyStoreError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))).toEqual(transient);
     expect(classifyStoreError(new Error('InfluxDB write took more than 60000 ms'))).toEqual(transient);
     expect(classifyStoreError(new TypeError('fetch failed', { cause: new Error('ECONNREFUSED') }))).toEqual(transient);
-    expect(classifyStoreError(new DOMException('The operation was aborted due to timeout', 'TimeoutError'))).toEqual(transient);
+    expect(classifyStoreError(new DOMException('The operation was aborted due to timeout', 'TimeoutError'))).toEqual(
+      transient,
+    );
   });
 });
 
@@ -33,14 +58,32 @@ describe('Redis errors', () => {
   const reply = (message: string) => new SimpleError(message);
 
   it('refuse WRONGTYPE, also when a script passes it on', () => {
-    expect(classifyStoreError(reply('WRONGTYPE Operation against a key holding the wrong kind of value'))).toEqual(refused('redis_wrongtype'));
-    expect(classifyStoreError(reply('WRONGTYPE Operation against a key holding the wrong kind of value script: 5142c3, on @user_script:1.'))).toEqual(refused('redis_wrongtype'));
+    expect(classifyStoreError(reply('WRONGTYPE Operation against a key holding the wrong kind of value'))).toEqual(
+      refused('redis_wrongtype'),
+    );
+    expect(
+      classifyStoreError(
+        reply('WRONGTYPE Operation against a key holding the wrong kind of value script: 5142c3, on @user_script:1.'),
+      ),
+    ).toEqual(refused('redis_wrongtype'));
   });
 
   it('refuse command and script errors', () => {
-    expect(classifyStoreError(reply('ERR Invalid stream ID specified as stream command argument script: 26f581, on @user_script:1.'))).toEqual(refused('redis_rejected'));
-    expect(classifyStoreError(reply("ERR user_script:71: attempt to perform arithmetic on local 'sum' (a nil value) script: ae1a2d, on @user_script:71."))).toEqual(refused('redis_rejected'));
-    expect(classifyStoreError(reply('ERR The ID specified in XADD is equal or smaller than the target stream top item'))).toEqual(refused('redis_rejected'));
+    expect(
+      classifyStoreError(
+        reply('ERR Invalid stream ID specified as stream command argument script: 26f581, on @user_script:1.'),
+      ),
+    ).toEqual(refused('redis_rejected'));
+    expect(
+      classifyStoreError(
+        reply(
+          "ERR user_script:71: attempt to perform arithmetic on local 'sum' (a nil value) script: ae1a2d, on @user_script:71.",
+        ),
+      ),
+    ).toEqual(refused('redis_rejected'));
+    expect(
+      classifyStoreError(reply('ERR The ID specified in XADD is equal or smaller than the target stream top item')),
+    ).toEqual(refused('redis_rejected'));
   });
 
   it('retry server states: busy, loading, out of memory, read-only, persistence failing, unknown script, credentials', () => {
@@ -64,7 +107,13 @@ describe('Redis errors', () => {
   });
 
   it('retry connection errors and command timeouts', () => {
-    for (const error of [new ClientClosedError(), new SocketClosedUnexpectedlyError(), new ConnectionTimeoutError(), new TimeoutError('Command timeout'), new Error('Socket closed unexpectedly')]) {
+    for (const error of [
+      new ClientClosedError(),
+      new SocketClosedUnexpectedlyError(),
+      new ConnectionTimeoutError(),
+      new TimeoutError('Command timeout'),
+      new Error('Socket closed unexpectedly'),
+    ]) {
       expect(classifyStoreError(error), error.message).toEqual(transient);
     }
   });
@@ -72,23 +121,30 @@ describe('Redis errors', () => {
 
 describe('NATS errors', () => {
   it('retry timeouts, no responders and connection loss', () => {
-    for (const code of ['TIMEOUT', '503', 'CONNECTION_CLOSED', 'DISCONNECT', 'CONNECTION_REFUSED']) expect(classifyStoreError(NatsError.errorForCode(code))).toEqual(transient);
+    for (const code of ['TIMEOUT', '503', 'CONNECTION_CLOSED', 'DISCONNECT', 'CONNECTION_REFUSED'])
+      expect(classifyStoreError(NatsError.errorForCode(code))).toEqual(transient);
   });
 });
 
 describe('errors of the writer itself', () => {
   it('refuse TypeError and RangeError thrown on the input', () => {
-    expect(classifyStoreError(new TypeError("Cannot read properties of null (reading 'join')"))).toEqual(refused('writer_error'));
+    expect(classifyStoreError(new TypeError("Cannot read properties of null (reading 'join')"))).toEqual(
+      refused('writer_error'),
+    );
     expect(classifyStoreError(new RangeError('Invalid string length'))).toEqual(refused('writer_error'));
   });
 
   it('retry anything not recognised', () => {
-    fc.assert(fc.property(fc.string(), (message) => {
-      expect(classifyStoreError(new Error(message))).toEqual(transient);
-    }));
-    fc.assert(fc.property(fc.anything(), (value) => {
-      expect(classifyStoreError(value).transient).toBe(true);
-    }));
+    fc.assert(
+      fc.property(fc.string(), (message) => {
+        expect(classifyStoreError(new Error(message))).toEqual(transient);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.anything(), (value) => {
+        expect(classifyStoreError(value).transient).toBe(true);
+      }),
+    );
   });
 });
 
@@ -106,13 +162,17 @@ describe('classification of any Redis reply', () => {
 
 describe('describeError', () => {
   it('is one bounded line that keeps the end of a long message', () => {
-    const text = describeError(new Error(`unable to parse 'scalar,m=${'a'.repeat(70_000)}\n': max key length exceeded: 70027 > 65535 dropped=0`));
+    const text = describeError(
+      new Error(`unable to parse 'scalar,m=${'a'.repeat(70_000)}\n': max key length exceeded: 70027 > 65535 dropped=0`),
+    );
     expect(text.length).toBeLessThanOrEqual(600);
     expect(text).not.toMatch(/[\r\n]/);
     expect(text).toMatch(/^unable to parse/);
     expect(text).toMatch(/max key length exceeded: 70027 > 65535 dropped=0$/);
-    fc.assert(fc.property(fc.string({ maxLength: 2000 }), (message) => {
-      expect(describeError(new Error(message)).length).toBeLessThanOrEqual(600);
-    }));
+    fc.assert(
+      fc.property(fc.string({ maxLength: 2000 }), (message) => {
+        expect(describeError(new Error(message)).length).toBeLessThanOrEqual(600);
+      }),
+    );
   });
 });

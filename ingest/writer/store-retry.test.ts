@@ -2,7 +2,15 @@ import fc from 'fast-check';
 import { SimpleError } from 'redis';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/observability/logger.js';
-import { backoffDelay, GaveUp, LeaseLost, RetriesExhausted, StoreRefused, untilStored, type RetryOptions } from './store-retry.js';
+import {
+  backoffDelay,
+  GaveUp,
+  LeaseLost,
+  RetriesExhausted,
+  StoreRefused,
+  untilStored,
+  type RetryOptions,
+} from './store-retry.js';
 import { WriteFence } from './write-fence.js';
 
 const logger = createLogger({ level: 'silent', name: 'test' });
@@ -15,13 +23,18 @@ function options(signal = new AbortController().signal): RetryOptions & { retrie
 describe('backoffDelay', () => {
   it('doubles up to the cap, jittered within the upper half of each step', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: 100, max: 60_000 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (attempt, max, r) => {
-        const step = Math.min(max, 100 * 2 ** Math.min(attempt - 1, 30));
-        const delay = backoffDelay(attempt, max, () => r);
-        expect(delay).toBeGreaterThanOrEqual(step / 2);
-        expect(delay).toBeLessThanOrEqual(step);
-        expect(Number.isFinite(delay)).toBe(true);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 10_000 }),
+        fc.integer({ min: 100, max: 60_000 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (attempt, max, r) => {
+          const step = Math.min(max, 100 * 2 ** Math.min(attempt - 1, 30));
+          const delay = backoffDelay(attempt, max, () => r);
+          expect(delay).toBeGreaterThanOrEqual(step / 2);
+          expect(delay).toBeLessThanOrEqual(step);
+          expect(Number.isFinite(delay)).toBe(true);
+        },
+      ),
     );
   });
 
@@ -58,7 +71,9 @@ describe('untilStored', () => {
     const pending = untilStored('nats', o, () => Promise.reject(new Error('TIMEOUT')));
     setTimeout(() => controller.abort(), 30);
     await expect(pending).rejects.toBeInstanceOf(GaveUp);
-    await expect(untilStored('nats', options(), () => Promise.reject(new Error('TIMEOUT')), { maxAttempts: 3 })).rejects.toBeInstanceOf(RetriesExhausted);
+    await expect(
+      untilStored('nats', options(), () => Promise.reject(new Error('TIMEOUT')), { maxAttempts: 3 }),
+    ).rejects.toBeInstanceOf(RetriesExhausted);
   });
 
   it('passes the fence before every attempt: no attempt is issued once the lease is not certain, and LeaseLost is not retried', async () => {
@@ -76,7 +91,9 @@ describe('untilStored', () => {
     expect(o.fence.take()).toBeUndefined();
     // Thrown from inside the operation (the InfluxDB writer passes it again once it has a slot): not retried either.
     holds = true;
-    await expect(untilStored('influx', o, () => Promise.reject(new LeaseLost('lapsed while waiting')))).rejects.toBeInstanceOf(LeaseLost);
+    await expect(
+      untilStored('influx', o, () => Promise.reject(new LeaseLost('lapsed while waiting'))),
+    ).rejects.toBeInstanceOf(LeaseLost);
     expect(o.retries).toBe(1);
   });
 });

@@ -76,7 +76,12 @@ export function backoffDelay(attempt: number, maxDelayMs: number, random: () => 
   return step / 2 + random() * (step / 2);
 }
 
-export async function untilStored<T>(store: StoreName, options: RetryOptions, operation: () => Promise<T>, policy: RetryPolicy = {}): Promise<T> {
+export async function untilStored<T>(
+  store: StoreName,
+  options: RetryOptions,
+  operation: () => Promise<T>,
+  policy: RetryPolicy = {},
+): Promise<T> {
   const classify = policy.classify ?? classifyStoreError;
   let attempt = 0;
   for (;;) {

@@ -196,7 +196,8 @@ export class SummaryApplier {
   /** Answers true when applied, false when it had been applied before. */
   async apply(summary: EntitySummary, seq: number): Promise<boolean> {
     let applied = false;
-    for (let chunk = 0; chunk < chunkCount(summary); chunk++) applied = (await this.applyChunk(summary, seq, chunk)) || applied;
+    for (let chunk = 0; chunk < chunkCount(summary); chunk++)
+      applied = (await this.applyChunk(summary, seq, chunk)) || applied;
     return applied;
   }
 
@@ -218,7 +219,14 @@ export class SummaryApplier {
     for (const stats of scalars) for (const arg of scalarArgs(stats)) args.push(arg);
     for (const entry of listing) args.push(entry.join('\u001f'));
     const log = this.changeLog;
-    const keys = [this.keys.entity(c, n, e), this.keys.lastMetrics(c, n, e), this.keys.metricListing(c, n, e), log.reportVersion(c), log.reportChanges(c), log.reportChangesFloor(c)];
+    const keys = [
+      this.keys.entity(c, n, e),
+      this.keys.lastMetrics(c, n, e),
+      this.keys.metricListing(c, n, e),
+      log.reportVersion(c),
+      log.reportChanges(c),
+      log.reportChangesFloor(c),
+    ];
     const reply = await APPLY.run(this.client, keys, args);
     return Number(reply) === 1;
   }
@@ -229,7 +237,10 @@ export function chunkCount(summary: EntitySummary): number {
 }
 
 function chunkOf(summary: EntitySummary, chunk: number): Pick<EntitySummary, 'scalars' | 'listing'> {
-  return { scalars: summary.scalars.slice(chunk * CHUNK, (chunk + 1) * CHUNK), listing: summary.listing.slice(chunk * CHUNK, (chunk + 1) * CHUNK) };
+  return {
+    scalars: summary.scalars.slice(chunk * CHUNK, (chunk + 1) * CHUNK),
+    listing: summary.listing.slice(chunk * CHUNK, (chunk + 1) * CHUNK),
+  };
 }
 
 /** The summary restricted to the given chunks: what is dead-lettered when only those were refused. */

@@ -71,7 +71,10 @@ export class WriteBatch implements RecordTarget {
 
   /** The body lines of points [from, to). */
   pointBytes(from: number, to: number): Buffer {
-    return this.points.bytes(this.pointStarts[from], to < this.pointStarts.length ? this.pointStarts[to] : this.points.length);
+    return this.points.bytes(
+      this.pointStarts[from],
+      to < this.pointStarts.length ? this.pointStarts[to] : this.points.length,
+    );
   }
 
   add(delivery: Delivery): void {
@@ -131,7 +134,12 @@ export class WriteBatch implements RecordTarget {
 
   log(record: LogRecord, seq: number, index: number): void {
     if (logEntryMs(record[2]) === undefined) {
-      this.pendingRefusals.push({ owner: this.owner, index, reason: 'invalid_log_id', detail: `log timestamp ${record[2]} cannot form a Redis stream id` });
+      this.pendingRefusals.push({
+        owner: this.owner,
+        index,
+        reason: 'invalid_log_id',
+        detail: `log timestamp ${record[2]} cannot form a Redis stream id`,
+      });
     } else {
       this.pendingLogs.push({ record, seq, index });
     }

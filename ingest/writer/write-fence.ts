@@ -30,7 +30,10 @@ export class WriteFence {
 
   /** Called right before a store call is issued: throws LeaseLost when the lease may have passed to another writer. */
   pass(): void {
-    if (!this.holds()) throw new LeaseLost(`partition ${this.partition}: lease not renewed in time; the batch is left for the next owner`);
+    if (!this.holds())
+      throw new LeaseLost(
+        `partition ${this.partition}: lease not renewed in time; the batch is left for the next owner`,
+      );
     const now = Date.now();
     if (this.first === 0) this.first = now;
     this.last = now;

@@ -19,7 +19,12 @@ export interface WriterMetrics {
 export function createWriterMetrics(registry: Registry): WriterMetrics {
   const registers = [registry];
   const metrics: WriterMetrics = {
-    stored: new Counter({ name: 'clearml_writer_events_stored_total', help: 'Records stored, by kind (point, log, summary)', labelNames: ['kind'], registers }),
+    stored: new Counter({
+      name: 'clearml_writer_events_stored_total',
+      help: 'Records stored, by kind (point, log, summary)',
+      labelNames: ['kind'],
+      registers,
+    }),
     batches: new Counter({ name: 'clearml_writer_batches_total', help: 'Batches stored and acknowledged', registers }),
     writeSeconds: new Histogram({
       name: 'clearml_writer_store_write_seconds',
@@ -28,7 +33,12 @@ export function createWriterMetrics(registry: Registry): WriterMetrics {
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     }),
-    retries: new Counter({ name: 'clearml_writer_store_retries_total', help: 'Failed store writes that were retried, by store', labelNames: ['store'], registers }),
+    retries: new Counter({
+      name: 'clearml_writer_store_retries_total',
+      help: 'Failed store writes that were retried, by store',
+      labelNames: ['store'],
+      registers,
+    }),
     deadLetters: new Counter({
       name: 'clearml_writer_dead_letters_total',
       help: 'Records (or undecodable messages) moved to the dead-letter stream, by reason',
@@ -40,8 +50,17 @@ export function createWriterMetrics(registry: Registry): WriterMetrics {
       help: 'Batches whose Redis writes did not reach the replicas asked for in time (stored again by a restarted partition)',
       registers,
     }),
-    controls: new Counter({ name: 'clearml_writer_control_requests_total', help: 'Deletion requests executed, by operation', labelNames: ['op'], registers }),
-    partitionsOwned: new Gauge({ name: 'clearml_writer_partitions_owned', help: 'Stream partitions this writer consumes', registers }),
+    controls: new Counter({
+      name: 'clearml_writer_control_requests_total',
+      help: 'Deletion requests executed, by operation',
+      labelNames: ['op'],
+      registers,
+    }),
+    partitionsOwned: new Gauge({
+      name: 'clearml_writer_partitions_owned',
+      help: 'Stream partitions this writer consumes',
+      registers,
+    }),
     consumerPending: new Gauge({
       name: 'clearml_writer_consumer_pending_messages',
       help: 'Messages of an owned partition not yet acknowledged (waiting plus in flight), sampled',

@@ -39,14 +39,25 @@ export class CompanionTaskRecords {
     this.localReports = localReportsOf(() => redis, keys.prefix);
   }
 
-  async load(kind: EntityKind, company: string, request: Record<string, unknown>, withMetrics: boolean): Promise<LoadedRecords> {
+  async load(
+    kind: EntityKind,
+    company: string,
+    request: Record<string, unknown>,
+    withMetrics: boolean,
+  ): Promise<LoadedRecords> {
     const namespace = kind === 'task' ? 't' : 'm';
     // Public records have no events and no ClearML facts here: only the caller's company is searched.
     const own = await this.local.load(kind, [company], request, false);
     const ids = plainIds(request) ?? own.map((r) => r.id as string);
     const facts = await this.facts.facts(company, namespace, ids);
     const ownById = new Map(own.map((r) => [r.id as string, r]));
-    const reports = kind === 'task' ? await this.localReports(company, ids.filter((id) => !facts.has(id) && ownById.has(id))) : new Set<string>();
+    const reports =
+      kind === 'task'
+        ? await this.localReports(
+            company,
+            ids.filter((id) => !facts.has(id) && ownById.has(id)),
+          )
+        : new Set<string>();
     const records: StoredRecord[] = [];
     for (const id of ids) {
       const fact = facts.get(id);
@@ -55,9 +66,13 @@ export class CompanionTaskRecords {
     }
     const projects = new Map<string, ProjectRecord>();
     for (const fact of facts.values()) {
-      if (fact.project?.name !== undefined) projects.set(fact.project.id, Object.freeze({ id: fact.project.id, name: fact.project.name }));
+      if (fact.project?.name !== undefined)
+        projects.set(fact.project.id, Object.freeze({ id: fact.project.id, name: fact.project.name }));
     }
-    return { records: withMetrics ? await this.local.withLastMetrics(kind, records) : records, projects: [...projects.values()] };
+    return {
+      records: withMetrics ? await this.local.withLastMetrics(kind, records) : records,
+      projects: [...projects.values()],
+    };
   }
 
   withLastMetrics(kind: EntityKind, records: readonly StoredRecord[]): Promise<StoredRecord[]> {

@@ -24,14 +24,18 @@ export function getAllExOperation(rc: ReportsContext) {
       const who = await caller(rc, context);
       const companies = ReportsContext.scope(who.company, query.allowPublic);
       const projects = () => rc.projectSnapshots.projects(companies);
-      const request = query.projectScope ? await withAliasedProjects(received, who.company, projects, rc.aliases) : received;
+      const request = query.projectScope
+        ? await withAliasedProjects(received, who.company, projects, rc.aliases)
+        : received;
       if (request !== received) query = compileQuery(request, 'report');
       const [parts, projectRecords] = await Promise.all([
         Promise.all(companies.map((c) => rc.snapshots.reports(c))),
         query.projectScope ? projects() : Promise.resolve(undefined),
       ]);
       const inputs = projectRecords === undefined ? parts : [...parts, projectRecords];
-      const sorted = rc.selections.select(request, companies, inputs, () => query.select(joinLists(parts), projectRecords));
+      const sorted = rc.selections.select(request, companies, inputs, () =>
+        query.select(joinLists(parts), projectRecords),
+      );
       const page = await pickPage(query, sorted, rc.scrolls, who.company);
       const tasks = await renderPage(query, request, page.records, projects, rc.directory);
       return page.scrollId === undefined ? { tasks } : { tasks, scroll_id: page.scrollId };

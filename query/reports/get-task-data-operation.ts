@@ -47,7 +47,11 @@ export function getTaskDataOperation(rc: ReportsContext) {
         renderPage(query, request, records, projects, rc.directory),
         computeSections(rc.deps, who.company, sections, records),
       ]);
-      return { tasks: withProjectReference(tasks, request.only_fields), ...(page.scrollId === undefined ? {} : { scroll_id: page.scrollId }), ...eventSections };
+      return {
+        tasks: withProjectReference(tasks, request.only_fields),
+        ...(page.scrollId === undefined ? {} : { scroll_id: page.scrollId }),
+        ...eventSections,
+      };
     },
   });
 }

@@ -27,7 +27,8 @@ export class IdentityDirectory {
   async remember(identity: Identity): Promise<void> {
     const writes: Array<[key: string, id: string, name: string]> = [];
     if (identity.user && identity.user_name) writes.push([this.keys.userNames, identity.user, identity.user_name]);
-    if (identity.company && identity.company_name) writes.push([this.keys.companyNames, identity.company, identity.company_name]);
+    if (identity.company && identity.company_name)
+      writes.push([this.keys.companyNames, identity.company, identity.company_name]);
     const fresh = writes.filter(([key, id, name]) => !this.known.has(`${key}\u0000${id}\u0000${name}`));
     if (fresh.length === 0) return;
     const multi = this.redis().multi();
@@ -38,7 +39,10 @@ export class IdentityDirectory {
   }
 
   /** Display names of users and companies; ids without a remembered name are absent. */
-  async names(users: readonly string[], companies: readonly string[]): Promise<{ users: Map<string, string>; companies: Map<string, string> }> {
+  async names(
+    users: readonly string[],
+    companies: readonly string[],
+  ): Promise<{ users: Map<string, string>; companies: Map<string, string> }> {
     const lookup = async (key: string, ids: readonly string[]) => {
       const unique = [...new Set(ids)].filter((id) => id !== '');
       if (unique.length === 0) return new Map<string, string>();
@@ -54,7 +58,10 @@ export class IdentityDirectory {
  * The hook for auth.login: `authLoginOperation({ tokens, rememberIdentity: rememberIdentityHook(deps) })`.
  * `deps` is anything with a redis getter and a key prefix (QueryDeps).
  */
-export function rememberIdentityHook(deps: { readonly redis: RedisClient; readonly keyPrefix: string }): (identity: Identity) => Promise<void> {
+export function rememberIdentityHook(deps: {
+  readonly redis: RedisClient;
+  readonly keyPrefix: string;
+}): (identity: Identity) => Promise<void> {
   const directory = new IdentityDirectory(() => deps.redis, deps.keyPrefix);
   return (identity) => directory.remember(identity);
 }

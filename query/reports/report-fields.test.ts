@@ -24,7 +24,9 @@ describe('report names (§2.2)', () => {
     expect(schema.parse({ name: '  Rep1 ' })).toEqual({ name: { raw: '  Rep1 ', trimmed: 'Rep1' } });
   });
   it('counts code points after trimming', () => {
-    expect(schema.safeParse({ name: ' ab ' }).error?.issues[0]?.message).toBe("value 'ab' length is lower than allowed minimum '3'.");
+    expect(schema.safeParse({ name: ' ab ' }).error?.issues[0]?.message).toBe(
+      "value 'ab' length is lower than allowed minimum '3'.",
+    );
     expect(schema.safeParse({ name: '😀😀😀' }).success).toBe(true);
     expect(schema.safeParse({}).error?.issues[0]?.message).toBe("error for field 'name'. field is required!");
   });

@@ -25,12 +25,18 @@ export function reportName(options: { required?: boolean } = {}): FieldBuilder<R
         if (value === undefined) return undefined;
         const trimmed = value.trim();
         if (codePointLength(trimmed) < MIN_NAME_LENGTH) {
-          ctx.addIssue({ code: 'custom', message: `value '${trimmed}' length is lower than allowed minimum '${MIN_NAME_LENGTH}'.` });
+          ctx.addIssue({
+            code: 'custom',
+            message: `value '${trimmed}' length is lower than allowed minimum '${MIN_NAME_LENGTH}'.`,
+          });
           return z.NEVER;
         }
         return { raw: value, trimmed };
       }),
-      { json: { type: 'string', minLength: MIN_NAME_LENGTH, description: 'Counted without surrounding whitespace' }, required: options.required },
+      {
+        json: { type: 'string', minLength: MIN_NAME_LENGTH, description: 'Counted without surrounding whitespace' },
+        required: options.required,
+      },
     );
 }
 
@@ -40,7 +46,9 @@ export function reportName(options: { required?: boolean } = {}): FieldBuilder<R
  * stays absent in zod's output. Checked by `nullableString`.
  */
 export const projectMember: FieldBuilder<unknown> = () =>
-  documented(z.unknown().optional(), { json: { type: ['string', 'null'], description: 'Project id; null: the reports root' } });
+  documented(z.unknown().optional(), {
+    json: { type: ['string', 'null'], description: 'Project id; null: the reports root' },
+  });
 
 /** A string-or-null request member whose presence matters (move's `project`); 400/12 for other types. */
 export function nullableString(value: unknown): string | null {

@@ -44,7 +44,10 @@ export function moveOperation(rc: ReportsContext) {
       await rc.reports.requireReport(who.company, request.task);
       // §3.6: project_name wins; an id unknown here that comes with it is remembered for that name (decision 12).
       const found: ProjectBase = projectName
-        ? { base: projectName, ...(project && !(await rc.projects.exists(who.company, project)) ? { alias: project } : {}) }
+        ? {
+            base: projectName,
+            ...(project && !(await rc.projects.exists(who.company, project)) ? { alias: project } : {}),
+          }
         : project
           ? await projectIdBase(rc, who.company, project)
           : { base: '' };

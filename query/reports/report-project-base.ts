@@ -25,12 +25,20 @@ export interface ProjectBase {
 }
 
 /** The base name of an existing project id, or of an id unknown here (see above). */
-export async function projectIdBase(rc: ReportsContext, company: string, projectId: string, projectName?: string): Promise<ProjectBase> {
+export async function projectIdBase(
+  rc: ReportsContext,
+  company: string,
+  projectId: string,
+  projectName?: string,
+): Promise<ProjectBase> {
   try {
     return { base: (await rc.projects.requireWritable(company, projectId)).name };
   } catch (error) {
     if (!isApiError(error) || error.id !== 'invalid_project_id') throw error;
-    const name = (await rc.aliases.nameOf(company, projectId)) ?? (projectName || undefined) ?? (await rc.deps.projectNames?.nameOf(company, projectId));
+    const name =
+      (await rc.aliases.nameOf(company, projectId)) ??
+      (projectName || undefined) ??
+      (await rc.deps.projectNames?.nameOf(company, projectId));
     if (name === undefined) throw error;
     return { base: name, alias: projectId };
   }

@@ -7,7 +7,14 @@ import { sortedByCodePoints } from '../events/common/code-point-order.js';
 import { defineOperation, type CallContext } from '../../shared/protocol/operation.js';
 import { requestSchema, str, strList, type FieldBuilder } from '../../shared/protocol/request-fields.js';
 import { z } from 'zod';
-import { abbreviateReport, clientMessage, dateTime, nullableString, projectMember, reportName } from './report-fields.js';
+import {
+  abbreviateReport,
+  clientMessage,
+  dateTime,
+  nullableString,
+  projectMember,
+  reportName,
+} from './report-fields.js';
 import type { ReportsContext } from './reports-context.js';
 import { projectIdBase, rememberAlias, type ProjectBase } from './report-project-base.js';
 import { newId } from './store/project-store.js';
@@ -65,7 +72,8 @@ export function createOperation(rc: ReportsContext) {
       const found: ProjectBase = project
         ? await projectIdBase(rc, who.company, project, request.projectName)
         : { base: Object.hasOwn(request, 'project') ? '' : (request.projectName ?? '') };
-      if (await rc.reports.nameTaken(who.company, name)) throw scriptError(['err', 'exists'], { company: who.company, name });
+      if (await rc.reports.nameTaken(who.company, name))
+        throw scriptError(['err', 'exists'], { company: who.company, name });
       const id = newId();
       const projectId = await intoReportsProject(rc, who, now, found.base, async (project) => {
         await rc.reports.create(who.company, who.user, now, {

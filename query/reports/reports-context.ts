@@ -19,7 +19,13 @@ export class ReportsContext {
   readonly directory: IdentityDirectory;
   readonly scrolls: ScrollStates;
   readonly selections = new SelectionMemo();
-  private parts?: { reports: ReportStore; projects: ProjectStore; aliases: ProjectAliases; snapshots: ReportSnapshots; projectSnapshots: ProjectSnapshots };
+  private parts?: {
+    reports: ReportStore;
+    projects: ProjectStore;
+    aliases: ProjectAliases;
+    snapshots: ReportSnapshots;
+    projectSnapshots: ProjectSnapshots;
+  };
 
   constructor(readonly deps: QueryDeps) {
     this.keys = reportKeys(deps.keyPrefix);

@@ -3,7 +3,12 @@
  * paging mode picks (§4.9, with the scroll state in Redis) and the records'
  * response form with reference sub-fields resolved (§1.2, §4.10).
  */
-import { scrollWindow, type CompiledQuery, type ReferenceResolver, type StoredRecord } from './query-language/compile-query.js';
+import {
+  scrollWindow,
+  type CompiledQuery,
+  type ReferenceResolver,
+  type StoredRecord,
+} from './query-language/compile-query.js';
 import type { IdentityDirectory } from './identity-directory.js';
 import type { ScrollStates } from './scroll-states.js';
 import type { ProjectRecord } from './store/project-snapshots.js';
@@ -13,7 +18,12 @@ export interface Page {
   scrollId?: string;
 }
 
-export async function pickPage(query: CompiledQuery, sorted: readonly StoredRecord[], scrolls: ScrollStates, company: string): Promise<Page> {
+export async function pickPage(
+  query: CompiledQuery,
+  sorted: readonly StoredRecord[],
+  scrolls: ScrollStates,
+  company: string,
+): Promise<Page> {
   const paging = query.paging;
   if (paging.mode !== 'scroll') return { records: sorted.slice(paging.offset, paging.offset + paging.limit) };
   const state = await scrolls.open(company, paging.scrollId);
@@ -42,7 +52,10 @@ export async function renderPage(
   const [projectList, names] = await Promise.all([
     wantsReference(onlyFields, 'project') && records.length > 0 ? projects() : Promise.resolve([]),
     (wantsReference(onlyFields, 'user') || wantsReference(onlyFields, 'company')) && records.length > 0
-      ? directory.names(records.map((r) => str(r.user)), records.map((r) => str(r.company)))
+      ? directory.names(
+          records.map((r) => str(r.user)),
+          records.map((r) => str(r.company)),
+        )
       : Promise.resolve({ users: new Map<string, string>(), companies: new Map<string, string>() }),
   ]);
   const projectById = new Map(projectList.map((p) => [p.id, p]));

@@ -15,7 +15,9 @@ describe('SelectionMemo', () => {
     const first = [record('a')];
     const none: StoredRecord[] = []; // the public company's list: the same array while it does not change
     const query = { tags: ['t'], order_by: ['-last_update'] };
-    expect(memo.select({ ...query, page: 0, page_size: 1 }, ['co', ''], [first, none], compute(first)).map((r) => r.id)).toEqual(['a']);
+    expect(
+      memo.select({ ...query, page: 0, page_size: 1 }, ['co', ''], [first, none], compute(first)).map((r) => r.id),
+    ).toEqual(['a']);
     memo.select({ ...query, page: 3, page_size: 50, only_fields: ['name'] }, ['co', ''], [first, none], compute(first));
     expect(computed).toBe(1);
     // A changed company (a new list from the read cache) is computed afresh, never answered from before.

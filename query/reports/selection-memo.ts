@@ -32,7 +32,12 @@ export class SelectionMemo {
    * remembered or computed by `compute`. A computation that throws is not
    * remembered.
    */
-  select(request: Record<string, unknown>, companies: readonly string[], inputs: readonly unknown[], compute: () => readonly StoredRecord[]): readonly StoredRecord[] {
+  select(
+    request: Record<string, unknown>,
+    companies: readonly string[],
+    inputs: readonly unknown[],
+    compute: () => readonly StoredRecord[],
+  ): readonly StoredRecord[] {
     const key = selectionKey(request, companies);
     if (key === undefined) return compute();
     const known = this.entries.get(key);

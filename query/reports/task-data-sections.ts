@@ -4,7 +4,14 @@
  * code that computes each (events.md §0.7). Nothing here re-implements an
  * events algorithm.
  */
-import { bool, int, obj, parseRequest, requestSchema, type FieldBuilder } from '../../shared/protocol/request-fields.js';
+import {
+  bool,
+  int,
+  obj,
+  parseRequest,
+  requestSchema,
+  type FieldBuilder,
+} from '../../shared/protocol/request-fields.js';
 import type { MetricVariantsInput } from '../events/common/metric-variants.js';
 import type { QueryDeps } from '../query-deps.js';
 import { debugImagesSection } from '../events/debug-images/debug-images-section.js';
@@ -24,7 +31,11 @@ const emptyObject: FieldBuilder<Record<string, never> | undefined> = obj({});
 const sectionsSchema = requestSchema({
   model_events: bool({ default: false }),
   debug_images: obj({ iters: int({ min: 1, default: 1 }), metrics: metrics() }),
-  plots: obj({ iters: int({ min: 1, default: 1 }), metrics: metrics(), last_iters_per_task_metric: bool({ default: true }) }),
+  plots: obj({
+    iters: int({ min: 1, default: 1 }),
+    metrics: metrics(),
+    last_iters_per_task_metric: bool({ default: true }),
+  }),
   scalar_metrics_iter_histogram: obj({
     samples: histogramSamplesField(),
     key: scalarKeyField(),
@@ -78,14 +89,20 @@ export async function computeSections(
   if (sections.debug_images) {
     const s = sections.debug_images;
     jobs.push(
-      debugImagesSection(deps, company, namespace, entities, { iters: s.iters, metrics: selection(s.metrics) }).then((v) => {
-        out.debug_images = v;
-      }),
+      debugImagesSection(deps, company, namespace, entities, { iters: s.iters, metrics: selection(s.metrics) }).then(
+        (v) => {
+          out.debug_images = v;
+        },
+      ),
     );
   }
   if (sections.plots) {
     const s = sections.plots;
-    const options = { iters: s.iters, metrics: selection(s.metrics), lastItersPerTaskMetric: s.last_iters_per_task_metric };
+    const options = {
+      iters: s.iters,
+      metrics: selection(s.metrics),
+      lastItersPerTaskMetric: s.last_iters_per_task_metric,
+    };
     jobs.push(
       plotsSection(deps, company, namespace, entities, options).then((v) => {
         out.plots = v;

@@ -18,5 +18,7 @@ function showsProject(onlyFields: unknown): boolean {
 
 export function withProjectReference(tasks: Record<string, unknown>[], onlyFields: unknown): Record<string, unknown>[] {
   if (!showsProject(onlyFields)) return tasks;
-  return tasks.map((task) => (task.project !== null && typeof task.project === 'object' ? task : { ...task, project: {} }));
+  return tasks.map((task) =>
+    task.project !== null && typeof task.project === 'object' ? task : { ...task, project: {} },
+  );
 }

@@ -34,7 +34,12 @@ export class TaskRecords {
   ) {}
 
   /** The records of `kind` owned by one of `companies` that the request can match. */
-  async load(kind: EntityKind, companies: readonly string[], request: Record<string, unknown>, withMetrics: boolean): Promise<StoredRecord[]> {
+  async load(
+    kind: EntityKind,
+    companies: readonly string[],
+    request: Record<string, unknown>,
+    withMetrics: boolean,
+  ): Promise<StoredRecord[]> {
     const namespace = kind === 'task' ? 't' : 'm';
     const ids = plainIds(request);
     // (company, id) pairs to read: a record lives in its company's hash slot.
@@ -42,7 +47,11 @@ export class TaskRecords {
     if (ids !== undefined) {
       for (const c of companies) for (const id of ids) pairs.push([c, id]);
     } else {
-      const sets = await Promise.all(companies.map((c) => this.redis.sMembers((namespace === 't' ? this.keys.companyTasks : this.keys.companyModels)(c))));
+      const sets = await Promise.all(
+        companies.map((c) =>
+          this.redis.sMembers((namespace === 't' ? this.keys.companyTasks : this.keys.companyModels)(c)),
+        ),
+      );
       companies.forEach((c, i) => {
         for (const id of new Set(sets[i])) pairs.push([c, id]);
       });
@@ -60,7 +69,9 @@ export class TaskRecords {
   async withLastMetrics(kind: EntityKind, records: readonly StoredRecord[]): Promise<StoredRecord[]> {
     if (records.length === 0) return [];
     const namespace = kind === 'task' ? 't' : 'm';
-    const rows = await Promise.all(records.map((r) => this.redis.hGetAll(this.keys.lastMetrics(r.company as string, namespace, r.id as string))));
+    const rows = await Promise.all(
+      records.map((r) => this.redis.hGetAll(this.keys.lastMetrics(r.company as string, namespace, r.id as string))),
+    );
     return records.map((r, i) => {
       const lm = rows[i] ?? {};
       if (Object.keys(lm).length === 0) return r;

@@ -44,7 +44,10 @@ export class Authenticator {
 }
 
 /** The Authorization header a call counts as presenting: its own, else `Bearer <clearml_token_basic cookie>`. */
-export function effectiveAuthorization(authorization: string | undefined, cookieHeader: string | undefined): string | undefined {
+export function effectiveAuthorization(
+  authorization: string | undefined,
+  cookieHeader: string | undefined,
+): string | undefined {
   if (authorization !== undefined && authorization !== '') return authorization;
   const token = cookieValue(cookieHeader, TOKEN_COOKIE);
   return token === undefined ? undefined : `Bearer ${token}`;

@@ -25,7 +25,11 @@ describe('loadCredentials errors', () => {
     const secret = 'sk-very-secret-value-0123456789';
     // An unquoted value: JSON.parse's own message would quote the text around it.
     expectNoPartOf(secret, loadError(`[{"access_key": "AK", "secret_key": ${secret}, "company": "c", "user": "u"}]`));
-    expect(loadError(`[{"access_key": "AK", "secret_key": "${secret}", "company": 5, "user": "u"}]`)).not.toContain('secret-value');
-    expect(loadError(`[{"access_key": "AK", "secret_key": "${secret}", "company": "c", "user": "u", "role": "${secret}"}]`)).not.toContain('secret-value');
+    expect(loadError(`[{"access_key": "AK", "secret_key": "${secret}", "company": 5, "user": "u"}]`)).not.toContain(
+      'secret-value',
+    );
+    expect(
+      loadError(`[{"access_key": "AK", "secret_key": "${secret}", "company": "c", "user": "u", "role": "${secret}"}]`),
+    ).not.toContain('secret-value');
   });
 });

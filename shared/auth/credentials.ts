@@ -72,7 +72,9 @@ export function loadCredentials(file: string): CredentialStore {
   const result = z.array(credentialSchema).min(1).safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw new Error(`CREDENTIALS_FILE ${file}: expected [{"access_key", "secret_key", "company", "user"}, ...]; ${issue?.path.join('.')}: ${issue?.message}`);
+    throw new Error(
+      `CREDENTIALS_FILE ${file}: expected [{"access_key", "secret_key", "company", "user"}, ...]; ${issue?.path.join('.')}: ${issue?.message}`,
+    );
   }
   return new CredentialStore(result.data);
 }

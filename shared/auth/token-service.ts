@@ -107,8 +107,10 @@ function jwtReason(token: string, error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   if (token.split('.').length < 3) return 'Not enough segments';
   if (message === 'invalid signature') return 'Signature verification failed';
-  if (message === 'invalid algorithm' || message === 'jwt signature is required') return 'The specified alg value is not allowed';
-  if (message === 'jwt malformed' || message.startsWith('invalid token') || message.includes('Unexpected token')) return 'Invalid token format';
+  if (message === 'invalid algorithm' || message === 'jwt signature is required')
+    return 'The specified alg value is not allowed';
+  if (message === 'jwt malformed' || message.startsWith('invalid token') || message.includes('Unexpected token'))
+    return 'Invalid token format';
   return message;
 }
 

@@ -41,7 +41,11 @@ export class ClearmlClient {
   }
 
   /** The records of `ids` the ClearML server shows to the holder of `authorization`. */
-  async entities(namespace: FactNamespace, ids: readonly string[], authorization: string | undefined): Promise<EntityFact[]> {
+  async entities(
+    namespace: FactNamespace,
+    ids: readonly string[],
+    authorization: string | undefined,
+  ): Promise<EntityFact[]> {
     const found: EntityFact[] = [];
     for (let start = 0; start < ids.length; start += CLEARML_MAX_PAGE) {
       const chunk = ids.slice(start, start + CLEARML_MAX_PAGE);
@@ -82,7 +86,8 @@ export class ClearmlClient {
         const record = item !== null && typeof item === 'object' ? (item as Record<string, unknown>) : {};
         const id = text(record.id);
         const name = text(record.name);
-        if (id !== undefined && name !== undefined) found.push({ id, name, company: reference(record.company)?.id ?? '' });
+        if (id !== undefined && name !== undefined)
+          found.push({ id, name, company: reference(record.company)?.id ?? '' });
       }
     }
     return found;
@@ -100,7 +105,10 @@ export class ClearmlClient {
       });
       envelope = (await response.json()) as typeof envelope;
     } catch (error) {
-      throw unavailable((error as Error).name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : 'unreachable', error);
+      throw unavailable(
+        (error as Error).name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : 'unreachable',
+        error,
+      );
     }
     const code = typeof envelope?.meta?.result_code === 'number' ? envelope.meta.result_code : response.status;
     if (code === 200) return envelope.data;

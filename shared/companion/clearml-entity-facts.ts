@@ -17,7 +17,11 @@ export class ClearmlEntityFacts implements EntityFactsSource {
     private readonly cache: FactsCache,
   ) {}
 
-  async facts(company: string, namespace: FactNamespace, ids: readonly string[]): Promise<ReadonlyMap<string, EntityFact>> {
+  async facts(
+    company: string,
+    namespace: FactNamespace,
+    ids: readonly string[],
+  ): Promise<ReadonlyMap<string, EntityFact>> {
     const found = new Map<string, EntityFact>();
     const missing: string[] = [];
     for (const id of new Set(ids)) {

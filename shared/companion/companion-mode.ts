@@ -23,7 +23,10 @@ function sources(config: Readonly<Config>): CompanionSources | undefined {
   if (found === undefined) {
     const client = new ClearmlClient(config.CLEARML_SERVER_URL, config.CLEARML_TIMEOUT_MS);
     found = {
-      facts: new ClearmlEntityFacts(client, new FactsCache(config.CLEARML_FACTS_TTL_MS, config.CLEARML_FACTS_CACHE_SIZE)),
+      facts: new ClearmlEntityFacts(
+        client,
+        new FactsCache(config.CLEARML_FACTS_TTL_MS, config.CLEARML_FACTS_CACHE_SIZE),
+      ),
       projectNames: new ClearmlProjectNames(client),
     };
     perConfig.set(config, found);

@@ -19,16 +19,24 @@ describe('variableDocs', () => {
   });
 
   it('marks the secrets, by the schema or else by the name', () => {
-    expect(docs.filter((d) => d.secret).map((d) => d.name)).toEqual(['AUTH_SECRET', 'INFLUX_PASSWORD', 'CLEARML_TOKEN_SECRET']);
+    expect(docs.filter((d) => d.secret).map((d) => d.name)).toEqual([
+      'AUTH_SECRET',
+      'INFLUX_PASSWORD',
+      'CLEARML_TOKEN_SECRET',
+    ]);
     // A prefix of key names, not a key.
     expect(describeGivenValue('REDIS_KEY_PREFIX', 'a b')).toBe('"a b"');
-    for (const name of ['SOME_API_KEY', 'S3_SECRET', 'DB_PASSWORD', 'GITHUB_TOKEN', 'PRIVATE_KEY_FILE']) expect(isSecretName(name, undefined), name).toBe(true);
+    for (const name of ['SOME_API_KEY', 'S3_SECRET', 'DB_PASSWORD', 'GITHUB_TOKEN', 'PRIVATE_KEY_FILE'])
+      expect(isSecretName(name, undefined), name).toBe(true);
     expect(isSecretName('SOME_TOKEN', { secret: false })).toBe(false);
     expect(describeGivenValue('NEW_API_KEY', 'hunter2')).toBe('a value of 7 characters (not shown: secret)');
   });
 
   it('wraps descriptions for a terminal', () => {
-    const lines = formatVariableDocs([{ name: 'X', description: 'word '.repeat(40), defaultText: '1', secret: false }], 40);
+    const lines = formatVariableDocs(
+      [{ name: 'X', description: 'word '.repeat(40), defaultText: '1', secret: false }],
+      40,
+    );
     expect(lines[0]).toBe('  X  (default: 1)');
     for (const line of lines.slice(1)) {
       expect(line.startsWith('      word')).toBe(true);

@@ -41,7 +41,12 @@ function shownDefault(field: z.ZodType): string {
 export function variableDocs(shape: Record<string, z.ZodType>): VariableDoc[] {
   return Object.entries(shape).map(([name, field]) => {
     const meta = field.meta();
-    return { name, description: meta?.description ?? '', defaultText: shownDefault(field), secret: isSecretName(name, meta) };
+    return {
+      name,
+      description: meta?.description ?? '',
+      defaultText: shownDefault(field),
+      secret: isSecretName(name, meta),
+    };
   });
 }
 

@@ -87,7 +87,12 @@ export class EntityRegistry {
   }
 
   /** Status of each requested entity, registering the new ones that ask for it; order follows the input. */
-  async checkAndRegister(company: string, user: string, now: number, entities: readonly EntityRequest[]): Promise<EntityStatus[]> {
+  async checkAndRegister(
+    company: string,
+    user: string,
+    now: number,
+    entities: readonly EntityRequest[],
+  ): Promise<EntityStatus[]> {
     const statuses: EntityStatus[] = [];
     for (let start = 0; start < entities.length; start += CHUNK) {
       statuses.push(...(await this.checkChunk(company, user, String(now), entities.slice(start, start + CHUNK))));
@@ -106,12 +111,19 @@ export class EntityRegistry {
     if ((await this.redis.get(key)) === company) await this.redis.del(key);
   }
 
-  private async checkChunk(company: string, user: string, now: string, chunk: readonly EntityRequest[]): Promise<EntityStatus[]> {
+  private async checkChunk(
+    company: string,
+    user: string,
+    now: string,
+    chunk: readonly EntityRequest[],
+  ): Promise<EntityStatus[]> {
     const owners = (await CLAIM.runMany(
       this.redis,
       chunk.map((e) => ({ keys: [this.keys.owner(e.namespace, e.id)], args: [company, e.register ? '1' : '0'] })),
     )) as Array<string | null>;
-    const statuses: EntityStatus[] = owners.map((owner) => (owner === null || owner === undefined ? 'unknown' : 'foreign'));
+    const statuses: EntityStatus[] = owners.map((owner) =>
+      owner === null || owner === undefined ? 'unknown' : 'foreign',
+    );
     const owned = chunk.flatMap((e, i) => (owners[i] === company ? [i] : []));
     if (owned.length === 0) return statuses;
     const keys = [this.keys.companyEntities(company, 't'), this.keys.companyEntities(company, 'm')];

@@ -20,6 +20,8 @@ describe('error catalogue', () => {
   it('formats messages the ClearML way', () => {
     expect(formatMessage('Invalid task id', undefined, [['ids', ['t1', 't2']]])).toBe('Invalid task id: ids=(t1, t2)');
     expect(formatMessage('Validation error', 'field is required!')).toBe('Validation error (field is required!)');
-    expect(apiError('invalid_task_id', undefined, { id: 'x', company: 'c' }).message).toBe('Invalid task id: id=x, company=c');
+    expect(apiError('invalid_task_id', undefined, { id: 'x', company: 'c' }).message).toBe(
+      'Invalid task id: id=x, company=c',
+    );
   });
 });

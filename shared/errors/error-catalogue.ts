@@ -38,14 +38,34 @@ const e = (http: number, subcode: number, grpc: number, base: string, remedy: st
   remedy,
 });
 
-const { INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED, RESOURCE_EXHAUSTED, FAILED_PRECONDITION, INTERNAL, UNAVAILABLE, UNAUTHENTICATED } =
-  GrpcStatus;
+const {
+  INVALID_ARGUMENT,
+  NOT_FOUND,
+  PERMISSION_DENIED,
+  RESOURCE_EXHAUSTED,
+  FAILED_PRECONDITION,
+  INTERNAL,
+  UNAVAILABLE,
+  UNAUTHENTICATED,
+} = GrpcStatus;
 
 export const errorCatalogue = {
   // protocol.md §6: addressing and payload
-  invalid_request_path: e(400, 0, INVALID_ARGUMENT, 'Invalid request path', 'Address operations as /[vX.Y/]service.action'),
+  invalid_request_path: e(
+    400,
+    0,
+    INVALID_ARGUMENT,
+    'Invalid request path',
+    'Address operations as /[vX.Y/]service.action',
+  ),
   invalid_version: e(400, 2, INVALID_ARGUMENT, 'Invalid version', 'Use a version such as v2.23 in the path'),
-  endpoint_not_found: e(404, 0, NOT_FOUND, 'Unable to find endpoint for name', 'Check the operation name and the requested version'),
+  endpoint_not_found: e(
+    404,
+    0,
+    NOT_FOUND,
+    'Unable to find endpoint for name',
+    'Check the operation name and the requested version',
+  ),
   malformed_body: e(
     400,
     0,
@@ -53,13 +73,43 @@ export const errorCatalogue = {
     'The browser (or proxy) sent a request that this server could not understand.',
     'Send a valid JSON (or JSON-lines) body',
   ),
-  json_lines_not_object: e(400, 0, INVALID_ARGUMENT, 'json lines must contain objects, found:', 'Send one JSON object per line'),
-  body_too_large: e(413, 0, RESOURCE_EXHAUSTED, 'Request body too large', 'Split the request (MAX_BODY_BYTES sets the limit)'),
-  line_too_long: e(413, 0, RESOURCE_EXHAUSTED, 'Request line too long', 'Split the event (MAX_LINE_BYTES sets the limit)'),
+  json_lines_not_object: e(
+    400,
+    0,
+    INVALID_ARGUMENT,
+    'json lines must contain objects, found:',
+    'Send one JSON object per line',
+  ),
+  body_too_large: e(
+    413,
+    0,
+    RESOURCE_EXHAUSTED,
+    'Request body too large',
+    'Split the request (MAX_BODY_BYTES sets the limit)',
+  ),
+  line_too_long: e(
+    413,
+    0,
+    RESOURCE_EXHAUSTED,
+    'Request line too long',
+    'Split the event (MAX_LINE_BYTES sets the limit)',
+  ),
   validation_error: e(400, 12, INVALID_ARGUMENT, 'Validation error', 'Fix the request field named in the message'),
-  missing_required_fields: e(400, 11, INVALID_ARGUMENT, 'Missing required fields', 'Send the fields named in the message'),
+  missing_required_fields: e(
+    400,
+    11,
+    INVALID_ARGUMENT,
+    'Missing required fields',
+    'Send the fields named in the message',
+  ),
   invalid_fields: e(400, 16, INVALID_ARGUMENT, 'Invalid value for fields', 'Fix the value named in the message'),
-  fields_not_defined: e(400, 14, INVALID_ARGUMENT, 'Fields not defined for object', 'Project only fields of the record'),
+  fields_not_defined: e(
+    400,
+    14,
+    INVALID_ARGUMENT,
+    'Fields not defined for object',
+    'Project only fields of the record',
+  ),
   lookup_error: e(
     400,
     14,
@@ -69,18 +119,72 @@ export const errorCatalogue = {
   ),
   malformed_regex: e(400, 21, INVALID_ARGUMENT, 'Malformed regular expression', 'Fix the regular expression'),
   batch_empty: e(400, 17, INVALID_ARGUMENT, 'Batch request contains no items', 'Send at least one event'),
-  impersonation_not_allowed: e(400, 6, PERMISSION_DENIED, 'Impersonation error (impersonation not allowed)', 'Remove the impersonation headers'),
-  request_timeout: e(408, 0, INVALID_ARGUMENT, 'Request timeout', 'Send the whole request in time (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS)'),
-  headers_too_large: e(431, 0, INVALID_ARGUMENT, 'Request header fields too large', 'Send smaller headers (at most 16 KiB in all)'),
+  impersonation_not_allowed: e(
+    400,
+    6,
+    PERMISSION_DENIED,
+    'Impersonation error (impersonation not allowed)',
+    'Remove the impersonation headers',
+  ),
+  request_timeout: e(
+    408,
+    0,
+    INVALID_ARGUMENT,
+    'Request timeout',
+    'Send the whole request in time (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS)',
+  ),
+  headers_too_large: e(
+    431,
+    0,
+    INVALID_ARGUMENT,
+    'Request header fields too large',
+    'Send smaller headers (at most 16 KiB in all)',
+  ),
 
   // protocol.md §6: authentication and authorisation
-  missing_credentials: e(401, 20, UNAUTHENTICATED, 'Unauthorized (missing credentials)', 'Send Authorization: Basic or Bearer'),
-  bad_auth_header_type: e(401, 10, UNAUTHENTICATED, 'Unauthorized (bad authentication header type)', 'Use the Basic or Bearer scheme'),
-  malformed_credentials: e(401, 21, UNAUTHENTICATED, 'Unauthorized (malformed credentials)', 'Send base64 of access_key:secret_key'),
-  invalid_credentials: e(401, 22, UNAUTHENTICATED, 'Unauthorized (invalid credentials)', 'Use a key pair from CREDENTIALS_FILE'),
+  missing_credentials: e(
+    401,
+    20,
+    UNAUTHENTICATED,
+    'Unauthorized (missing credentials)',
+    'Send Authorization: Basic or Bearer',
+  ),
+  bad_auth_header_type: e(
+    401,
+    10,
+    UNAUTHENTICATED,
+    'Unauthorized (bad authentication header type)',
+    'Use the Basic or Bearer scheme',
+  ),
+  malformed_credentials: e(
+    401,
+    21,
+    UNAUTHENTICATED,
+    'Unauthorized (malformed credentials)',
+    'Send base64 of access_key:secret_key',
+  ),
+  invalid_credentials: e(
+    401,
+    22,
+    UNAUTHENTICATED,
+    'Unauthorized (invalid credentials)',
+    'Use a key pair from CREDENTIALS_FILE',
+  ),
   invalid_token: e(401, 30, UNAUTHENTICATED, 'Invalid token', 'Log in again with auth.login'),
-  forbidden_modification: e(403, 21, PERMISSION_DENIED, 'Forbidden (modification not allowed)', 'Public records are read-only'),
-  forbidden_role: e(403, 20, PERMISSION_DENIED, 'Forbidden (not allowed for role)', 'Use an identity with a permitted role'),
+  forbidden_modification: e(
+    403,
+    21,
+    PERMISSION_DENIED,
+    'Forbidden (modification not allowed)',
+    'Public records are read-only',
+  ),
+  forbidden_role: e(
+    403,
+    20,
+    PERMISSION_DENIED,
+    'Forbidden (not allowed for role)',
+    'Use an identity with a permitted role',
+  ),
   cookie_call_without_client_header: e(
     403,
     0,
@@ -94,7 +198,13 @@ export const errorCatalogue = {
   invalid_task_id: e(400, 101, NOT_FOUND, 'Invalid task id', 'Name a task of your company'),
   invalid_model_id: e(400, 201, NOT_FOUND, 'Invalid model id', 'Name a model of your company'),
   invalid_scroll_id: e(400, 1104, INVALID_ARGUMENT, 'Invalid scroll id', 'Start again without scroll_id'),
-  events_not_persisted: e(503, 0, UNAVAILABLE, 'Events could not be persisted, retry later', 'Retry: the event log is unavailable'),
+  events_not_persisted: e(
+    503,
+    0,
+    UNAVAILABLE,
+    'Events could not be persisted, retry later',
+    'Retry: the event log is unavailable',
+  ),
   event_log_full: e(
     503,
     0,
@@ -118,7 +228,13 @@ export const errorCatalogue = {
   ),
 
   // reports.md §7
-  invalid_task_status: e(400, 110, FAILED_PRECONDITION, 'Invalid task status', 'Only draft reports can change their content'),
+  invalid_task_status: e(
+    400,
+    110,
+    FAILED_PRECONDITION,
+    'Invalid task status',
+    'Only draft reports can change their content',
+  ),
   task_cannot_be_deleted: e(
     400,
     123,
@@ -128,7 +244,13 @@ export const errorCatalogue = {
   ),
   not_a_report: e(400, 150, INVALID_ARGUMENT, 'Passed task is not report', 'Name a report'),
   invalid_project_id: e(400, 401, NOT_FOUND, 'Invalid project id', 'Name a project of your company'),
-  project_path_too_deep: e(400, 409, INVALID_ARGUMENT, 'Project path exceed the maximum allowed depth', 'Use at most 10 path segments'),
+  project_path_too_deep: e(
+    400,
+    409,
+    INVALID_ARGUMENT,
+    'Project path exceed the maximum allowed depth',
+    'Use at most 10 path segments',
+  ),
   public_project_exists: e(
     400,
     414,
@@ -136,11 +258,29 @@ export const errorCatalogue = {
     'Cannot create project. public project with the same name already exists',
     'Choose another project name',
   ),
-  data_validation_error: e(400, 800, INVALID_ARGUMENT, 'Data validation error', 'Project names need at least 3 characters'),
-  report_name_exists: e(400, 801, INVALID_ARGUMENT, 'Report with the same name already exists', 'Choose a unique report name'),
+  data_validation_error: e(
+    400,
+    800,
+    INVALID_ARGUMENT,
+    'Data validation error',
+    'Project names need at least 3 characters',
+  ),
+  report_name_exists: e(
+    400,
+    801,
+    INVALID_ARGUMENT,
+    'Report with the same name already exists',
+    'Choose a unique report name',
+  ),
 
   // A read or report call met a store that did not answer in time or is unreachable (transient only: the SDK retries 503 forever).
-  store_unavailable: e(503, 0, UNAVAILABLE, 'Store unavailable, retry later', 'Retry: a store did not answer within its timeout (see docs/configuration.md)'),
+  store_unavailable: e(
+    503,
+    0,
+    UNAVAILABLE,
+    'Store unavailable, retry later',
+    'Retry: a store did not answer within its timeout (see docs/configuration.md)',
+  ),
 
   // Companion mode (docs/clearml-companion.md): the ClearML server holds the task and model facts.
   clearml_unavailable: e(
@@ -151,7 +291,13 @@ export const errorCatalogue = {
     'Retry: the ClearML server (CLEARML_SERVER_URL) did not answer within CLEARML_TIMEOUT_MS',
   ),
 
-  internal_error: e(500, 0, INTERNAL, 'Internal server error', 'Retry; report it if it persists (the log carries the request id)'),
+  internal_error: e(
+    500,
+    0,
+    INTERNAL,
+    'Internal server error',
+    'Retry; report it if it persists (the log carries the request id)',
+  ),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorId = keyof typeof errorCatalogue;
@@ -218,7 +364,12 @@ export class ApiError extends Error {
 }
 
 /** Builds an error from its catalogue entry: `apiError('validation_error', 'field is required!')`. */
-export function apiError(id: ErrorId, detail?: string, kv?: KeyValues, options?: { cause?: unknown; headers?: Record<string, string> }): ApiError {
+export function apiError(
+  id: ErrorId,
+  detail?: string,
+  kv?: KeyValues,
+  options?: { cause?: unknown; headers?: Record<string, string> },
+): ApiError {
   return new ApiError(id, formatMessage(errorCatalogue[id].base, detail, kv), options);
 }
 

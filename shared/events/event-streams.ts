@@ -14,7 +14,14 @@
  * EventStreamKeeper of an ingest or writer process, as soon as its /ready
  * check or a failed publish finds it missing (docs/ingest.md).
  */
-import { DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig, type StreamInfo } from 'nats';
+import {
+  DiscardPolicy,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamManager,
+  type StreamConfig,
+  type StreamInfo,
+} from 'nats';
 import type { Config } from '../config/config.js';
 import { apiError } from '../errors/error-catalogue.js';
 import type { Logger } from '../observability/logger.js';
@@ -49,7 +56,11 @@ export function eventStreamSettings(config: Readonly<Config>): EventStreamSettin
 
 type Limits = Pick<StreamConfig, 'duplicate_window' | 'max_bytes' | 'max_age' | 'num_replicas'>;
 
-export async function ensureEventStreams(jsm: JetStreamManager, settings: EventStreamSettings, logger?: Logger): Promise<void> {
+export async function ensureEventStreams(
+  jsm: JetStreamManager,
+  settings: EventStreamSettings,
+  logger?: Logger,
+): Promise<void> {
   const { prefix } = settings;
   await ensureStream(
     jsm,
@@ -70,13 +81,23 @@ export async function ensureEventStreams(jsm: JetStreamManager, settings: EventS
   );
   await ensureStream(
     jsm,
-    { name: deadLetterStreamName(prefix), subjects: [`${prefix}.dead.*`], retention: RetentionPolicy.Limits, storage: StorageType.File },
+    {
+      name: deadLetterStreamName(prefix),
+      subjects: [`${prefix}.dead.*`],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+    },
     { max_age: 30 * DAY_NS, num_replicas: settings.replicas },
     logger,
   );
 }
 
-async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }, limits: Partial<Limits>, logger?: Logger): Promise<void> {
+async function ensureStream(
+  jsm: JetStreamManager,
+  config: Partial<StreamConfig> & { name: string },
+  limits: Partial<Limits>,
+  logger?: Logger,
+): Promise<void> {
   let info: StreamInfo;
   try {
     info = await jsm.streams.info(config.name);
@@ -90,10 +111,18 @@ async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig>
     }
     return;
   }
-  const changed = (Object.keys(limits) as Array<keyof Limits>).filter((key) => limits[key] !== undefined && info.config[key] !== limits[key]);
+  const changed = (Object.keys(limits) as Array<keyof Limits>).filter(
+    (key) => limits[key] !== undefined && info.config[key] !== limits[key],
+  );
   if (changed.length === 0) return;
   await jsm.streams.update(config.name, { ...info.config, ...limits });
-  logger?.info({ stream: config.name, changed: Object.fromEntries(changed.map((key) => [key, { from: info.config[key], to: limits[key] }])) }, 'stream limits changed to the configured ones');
+  logger?.info(
+    {
+      stream: config.name,
+      changed: Object.fromEntries(changed.map((key) => [key, { from: info.config[key], to: limits[key] }])),
+    },
+    'stream limits changed to the configured ones',
+  );
 }
 
 export function isStreamNotFound(error: unknown): boolean {
@@ -157,7 +186,12 @@ export class EventStreamKeeper {
     const fill = this.fill;
     if (fill === undefined || Date.now() - fill.readAt > FILL_REFRESH_MS) this.refreshFill();
     if (fill !== undefined && fill.bytes + fill.publishedSince + this.reserved + bytes > fill.maxBytes) {
-      throw apiError('event_log_full', `${fill.bytes + fill.publishedSince} of ${fill.maxBytes} bytes used`, undefined, { headers: { 'retry-after': FULL_RETRY_AFTER_S } });
+      throw apiError(
+        'event_log_full',
+        `${fill.bytes + fill.publishedSince} of ${fill.maxBytes} bytes used`,
+        undefined,
+        { headers: { 'retry-after': FULL_RETRY_AFTER_S } },
+      );
     }
     this.reserved += bytes;
     return (published) => {
@@ -183,7 +217,10 @@ export class EventStreamKeeper {
   async check(): Promise<void> {
     const jsm = await this.options.jsm();
     const { prefix } = this.options.settings;
-    const [events] = await Promise.all([this.info(jsm, streamName(prefix)), this.options.deadLetters ? this.info(jsm, deadLetterStreamName(prefix)) : undefined]);
+    const [events] = await Promise.all([
+      this.info(jsm, streamName(prefix)),
+      this.options.deadLetters ? this.info(jsm, deadLetterStreamName(prefix)) : undefined,
+    ]);
     this.noteFill(events);
     const room = this.options.publishRoomBytes;
     if (room) {
@@ -214,8 +251,15 @@ export class EventStreamKeeper {
 
   private recreate(): void {
     this.creating ??= this.ensure()
-      .then(() => this.options.logger.warn({ prefix: this.options.settings.prefix }, 'event stream was missing: created it again'))
-      .catch((error: unknown) => this.options.logger.warn({ err: error }, 'could not create the missing event stream; next check tries again'))
+      .then(() =>
+        this.options.logger.warn(
+          { prefix: this.options.settings.prefix },
+          'event stream was missing: created it again',
+        ),
+      )
+      .catch((error: unknown) =>
+        this.options.logger.warn({ err: error }, 'could not create the missing event stream; next check tries again'),
+      )
       .finally(() => (this.creating = undefined));
   }
 }
@@ -224,6 +268,7 @@ export class EventStreamKeeper {
 function fullReason(info: StreamInfo, roomBytes: number): string | undefined {
   const { config, state } = info;
   if (config.max_msgs > 0 && state.messages >= config.max_msgs) return `max_msgs ${config.max_msgs} reached`;
-  if (config.max_bytes > 0 && state.bytes + roomBytes > config.max_bytes) return `max_bytes ${config.max_bytes}: ${state.bytes} used`;
+  if (config.max_bytes > 0 && state.bytes + roomBytes > config.max_bytes)
+    return `max_bytes ${config.max_bytes}: ${state.bytes} used`;
   return undefined;
 }

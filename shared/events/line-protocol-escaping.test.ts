@@ -6,7 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { escapeTagValue, quoteFieldString } from './storage-layout.js';
 
 /** Text of the characters the escapers treat specially, among ordinary, multi-byte and astral ones. */
-const tricky = fc.string({ unit: fc.constantFrom(',', ' ', '=', '\n', '\r', '\t', '"', '\\', "'", 'a', 'Z', '0', '~', 'é', '😀', '\u0000'), maxLength: 40 });
+const tricky = fc.string({
+  unit: fc.constantFrom(',', ' ', '=', '\n', '\r', '\t', '"', '\\', "'", 'a', 'Z', '0', '~', 'é', '😀', '\u0000'),
+  maxLength: 40,
+});
 const anyText = fc.oneof(tricky, fc.string({ unit: 'binary', maxLength: 200 }));
 
 describe('line-protocol escaping', () => {

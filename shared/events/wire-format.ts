@@ -127,9 +127,11 @@ export function* decodeRecords(payload: string): Generator<DecodedRecord> {
   while (at < payload.length) {
     const kind = payload[at] as RecordKind;
     const colon = payload.indexOf(':', at + 1);
-    if ((kind !== 'I' && kind !== 'L' && kind !== 'R') || colon < 0) throw new Error(`malformed record at offset ${at}`);
+    if ((kind !== 'I' && kind !== 'L' && kind !== 'R') || colon < 0)
+      throw new Error(`malformed record at offset ${at}`);
     const length = Number(payload.slice(at + 1, colon));
-    if (!Number.isInteger(length) || length < 0 || colon + 1 + length > payload.length) throw new Error(`malformed record length at offset ${at}`);
+    if (!Number.isInteger(length) || length < 0 || colon + 1 + length > payload.length)
+      throw new Error(`malformed record length at offset ${at}`);
     yield { kind, body: payload.slice(colon + 1, colon + 1 + length) };
     at = colon + 1 + length;
   }

@@ -7,7 +7,13 @@
  */
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Registry } from 'prom-client';
 import { effectiveAuthorization, type Authenticator } from '../auth/authenticator.js';
 import { withCallerCredential } from '../companion/caller-credential.js';
@@ -19,7 +25,13 @@ import { createHttpMetrics } from '../observability/metrics.js';
 import { buildCallData } from '../protocol/call-data.js';
 import { ownValue } from '../protocol/client-object.js';
 import { parseEndpointPath } from '../protocol/endpoint-path.js';
-import { errorEnvelope, newCallId, streamedSuccessEnvelope, successEnvelope, type EnvelopeMeta } from '../protocol/envelope.js';
+import {
+  errorEnvelope,
+  newCallId,
+  streamedSuccessEnvelope,
+  successEnvelope,
+  type EnvelopeMeta,
+} from '../protocol/envelope.js';
 import { isRawReply, JsonStream, JsonText, type CallContext, type OperationRegistry } from '../protocol/operation.js';
 import { parseRequest } from '../protocol/request-fields.js';
 import { storeUnavailableAnswer } from '../stores/store-errors.js';
@@ -59,7 +71,12 @@ export interface HttpTimeouts {
   keepAliveMs: number;
 }
 
-const IMPERSONATION_HEADERS = ['x-clearml-impersonate-as', 'x-clearml-act-as', 'x-trains-impersonate-as', 'x-trains-act-as'];
+const IMPERSONATION_HEADERS = [
+  'x-clearml-impersonate-as',
+  'x-clearml-act-as',
+  'x-trains-impersonate-as',
+  'x-trains-act-as',
+];
 
 export function buildApiServer(options: ApiServerOptions): FastifyInstance {
   const { logger, registry, authenticator, maxBodyBytes } = options;
@@ -113,7 +130,9 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
     const own = await options.metricsRegistry.metrics();
     return reply.send(options.moreMetrics ? mergeExpositions(own, await options.moreMetrics()) : own);
   });
-  app.get('/openapi.json', async (_request, reply) => reply.header('content-type', 'application/json').send(openApiJson));
+  app.get('/openapi.json', async (_request, reply) =>
+    reply.header('content-type', 'application/json').send(openApiJson),
+  );
 
   app.route({
     method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
@@ -133,10 +152,14 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
         httpMetrics.requests.inc({ endpoint: name, code: String(reply.statusCode) });
         httpMetrics.duration.observe({ endpoint: name }, seconds);
-        const observeBytes = () => httpMetrics.responseBytes.observe({ endpoint: name }, socket.bytesWritten - writtenBefore);
+        const observeBytes = () =>
+          httpMetrics.responseBytes.observe({ endpoint: name }, socket.bytesWritten - writtenBefore);
         if (reply.raw.writableFinished) observeBytes();
         else reply.raw.once('finish', observeBytes);
-        request.log.info({ endpoint: meta.endpoint.name, code: reply.statusCode, ms: Math.round(seconds * 1000) }, 'call');
+        request.log.info(
+          { endpoint: meta.endpoint.name, code: reply.statusCode, ms: Math.round(seconds * 1000) },
+          'call',
+        );
       }
     },
   });
@@ -148,12 +171,19 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
     meta.endpoint = { name: address.name, requested: address.version };
     const resolved = registry.resolve(address.name, address.version);
     if (resolved === undefined) {
-      throw apiErrorWithMessage('endpoint_not_found', `Unable to find endpoint for name ${address.name} and version ${address.version.text}`);
+      throw apiErrorWithMessage(
+        'endpoint_not_found',
+        `Unable to find endpoint for name ${address.name} and version ${address.version.text}`,
+      );
     }
     meta.endpoint.actual = resolved.actualVersion;
     const authorization = headerValue(request, 'authorization');
     const identity = authenticator.authenticate(authorization, headerValue(request, 'cookie'));
-    assertCookieCallAllowed(request.headers, authorization === undefined || authorization === '', resolved.operation.readOnly === true);
+    assertCookieCallAllowed(
+      request.headers,
+      authorization === undefined || authorization === '',
+      resolved.operation.readOnly === true,
+    );
     checkImpersonation(request, identity);
 
     const encoding = headerValue(request, 'content-encoding');
@@ -186,13 +216,17 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
     const extraHeaders: Record<string, string> = {};
     if (operation.kind === 'stream') {
       const body = byteLimitedStream(request.raw, maxBodyBytes, () => tooLarge(maxBodyBytes));
-      data = await withCallerCredential(credential, () => operation.handle(body, { contentType: headerValue(request, 'content-type'), search }, context));
+      data = await withCallerCredential(credential, () =>
+        operation.handle(body, { contentType: headerValue(request, 'content-type'), search }, context),
+      );
     } else {
       const body = await readBodyLimited(request.raw, maxBodyBytes, () => tooLarge(maxBodyBytes));
       const callData = buildCallData(body, headerValue(request, 'content-type'), search);
       if (Array.isArray(callData)) throw apiError('validation_error', 'request body must be a JSON object');
       const parsed = parseRequest(operation.request, callData);
-      data = await withCallerCredential(credential, () => operation.handle(parsed, context, { setHeader: (name, value) => (extraHeaders[name] = value) }));
+      data = await withCallerCredential(credential, () =>
+        operation.handle(parsed, context, { setHeader: (name, value) => (extraHeaders[name] = value) }),
+      );
     }
 
     if (isRawReply(data)) {
@@ -225,7 +259,8 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
     let apiErr: ApiError;
     if (isApiError(error)) {
       apiErr = error;
-      if (apiErr.httpStatus >= 500) request.log.warn({ err: error.cause ?? error, code: apiErr.httpStatus }, apiErr.message);
+      if (apiErr.httpStatus >= 500)
+        request.log.warn({ err: error.cause ?? error, code: apiErr.httpStatus }, apiErr.message);
     } else {
       // A store that timed out or is unreachable is transient (503); anything else is a fault of ours.
       const unavailable = storeUnavailableAnswer(error);

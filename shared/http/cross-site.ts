@@ -56,7 +56,11 @@ export function applyCors(request: FastifyRequest, reply: FastifyReply, allowed:
 }
 
 /** Throws 403 when a cookie-authenticated call that may change state lacks every client header. */
-export function assertCookieCallAllowed(headers: FastifyRequest['headers'], viaCookie: boolean, readOnly: boolean): void {
+export function assertCookieCallAllowed(
+  headers: FastifyRequest['headers'],
+  viaCookie: boolean,
+  readOnly: boolean,
+): void {
   if (!viaCookie || readOnly) return;
   const hasClientHeader = CLIENT_HEADERS.some((name) => {
     const value = Object.hasOwn(headers, name) ? headers[name] : undefined;

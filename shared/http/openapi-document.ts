@@ -32,21 +32,31 @@ const ENVELOPE_SCHEMAS = {
         type: 'object',
         required: ['name', 'requested_version', 'actual_version'],
         properties: {
-          name: { type: 'string', description: '`service.action` from the path; empty when the path could not be parsed' },
+          name: {
+            type: 'string',
+            description: '`service.action` from the path; empty when the path could not be parsed',
+          },
           requested_version: ref('schemas', 'Version'),
-          actual_version: { anyOf: [ref('schemas', 'Version'), { type: 'null' }], description: 'Version of the implementation that served the call' },
+          actual_version: {
+            anyOf: [ref('schemas', 'Version'), { type: 'null' }],
+            description: 'Version of the implementation that served the call',
+          },
         },
       },
       result_code: { type: 'integer', description: 'The HTTP status' },
       result_subcode: { type: 'integer' },
       result_msg: { type: 'string' },
-      error_stack: { type: ['string', 'null'], description: '"" on success, null on errors (no stack trace is ever sent)' },
+      error_stack: {
+        type: ['string', 'null'],
+        description: '"" on success, null on errors (no stack trace is ever sent)',
+      },
       error_data: { type: 'object' },
     },
   },
   Envelope: {
     type: 'object',
-    description: "ClearML's response envelope: `data` is the operation's answer (its fields: docs/events-read.md, docs/reports.md)",
+    description:
+      "ClearML's response envelope: `data` is the operation's answer (its fields: docs/events-read.md, docs/reports.md)",
     required: ['meta', 'data'],
     properties: { meta: ref('schemas', 'Meta'), data: { type: 'object' } },
   },
@@ -55,15 +65,28 @@ const ENVELOPE_SCHEMAS = {
     required: ['ready', 'checks'],
     properties: {
       ready: { type: 'boolean' },
-      checks: { type: 'object', additionalProperties: { type: 'string', description: '"ok", or why the check failed' } },
+      checks: {
+        type: 'object',
+        additionalProperties: { type: 'string', description: '"ok", or why the check failed' },
+      },
     },
   },
 };
 
 const SECURITY_SCHEMES = {
   bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A token from auth.login' },
-  basicAuth: { type: 'http', scheme: 'basic', description: 'access_key:secret_key of a key pair (CREDENTIALS_FILE); accepted on every operation' },
-  cookieAuth: { type: 'apiKey', in: 'cookie', name: TOKEN_COOKIE, description: 'The token auth.login sets for browsers; state-changing calls also need a ClearML client header (docs/protocol.md)' },
+  basicAuth: {
+    type: 'http',
+    scheme: 'basic',
+    description: 'access_key:secret_key of a key pair (CREDENTIALS_FILE); accepted on every operation',
+  },
+  cookieAuth: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: TOKEN_COOKIE,
+    description:
+      'The token auth.login sets for browsers; state-changing calls also need a ClearML client header (docs/protocol.md)',
+  },
 };
 const ANY_CREDENTIALS = [{ bearerAuth: [] }, { basicAuth: [] }, { cookieAuth: [] }];
 /** protocol.md §7.3: Basic normally, a still valid token to refresh it. */
@@ -93,7 +116,12 @@ function errorResponses(): Record<string, object> {
     responses[`Error${status}`] = {
       description: `Error envelope (docs/errors.md): ${entries.map(([id, entry]) => `${id} ${entry.code}/${entry.subcode}`).join(', ')}`,
       content: json({
-        allOf: [ref('schemas', 'Envelope'), { properties: { meta: { allOf: [ref('schemas', 'Meta'), meta] }, data: { type: 'object', maxProperties: 0 } } }],
+        allOf: [
+          ref('schemas', 'Envelope'),
+          {
+            properties: { meta: { allOf: [ref('schemas', 'Meta'), meta] }, data: { type: 'object', maxProperties: 0 } },
+          },
+        ],
       }),
     };
   }
@@ -106,7 +134,10 @@ function errorResponses(): Record<string, object> {
 
 function requestBody(operation: Operation): object {
   if (operation.kind === 'stream') {
-    return { required: true, content: Object.fromEntries(Object.entries(operation.bodyMediaTypes).map(([type, schema]) => [type, { schema }])) };
+    return {
+      required: true,
+      content: Object.fromEntries(Object.entries(operation.bodyMediaTypes).map(([type, schema]) => [type, { schema }])),
+    };
   }
   return {
     description: 'Call data; the same fields may come as query-string parameters, or as a form (protocol.md §3.1)',
@@ -116,14 +147,20 @@ function requestBody(operation: Operation): object {
 
 function successResponse(operation: Operation): object {
   if (operation.rawAnswer !== undefined) {
-    return { description: operation.rawAnswer.description, content: { [operation.rawAnswer.mediaType]: { schema: { type: 'string' } } } };
+    return {
+      description: operation.rawAnswer.description,
+      content: { [operation.rawAnswer.mediaType]: { schema: { type: 'string' } } },
+    };
   }
   return { description: 'The envelope with the answer in `data`', content: json(ref('schemas', 'Envelope')) };
 }
 
 function operationPath(operation: Operation, errorStatuses: string[]): object {
   const [service = operation.name] = operation.name.split('.');
-  const versions = operation.servedFrom === undefined ? `from version ${operation.minVersion}` : `from version ${operation.servedFrom} (as 1.0), ${operation.minVersion} and later`;
+  const versions =
+    operation.servedFrom === undefined
+      ? `from version ${operation.minVersion}`
+      : `from version ${operation.servedFrom} (as 1.0), ${operation.minVersion} and later`;
   return {
     post: {
       operationId: operation.name,
@@ -149,7 +186,19 @@ function operationPath(operation: Operation, errorStatuses: string[]): object {
 function serviceRoutes(): Record<string, object> {
   const open = { security: [], tags: ['service'] };
   return {
-    '/health': { get: { ...open, operationId: 'health', summary: 'Liveness', responses: { 200: { description: 'The process answers', content: json({ type: 'object', properties: { status: { const: 'ok' } } }) } } } },
+    '/health': {
+      get: {
+        ...open,
+        operationId: 'health',
+        summary: 'Liveness',
+        responses: {
+          200: {
+            description: 'The process answers',
+            content: json({ type: 'object', properties: { status: { const: 'ok' } } }),
+          },
+        },
+      },
+    },
     '/ready': {
       get: {
         ...open,
@@ -162,10 +211,22 @@ function serviceRoutes(): Record<string, object> {
       },
     },
     '/metrics': {
-      get: { ...open, operationId: 'metrics', summary: 'Prometheus metrics', responses: { 200: { description: 'Text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } } } },
+      get: {
+        ...open,
+        operationId: 'metrics',
+        summary: 'Prometheus metrics',
+        responses: {
+          200: { description: 'Text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } },
+        },
+      },
     },
     '/openapi.json': {
-      get: { ...open, operationId: 'openapi', summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1', content: json({ type: 'object' }) } } },
+      get: {
+        ...open,
+        operationId: 'openapi',
+        summary: 'This document',
+        responses: { 200: { description: 'OpenAPI 3.1', content: json({ type: 'object' }) } },
+      },
     },
   };
 }
@@ -189,7 +250,12 @@ export function openApiDocument(options: OpenApiOptions): object {
     tags: [...new Set(operations.map((o) => o.name.split('.')[0]!))].map((name) => ({ name })),
     security: ANY_CREDENTIALS,
     paths: {
-      ...Object.fromEntries(operations.map((operation) => [`${options.pathPrefix}/${operation.name}`, operationPath(operation, errorStatuses)])),
+      ...Object.fromEntries(
+        operations.map((operation) => [
+          `${options.pathPrefix}/${operation.name}`,
+          operationPath(operation, errorStatuses),
+        ]),
+      ),
       ...serviceRoutes(),
     },
     components: { schemas: ENVELOPE_SCHEMAS, responses: errors, securitySchemes: SECURITY_SCHEMES },

@@ -6,13 +6,15 @@
 import { formatVariableDocs, type VariableDoc } from '../config/config-variables.js';
 import { buildInfo, versionLine } from '../observability/build-info.js';
 
-export type CommandLine = { kind: 'run'; positional: string[] } | { kind: 'help' } | { kind: 'version' } | { kind: 'mistake'; message: string };
+export type CommandLine =
+  { kind: 'run'; positional: string[] } | { kind: 'help' } | { kind: 'version' } | { kind: 'mistake'; message: string };
 
 export function parseCommandLine(args: readonly string[]): CommandLine {
   if (args.some((a) => a === '-h' || a === '--help')) return { kind: 'help' };
   if (args.some((a) => a === '-V' || a === '--version')) return { kind: 'version' };
   const option = args.find((a) => a.startsWith('-'));
-  if (option !== undefined) return { kind: 'mistake', message: `Unknown option "${option}": expected --help or --version` };
+  if (option !== undefined)
+    return { kind: 'mistake', message: `Unknown option "${option}": expected --help or --version` };
   return { kind: 'run', positional: [...args] };
 }
 
@@ -25,10 +27,20 @@ export interface HelpParts {
 }
 
 export function helpText(parts: HelpParts): string {
-  const lines = [`${buildInfo.name} ${buildInfo.version}: ClearML-compatible events and reports service`, '', 'Usage:', ...parts.usage.map((u) => `  ${u}`), ''];
+  const lines = [
+    `${buildInfo.name} ${buildInfo.version}: ClearML-compatible events and reports service`,
+    '',
+    'Usage:',
+    ...parts.usage.map((u) => `  ${u}`),
+    '',
+  ];
   if (parts.choices) {
     const width = Math.max(...Object.keys(parts.choices.items).map((k) => k.length));
-    lines.push(`${parts.choices.title}:`, ...Object.entries(parts.choices.items).map(([name, what]) => `  ${name.padEnd(width)}  ${what}`), '');
+    lines.push(
+      `${parts.choices.title}:`,
+      ...Object.entries(parts.choices.items).map(([name, what]) => `  ${name.padEnd(width)}  ${what}`),
+      '',
+    );
   }
   lines.push(
     'Options:',

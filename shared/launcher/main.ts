@@ -16,14 +16,20 @@ const HINT = '--help lists the targets and options';
 
 /** The target to run (the command line's, TARGET's, or all); help, version and mistakes end here. */
 function targetFromCommandLine(): TargetName {
-  const positional = positionalOrExit(process.argv.slice(2), () => ({
-    usage: ['node dist/shared/launcher/main.js [TARGET] [OPTIONS]', 'npm run serve -- [TARGET] [OPTIONS]'],
-    choices: { title: 'Targets (default: all, or the TARGET variable)', items: TARGET_SUMMARIES },
-    variables: variableDocs(configSchema.shape),
-  }), HINT);
-  if (positional.length > 1) exitWithMistake(`Expected one target, got ${positional.length}: ${positional.join(' ')}`, HINT);
+  const positional = positionalOrExit(
+    process.argv.slice(2),
+    () => ({
+      usage: ['node dist/shared/launcher/main.js [TARGET] [OPTIONS]', 'npm run serve -- [TARGET] [OPTIONS]'],
+      choices: { title: 'Targets (default: all, or the TARGET variable)', items: TARGET_SUMMARIES },
+      variables: variableDocs(configSchema.shape),
+    }),
+    HINT,
+  );
+  if (positional.length > 1)
+    exitWithMistake(`Expected one target, got ${positional.length}: ${positional.join(' ')}`, HINT);
   const target = positional[0] ?? process.env.TARGET ?? 'all';
-  if (!isTargetName(target)) exitWithMistake(`Unknown target "${target}": expected one of ${TARGET_NAMES.join(', ')}`, HINT);
+  if (!isTargetName(target))
+    exitWithMistake(`Unknown target "${target}": expected one of ${TARGET_NAMES.join(', ')}`, HINT);
   return target;
 }
 
@@ -42,7 +48,13 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: `clearml-${target}`, format: config.LOG_FORMAT });
   let service;
   try {
-    const writerThread = target === 'all' && config.WRITER_THREAD ? { entry: new URL('./writer-thread.js', import.meta.url), logFormat: resolveLogFormat(config.LOG_FORMAT, process.stdout.isTTY === true) } : undefined;
+    const writerThread =
+      target === 'all' && config.WRITER_THREAD
+        ? {
+            entry: new URL('./writer-thread.js', import.meta.url),
+            logFormat: resolveLogFormat(config.LOG_FORMAT, process.stdout.isTTY === true),
+          }
+        : undefined;
     service = await startService({ target, config, logger, modules: targetModules, writerThread });
   } catch (error) {
     logger.fatal({ err: error }, 'start-up failed');

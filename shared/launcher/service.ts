@@ -49,7 +49,12 @@ const START_ORDER: Phase[] = ['store', 'worker', 'front'];
 export async function startService(definition: ServiceDefinition): Promise<RunningService> {
   const { target, config, logger } = definition;
   const threaded = target === 'all' && definition.writerThread !== undefined;
-  const names = target === 'all' ? (threaded ? (['ingest', 'query'] as const) : (['ingest', 'writer', 'query'] as const)) : ([target] as const);
+  const names =
+    target === 'all'
+      ? threaded
+        ? (['ingest', 'query'] as const)
+        : (['ingest', 'writer', 'query'] as const)
+      : ([target] as const);
   const serveHttp = definition.serveHttp !== false;
   const metrics = createMetricsRegistry(definition.metricsTarget ?? target, { processWide: serveHttp });
   const stores = new StoreHub(config, logger, `clearml-${target}-${process.pid}`, metrics);
@@ -87,44 +92,59 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
     readiness.push(...(parts.readiness ?? []));
   }
   readiness.unshift(...stores.readinessChecks());
-  const writerThread = threaded ? new WriterThreadHost(definition.writerThread!.entry, { config, logFormat: definition.writerThread!.logFormat }, logger, config.READY_TIMEOUT_MS) : undefined;
+  const writerThread = threaded
+    ? new WriterThreadHost(
+        definition.writerThread!.entry,
+        { config, logFormat: definition.writerThread!.logFormat },
+        logger,
+        config.READY_TIMEOUT_MS,
+      )
+    : undefined;
   if (writerThread) {
     components.push(writerThread.component);
     readiness.push(writerThread.readiness);
   }
 
-  const app = serveHttp ? buildApiServer({
-    logger,
-    registry,
-    authenticator,
-    metricsRegistry: metrics,
-    moreMetrics: writerThread ? () => writerThread.metrics() : undefined,
-    readiness: services.readiness,
-    maxBodyBytes: config.MAX_BODY_BYTES,
-    pathPrefix: config.API_PATH_PREFIX,
-    corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
-    timeouts: {
-      headersMs: config.HTTP_HEADERS_TIMEOUT_MS,
-      requestMs: config.HTTP_REQUEST_TIMEOUT_MS,
-      idleMs: config.HTTP_IDLE_TIMEOUT_MS,
-      keepAliveMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
-    },
-  }) : undefined;
+  const app = serveHttp
+    ? buildApiServer({
+        logger,
+        registry,
+        authenticator,
+        metricsRegistry: metrics,
+        moreMetrics: writerThread ? () => writerThread.metrics() : undefined,
+        readiness: services.readiness,
+        maxBodyBytes: config.MAX_BODY_BYTES,
+        pathPrefix: config.API_PATH_PREFIX,
+        corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
+        timeouts: {
+          headersMs: config.HTTP_HEADERS_TIMEOUT_MS,
+          requestMs: config.HTTP_REQUEST_TIMEOUT_MS,
+          idleMs: config.HTTP_IDLE_TIMEOUT_MS,
+          keepAliveMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+        },
+      })
+    : undefined;
   let httpPort = config.API_PORT;
-  if (app) components.push({
-    name: 'http',
-    phase: 'front',
-    start: async () => {
-      await app.listen({ host: config.API_HOST, port: config.API_PORT });
-      const address = app.server.address();
-      if (address && typeof address === 'object') httpPort = address.port;
-      services.boundPorts.set('http', httpPort);
-      logger.info({ host: config.API_HOST, port: httpPort, target, operations: registry.names().length }, 'HTTP API listening');
-    },
-    stop: () => app.close(),
-  });
+  if (app)
+    components.push({
+      name: 'http',
+      phase: 'front',
+      start: async () => {
+        await app.listen({ host: config.API_HOST, port: config.API_PORT });
+        const address = app.server.address();
+        if (address && typeof address === 'object') httpPort = address.port;
+        services.boundPorts.set('http', httpPort);
+        logger.info(
+          { host: config.API_HOST, port: httpPort, target, operations: registry.names().length },
+          'HTTP API listening',
+        );
+      },
+      stop: () => app.close(),
+    });
 
-  const ordered = [...stores.components(), ...components].sort((a, b) => START_ORDER.indexOf(a.phase) - START_ORDER.indexOf(b.phase));
+  const ordered = [...stores.components(), ...components].sort(
+    (a, b) => START_ORDER.indexOf(a.phase) - START_ORDER.indexOf(b.phase),
+  );
   const started: Component[] = [];
   const stopAll = async () => {
     for (const phase of [...START_ORDER].reverse()) {
@@ -171,7 +191,11 @@ async function readinessReport(checks: ReadinessCheck[], timeoutMs: number): Pro
   const results = await Promise.all(
     checks.map(async (c) => {
       try {
-        await withDeadline(c.check(), timeoutMs, () => new Error(`no answer within ${timeoutMs} ms (READY_TIMEOUT_MS)`));
+        await withDeadline(
+          c.check(),
+          timeoutMs,
+          () => new Error(`no answer within ${timeoutMs} ms (READY_TIMEOUT_MS)`),
+        );
         return [c.name, 'ok'] as const;
       } catch (error) {
         return [c.name, (error as Error).message] as const;

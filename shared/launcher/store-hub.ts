@@ -61,7 +61,10 @@ export class StoreHub {
         name: 'nats',
         phase: 'store',
         start: async () => {
-          this.natsStore = await connectNats({ url: config.NATS_URL, name: this.processName, requestTimeoutMs: config.NATS_REQUEST_TIMEOUT_MS }, logger);
+          this.natsStore = await connectNats(
+            { url: config.NATS_URL, name: this.processName, requestTimeoutMs: config.NATS_REQUEST_TIMEOUT_MS },
+            logger,
+          );
         },
         stop: async () => this.natsStore?.close(),
       });
@@ -71,7 +74,15 @@ export class StoreHub {
         name: 'redis',
         phase: 'store',
         start: async () => {
-          this.redisStore = await connectRedis({ url: config.REDIS_URL, cluster: config.REDIS_CLUSTER, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS, calls: this.calls }, logger);
+          this.redisStore = await connectRedis(
+            {
+              url: config.REDIS_URL,
+              cluster: config.REDIS_CLUSTER,
+              commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+              calls: this.calls,
+            },
+            logger,
+          );
         },
         stop: async () => this.redisStore?.close(),
       });

@@ -83,7 +83,13 @@ export class WriterThreadHost {
         if (!started) reject(new Error(`writer thread exited with ${code} before it started`));
         else if (!this.stopping) {
           this.logger.error({ code, restartInMs: RESTART_DELAY_MS }, 'writer thread exited; starting it again');
-          this.restartTimer = setTimeout(() => void this.spawn().catch((error: unknown) => this.logger.error({ err: error }, 'writer thread restart failed')), RESTART_DELAY_MS);
+          this.restartTimer = setTimeout(
+            () =>
+              void this.spawn().catch((error: unknown) =>
+                this.logger.error({ err: error }, 'writer thread restart failed'),
+              ),
+            RESTART_DELAY_MS,
+          );
         }
       });
     });

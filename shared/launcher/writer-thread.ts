@@ -14,10 +14,19 @@ import type { HostRequest, ThreadMessage, WriterThreadData } from './writer-thre
 const port = parentPort!;
 const post = (message: ThreadMessage) => port.postMessage(message);
 const { config, logFormat } = workerData as WriterThreadData;
-const logger = createLogger({ level: config.LOG_LEVEL, name: 'clearml-all', format: logFormat }).child({ thread: 'writer' });
+const logger = createLogger({ level: config.LOG_LEVEL, name: 'clearml-all', format: logFormat }).child({
+  thread: 'writer',
+});
 
 try {
-  const service = await startService({ target: 'writer', config, logger, modules: { writer: writerTarget }, serveHttp: false, metricsTarget: 'all' });
+  const service = await startService({
+    target: 'writer',
+    config,
+    logger,
+    modules: { writer: writerTarget },
+    serveHttp: false,
+    metricsTarget: 'all',
+  });
   port.on('message', (request: HostRequest) => {
     switch (request.type) {
       case 'metrics':

@@ -14,7 +14,10 @@ function packageVersion(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   for (const up of ['../..', '../../..']) {
     try {
-      const pkg = JSON.parse(readFileSync(path.join(here, up, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      const pkg = JSON.parse(readFileSync(path.join(here, up, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (pkg.name === PACKAGE_NAME && typeof pkg.version === 'string') return pkg.version;
     } catch {
       // not there: the other layout

@@ -26,7 +26,12 @@ describe('mergeExpositions', () => {
     expect(merged).toMatch(/^clearml_writer_events_total 2$/m);
     expect(merged).toMatch(/^clearml_writer_batch_seconds_bucket\{le="1"\} 1$/m);
     expect(merged).toMatch(/^clearml_writer_batch_seconds_count 1$/m);
-    for (const name of ['clearml_ingest_events_total', 'clearml_jetstream_stream_bytes', 'clearml_writer_batch_seconds', 'clearml_writer_events_total']) {
+    for (const name of [
+      'clearml_ingest_events_total',
+      'clearml_jetstream_stream_bytes',
+      'clearml_writer_batch_seconds',
+      'clearml_writer_events_total',
+    ]) {
       expect(merged.match(new RegExp(`^# TYPE ${name} `, 'gm'))).toHaveLength(1);
     }
   });

@@ -31,14 +31,29 @@ function prettyStream(): DestinationStream {
   });
 }
 
-export function createLogger(options: { level: string; name: string; format?: LogFormat; destination?: DestinationStream }): Logger {
-  const pretty = options.destination === undefined && resolveLogFormat(options.format ?? 'json', process.stdout.isTTY === true) === 'pretty';
+export function createLogger(options: {
+  level: string;
+  name: string;
+  format?: LogFormat;
+  destination?: DestinationStream;
+}): Logger {
+  const pretty =
+    options.destination === undefined &&
+    resolveLogFormat(options.format ?? 'json', process.stdout.isTTY === true) === 'pretty';
   return pino(
     {
       name: options.name,
       level: options.level,
       redact: {
-        paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie', '*.secret_key', 'secret_key', 'token'],
+        paths: [
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'headers.authorization',
+          'headers.cookie',
+          '*.secret_key',
+          'secret_key',
+          'token',
+        ],
         censor: '[redacted]',
       },
       base: { pid: process.pid },

@@ -17,7 +17,9 @@ export interface HttpMetrics {
 /** Durations of calls and requests, in seconds (1 ms to 30 s). */
 export const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** Sizes of answers and requests, in bytes (256 B to 256 MiB, by 4). */
-export const SIZE_BUCKETS = [256, 1024, 4096, 16_384, 65_536, 262_144, 1_048_576, 4_194_304, 16_777_216, 67_108_864, 268_435_456];
+export const SIZE_BUCKETS = [
+  256, 1024, 4096, 16_384, 65_536, 262_144, 1_048_576, 4_194_304, 16_777_216, 67_108_864, 268_435_456,
+];
 
 /**
  * `processWide: false` leaves out the process's own metrics (CPU, memory,

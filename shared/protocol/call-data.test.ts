@@ -12,14 +12,42 @@ const PROTOTYPE_MEMBERS = Object.getOwnPropertyNames(Object.prototype).sort();
 
 /** Names that stress path walking: prototype names, dots, list suffixes, empty segments. */
 const hostileName = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'a', 'a.b', 'a[]', '', '.', '..', '[]', 'a.__proto__', '__proto__[]'),
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    'hasOwnProperty',
+    'a',
+    'a.b',
+    'a[]',
+    '',
+    '.',
+    '..',
+    '[]',
+    'a.__proto__',
+    '__proto__[]',
+  ),
   fc.string({ maxLength: 8 }),
-  fc.array(fc.constantFrom('__proto__', 'constructor', 'prototype', 'a', 'b', '', 'x[]'), { minLength: 1, maxLength: 6 }).map((s) => s.join('.')),
+  fc
+    .array(fc.constantFrom('__proto__', 'constructor', 'prototype', 'a', 'b', '', 'x[]'), {
+      minLength: 1,
+      maxLength: 6,
+    })
+    .map((s) => s.join('.')),
 );
-const textValue = fc.oneof(fc.constantFrom('1', '1.5', '.5', 'true', 'False', '-5', '1e3', ''), fc.string({ maxLength: 8 }));
-const params = fc.array(fc.tuple(hostileName, textValue), { maxLength: 8 }).map((pairs) => new URLSearchParams(pairs).toString());
+const textValue = fc.oneof(
+  fc.constantFrom('1', '1.5', '.5', 'true', 'False', '-5', '1e3', ''),
+  fc.string({ maxLength: 8 }),
+);
+const params = fc
+  .array(fc.tuple(hostileName, textValue), { maxLength: 8 })
+  .map((pairs) => new URLSearchParams(pairs).toString());
 
-const jsonKey = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'a', 'valueOf'), fc.string({ maxLength: 6 }));
+const jsonKey = fc.oneof(
+  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'a', 'valueOf'),
+  fc.string({ maxLength: 6 }),
+);
 const jsonValue = fc.letrec((tie) => ({
   value: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
@@ -82,18 +110,38 @@ function check(body: string, contentType: string | undefined, search: string): v
 
 describe('buildCallData, on generated input', () => {
   it('query strings over a JSON body', () => {
-    fc.assert(fc.property(jsonBody, params, (body, search) => check(body, 'application/json', search)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(jsonBody, params, (body, search) => check(body, 'application/json', search)),
+      { numRuns: 2000 },
+    );
   });
 
   it('form bodies after a query string', () => {
-    fc.assert(fc.property(params, params, (body, search) => check(body, 'application/x-www-form-urlencoded', search)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(params, params, (body, search) => check(body, 'application/x-www-form-urlencoded', search)),
+      { numRuns: 2000 },
+    );
   });
 
   it('any body under any declared type', () => {
-    const type = fc.constantFrom(undefined, 'text/plain', 'application/json; charset=utf-8', 'application/json-lines', 'application/x-www-form-urlencoded');
-    fc.assert(fc.property(fc.oneof(jsonBody, fc.string({ maxLength: 30 })), type, fc.string({ maxLength: 30 }), (body, t, search) => check(body, t, search)), {
-      numRuns: 2000,
-    });
+    const type = fc.constantFrom(
+      undefined,
+      'text/plain',
+      'application/json; charset=utf-8',
+      'application/json-lines',
+      'application/x-www-form-urlencoded',
+    );
+    fc.assert(
+      fc.property(
+        fc.oneof(jsonBody, fc.string({ maxLength: 30 })),
+        type,
+        fc.string({ maxLength: 30 }),
+        (body, t, search) => check(body, t, search),
+      ),
+      {
+        numRuns: 2000,
+      },
+    );
   });
 
   it('prototype keys are refused wherever they appear; other keys are kept', () => {
@@ -103,9 +151,15 @@ describe('buildCallData, on generated input', () => {
       ['{}', 'x=1&prototype[]=2'],
     ]) {
       const error = outcome(body!, 'application/json', search!);
-      expect(isApiError(error) && error.message).toMatch(/^Validation error \(key '(__proto__|constructor|prototype)' is not allowed\)$/);
+      expect(isApiError(error) && error.message).toMatch(
+        /^Validation error \(key '(__proto__|constructor|prototype)' is not allowed\)$/,
+      );
     }
-    const data = buildCallData(Buffer.from('{"toString": 1, "a": {"valueOf": [2]}}'), 'application/json', 'hasOwnProperty=3') as Record<string, any>;
+    const data = buildCallData(
+      Buffer.from('{"toString": 1, "a": {"valueOf": [2]}}'),
+      'application/json',
+      'hasOwnProperty=3',
+    ) as Record<string, any>;
     expect({ ...data, a: { ...data.a } }).toEqual({ toString: 1, a: { valueOf: [2] }, hasOwnProperty: 3 });
   });
 });
@@ -114,9 +168,17 @@ describe('nesting limit', () => {
   it('the byte scan agrees with the parsed depth, brackets in strings and escapes included', () => {
     const deepest = (value: unknown): number =>
       value !== null && typeof value === 'object' ? 1 + Math.max(0, ...Object.values(value as object).map(deepest)) : 0;
-    const str = fc.tuple(fc.string({ maxLength: 6 }), fc.constantFrom('[', '{', '"', '\\', ']', '')).map(([s, c]) => s + c);
+    const str = fc
+      .tuple(fc.string({ maxLength: 6 }), fc.constantFrom('[', '{', '"', '\\', ']', ''))
+      .map(([s, c]) => s + c);
     const value = fc.letrec((tie) => ({
-      v: fc.oneof({ depthSize: 'medium' }, str, fc.integer(), fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(str, tie('v'), { maxKeys: 2 })),
+      v: fc.oneof(
+        { depthSize: 'medium' },
+        str,
+        fc.integer(),
+        fc.array(tie('v'), { maxLength: 3 }),
+        fc.dictionary(str, tie('v'), { maxKeys: 2 }),
+      ),
     })).v;
     fc.assert(
       fc.property(value, fc.integer({ min: 0, max: 6 }), (v, limit) => {

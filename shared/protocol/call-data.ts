@@ -3,7 +3,15 @@
  * (protocol.md §3.1, §3.2).
  */
 import { apiError, apiErrorWithMessage } from '../errors/error-catalogue.js';
-import { adoptClientJson, assertOwnKeyName, jsonNestsDeeperThan, MAX_CALL_DATA_DEPTH, nullObject, ownValue, tooDeepError } from './client-object.js';
+import {
+  adoptClientJson,
+  assertOwnKeyName,
+  jsonNestsDeeperThan,
+  MAX_CALL_DATA_DEPTH,
+  nullObject,
+  ownValue,
+  tooDeepError,
+} from './client-object.js';
 import { pyTypeName } from './python-repr.js';
 
 export const MALFORMED_BODY = (): Error => apiError('malformed_body');
@@ -13,7 +21,8 @@ const NUMERIC = /^\d+$/;
 /** Textual query/form value → number, boolean or string (protocol.md §3.1). */
 export function convertParameterValue(text: string): unknown {
   const withoutOneDot = text.replace('.', '');
-  if (withoutOneDot.length > 0 && NUMERIC.test(withoutOneDot)) return text.includes('.') ? Number.parseFloat(text) : Number(text);
+  if (withoutOneDot.length > 0 && NUMERIC.test(withoutOneDot))
+    return text.includes('.') ? Number.parseFloat(text) : Number(text);
   if (text === 'true' || text === 'True' || text === 'TRUE') return true;
   if (text === 'false' || text === 'False' || text === 'FALSE') return false;
   return text;
@@ -65,7 +74,10 @@ export function jsonKindName(value: unknown, text: string): string {
 }
 
 export function jsonLinesNotObject(value: unknown, text: string): Error {
-  return apiErrorWithMessage('json_lines_not_object', `json lines must contain objects, found: ${jsonKindName(value, text.trim())}`);
+  return apiErrorWithMessage(
+    'json_lines_not_object',
+    `json lines must contain objects, found: ${jsonKindName(value, text.trim())}`,
+  );
 }
 
 export function parseJson(text: string): unknown {
@@ -90,8 +102,10 @@ export function parseJsonLines(text: string): Record<string, unknown>[] {
 
 /** A parsed JSON body → the call-data object (empty and falsy bodies are `{}`; other non-objects 400/12). */
 export function bodyToObject(value: unknown): Record<string, unknown> {
-  if (value === null || value === false || value === 0 || value === '' || (Array.isArray(value) && value.length === 0)) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw apiError('validation_error', 'request body must be a JSON object');
+  if (value === null || value === false || value === 0 || value === '' || (Array.isArray(value) && value.length === 0))
+    return {};
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw apiError('validation_error', 'request body must be a JSON object');
   return value as Record<string, unknown>;
 }
 
@@ -100,7 +114,11 @@ export function bodyToObject(value: unknown): Record<string, unknown> {
  * query string merged over it. JSON-lines bodies are not objects: they are
  * returned as a list and get no query merge.
  */
-export function buildCallData(body: Buffer, contentType: string | undefined, search: string): Record<string, unknown> | Record<string, unknown>[] {
+export function buildCallData(
+  body: Buffer,
+  contentType: string | undefined,
+  search: string,
+): Record<string, unknown> | Record<string, unknown>[] {
   const type = mediaType(contentType);
   if (contentType?.trim() === 'application/json-lines') return parseJsonLines(body.toString('utf8'));
   const query = new URLSearchParams(search);

@@ -97,7 +97,8 @@ export function adoptClientJson<T>(value: T, limit = MAX_CALL_DATA_DEPTH, depth 
     if (node === null || typeof node !== 'object') continue;
     if (level > limit) throw tooDeepError(limit);
     if (Array.isArray(node)) {
-      for (const element of node) if (element !== null && typeof element === 'object') pending.push([element, level + 1]);
+      for (const element of node)
+        if (element !== null && typeof element === 'object') pending.push([element, level + 1]);
       continue;
     }
     for (const key of Object.keys(node)) {

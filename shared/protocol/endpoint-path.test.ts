@@ -16,12 +16,18 @@ describe('parseEndpointPath (protocol.md §2.1)', () => {
     expect(parsed.version.text).toBe(version);
   });
 
-  it.each(['/v2/reports.create', '/api/reports.create', '/reports', '/r.create', '/v2.3.1/reports.create', '/reports.c', '/1a.create', '/v2.23'])(
-    'rejects %s',
-    (path) => {
-      expect(() => parseEndpointPath(path)).toThrow(`Invalid request path ${path}`);
-    },
-  );
+  it.each([
+    '/v2/reports.create',
+    '/api/reports.create',
+    '/reports',
+    '/r.create',
+    '/v2.3.1/reports.create',
+    '/reports.c',
+    '/1a.create',
+    '/v2.23',
+  ])('rejects %s', (path) => {
+    expect(() => parseEndpointPath(path)).toThrow(`Invalid request path ${path}`);
+  });
 
   it('orders versions numerically (2.9 < 2.12)', () => {
     expect(parseEndpointPath('/v2.12/a1.b1').version.minor).toBe(12);

@@ -60,7 +60,10 @@ export function successEnvelope(meta: EnvelopeMeta, data: string | JsonBytesWrit
 }
 
 /** The same envelope around a `data` JSON text produced in chunks. */
-export async function* streamedSuccessEnvelope(meta: EnvelopeMeta, data: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+export async function* streamedSuccessEnvelope(
+  meta: EnvelopeMeta,
+  data: AsyncIterable<Buffer>,
+): AsyncGenerator<Buffer> {
   yield Buffer.from(`{"meta":${metaJson(meta, 200, 0, 'OK', true)},"data":`);
   yield* data;
   yield Buffer.from('}');

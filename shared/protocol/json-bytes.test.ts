@@ -20,8 +20,14 @@ describe('JsonBytesWriter', () => {
 
   it('wraps the answer in an envelope head and tail, short or longer than the room kept in front', () => {
     const write = () => new JsonBytesWriter(2).reserve(100).text('{"a":').bytes(Buffer.from('"é"')).text('}');
-    expect(JSON.parse(write().finish('{"meta":{"m":"ø"},"data":', '}').toString())).toEqual({ meta: { m: 'ø' }, data: { a: 'é' } });
+    expect(JSON.parse(write().finish('{"meta":{"m":"ø"},"data":', '}').toString())).toEqual({
+      meta: { m: 'ø' },
+      data: { a: 'é' },
+    });
     const longMeta = 'ø'.repeat(5000);
-    expect(JSON.parse(write().finish(`{"meta":"${longMeta}","data":`, '}').toString())).toEqual({ meta: longMeta, data: { a: 'é' } });
+    expect(JSON.parse(write().finish(`{"meta":"${longMeta}","data":`, '}').toString())).toEqual({
+      meta: longMeta,
+      data: { a: 'é' },
+    });
   });
 });

@@ -90,7 +90,11 @@ export interface StreamOperation extends OperationBase {
   readonly kind: 'stream';
   /** The body's media types and their JSON Schema, for the API description (no zod schema: the handler reads the body itself). */
   readonly bodyMediaTypes: Readonly<Record<string, JsonSchema>>;
-  handle(body: Readable, meta: { contentType: string | undefined; search: string }, context: CallContext): Promise<unknown>;
+  handle(
+    body: Readable,
+    meta: { contentType: string | undefined; search: string },
+    context: CallContext,
+  ): Promise<unknown>;
 }
 
 export type Operation = JsonOperation<any> | StreamOperation;
@@ -120,7 +124,11 @@ export class OperationRegistry {
     for (const operation of operations) {
       if (this.operations.has(operation.name)) throw new Error(`operation ${operation.name} registered twice`);
       const min = parseVersion(operation.minVersion);
-      this.operations.set(operation.name, { operation, min, servedFrom: parseVersion(operation.servedFrom ?? operation.minVersion) });
+      this.operations.set(operation.name, {
+        operation,
+        min,
+        servedFrom: parseVersion(operation.servedFrom ?? operation.minVersion),
+      });
     }
     return this;
   }
@@ -130,7 +138,8 @@ export class OperationRegistry {
     const entry = this.operations.get(name);
     if (entry === undefined) return undefined;
     if (compareVersions(version, entry.min) >= 0) return { operation: entry.operation, actualVersion: entry.min };
-    if (compareVersions(version, entry.servedFrom) >= 0) return { operation: entry.operation, actualVersion: entry.servedFrom };
+    if (compareVersions(version, entry.servedFrom) >= 0)
+      return { operation: entry.operation, actualVersion: entry.servedFrom };
     return undefined;
   }
 

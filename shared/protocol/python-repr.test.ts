@@ -57,4 +57,3 @@ describe('headOf', () => {
     expect(loneSurrogate.test(pyRepr(text))).toBe(false);
   });
 });
-

@@ -67,7 +67,8 @@ function writeRepr(value: unknown, out: BoundedText, depth: number, limit: numbe
   if (value === null || value === undefined) return out.add('None');
   if (value === true) return out.add('True');
   if (value === false) return out.add('False');
-  if (typeof value === 'number') return out.add(Number.isInteger(value) && !Object.is(value, -0) ? String(value) : pyFloat(value));
+  if (typeof value === 'number')
+    return out.add(Number.isInteger(value) && !Object.is(value, -0) ? String(value) : pyFloat(value));
   // Only the part that can be shown is escaped: one more character than fits marks the cut.
   if (typeof value === 'string') return out.add(pyString(headOf(value, limit + 1)));
   if (typeof value !== 'object') return out.add(String(value));

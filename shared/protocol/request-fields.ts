@@ -73,11 +73,14 @@ export function toInteger(value: unknown): { ok: true; value: number } | { ok: f
   let converted: number;
   if (typeof value === 'number' && Number.isFinite(value)) converted = Math.trunc(value) || 0;
   else if (typeof value === 'string') {
-    if (!INT_STRING.test(value)) return { ok: false, detail: `invalid literal for int() with base 10: '${echoText(value)}'` };
+    if (!INT_STRING.test(value))
+      return { ok: false, detail: `invalid literal for int() with base 10: '${echoText(value)}'` };
     converted = Number.parseInt(value.trim(), 10);
   } else return { ok: false, detail: wrongType('int', value) };
-  if (converted > Number.MAX_SAFE_INTEGER) return { ok: false, detail: `'${echoText(String(value))}' is bigger than maximum ('${Number.MAX_SAFE_INTEGER}').` };
-  if (converted < Number.MIN_SAFE_INTEGER) return { ok: false, detail: `'${echoText(String(value))}' is lower than minimum ('${Number.MIN_SAFE_INTEGER}').` };
+  if (converted > Number.MAX_SAFE_INTEGER)
+    return { ok: false, detail: `'${echoText(String(value))}' is bigger than maximum ('${Number.MAX_SAFE_INTEGER}').` };
+  if (converted < Number.MIN_SAFE_INTEGER)
+    return { ok: false, detail: `'${echoText(String(value))}' is lower than minimum ('${Number.MIN_SAFE_INTEGER}').` };
   return { ok: true, value: converted };
 }
 
@@ -107,25 +110,38 @@ export function int(options: IntOptions & { default?: number } = {}): FieldBuild
     required: options.required,
   };
   return (name) =>
-    documented(z.unknown().optional().transform((value, ctx) => {
-      if (isAbsent(value)) return options.required ? required(ctx, name, value) : options.default;
-      const converted = toInteger(value);
-      if (!converted.ok) return fail(ctx, converted.detail);
-      if (options.min !== undefined && converted.value < options.min) {
-        return fail(ctx, `'${converted.value}' is lower than minimum ('${options.min}').`);
-      }
-      if (options.max !== undefined && converted.value > options.max) {
-        return fail(ctx, `'${converted.value}' is bigger than maximum ('${options.max}').`);
-      }
-      return converted.value;
-    }), doc);
+    documented(
+      z
+        .unknown()
+        .optional()
+        .transform((value, ctx) => {
+          if (isAbsent(value)) return options.required ? required(ctx, name, value) : options.default;
+          const converted = toInteger(value);
+          if (!converted.ok) return fail(ctx, converted.detail);
+          if (options.min !== undefined && converted.value < options.min) {
+            return fail(ctx, `'${converted.value}' is lower than minimum ('${options.min}').`);
+          }
+          if (options.max !== undefined && converted.value > options.max) {
+            return fail(ctx, `'${converted.value}' is bigger than maximum ('${options.max}').`);
+          }
+          return converted.value;
+        }),
+      doc,
+    );
 }
 
 export function bool(options: { default: boolean }): FieldBuilder<boolean>;
 export function bool(): FieldBuilder<boolean | undefined>;
 export function bool(options: { default?: boolean } = {}): FieldBuilder<boolean | undefined> {
   const doc: FieldDoc = { json: keywords({ type: 'boolean', default: options.default }) };
-  return () => documented(z.unknown().optional().transform((value) => (isAbsent(value) ? options.default : truthy(value))), doc);
+  return () =>
+    documented(
+      z
+        .unknown()
+        .optional()
+        .transform((value) => (isAbsent(value) ? options.default : truthy(value))),
+      doc,
+    );
 }
 
 interface StrOptions {
@@ -137,28 +153,50 @@ export function str(options: StrOptions & { required: true }): FieldBuilder<stri
 export function str(options: StrOptions & { default: string }): FieldBuilder<string>;
 export function str(options?: StrOptions): FieldBuilder<string | undefined>;
 export function str(options: StrOptions & { default?: string } = {}): FieldBuilder<string | undefined> {
-  const doc: FieldDoc = { json: keywords({ type: 'string', minLength: options.minLength, default: options.default }), required: options.required };
+  const doc: FieldDoc = {
+    json: keywords({ type: 'string', minLength: options.minLength, default: options.default }),
+    required: options.required,
+  };
   return (name) =>
-    documented(z.unknown().optional().transform((value, ctx) => {
-      if (isAbsent(value)) return options.required ? required(ctx, name, value) : options.default;
-      if (typeof value !== 'string') return fail(ctx, wrongType('str', value));
-      if (options.minLength !== undefined && value.length < options.minLength) {
-        return fail(ctx, `value '${value}' length is lower than allowed minimum '${options.minLength}'.`);
-      }
-      return value;
-    }), doc);
+    documented(
+      z
+        .unknown()
+        .optional()
+        .transform((value, ctx) => {
+          if (isAbsent(value)) return options.required ? required(ctx, name, value) : options.default;
+          if (typeof value !== 'string') return fail(ctx, wrongType('str', value));
+          if (options.minLength !== undefined && value.length < options.minLength) {
+            return fail(ctx, `value '${value}' length is lower than allowed minimum '${options.minLength}'.`);
+          }
+          return value;
+        }),
+      doc,
+    );
 }
 
 /** An enum field; `typeName` is the schema's enum name used in messages (`logorderenum`, `scalarkeyenum`, ...). */
-export function enumOf<const T extends string>(typeName: string, values: readonly T[], options: { required?: boolean; default?: T } = {}): FieldBuilder<T | undefined> {
+export function enumOf<const T extends string>(
+  typeName: string,
+  values: readonly T[],
+  options: { required?: boolean; default?: T } = {},
+): FieldBuilder<T | undefined> {
   const allowed = new Set<string>(values);
-  const doc: FieldDoc = { json: keywords({ type: 'string', enum: [...values], default: options.default }), required: options.required };
+  const doc: FieldDoc = {
+    json: keywords({ type: 'string', enum: [...values], default: options.default }),
+    required: options.required,
+  };
   return (name) =>
-    documented(z.unknown().optional().transform((value, ctx) => {
-      if (isAbsent(value)) return options.required ? required(ctx, name, value) : options.default;
-      if (typeof value !== 'string' || !allowed.has(value)) return fail(ctx, wrongType(typeName, value));
-      return value as T;
-    }), doc);
+    documented(
+      z
+        .unknown()
+        .optional()
+        .transform((value, ctx) => {
+          if (isAbsent(value)) return options.required ? required(ctx, name, value) : options.default;
+          if (typeof value !== 'string' || !allowed.has(value)) return fail(ctx, wrongType(typeName, value));
+          return value as T;
+        }),
+      doc,
+    );
 }
 
 interface ListOptions {
@@ -176,33 +214,46 @@ export function list<T>(item: FieldBuilder<T>, options: ListOptions = {}): Field
       required: options.required,
       items: itemSchema,
     };
-    return documented(z.unknown().optional().transform((value, ctx) => {
-      if (isAbsent(value)) return options.required ? required(ctx, name, value) : undefined;
-      if (!Array.isArray(value)) return fail(ctx, wrongType('list', value));
-      if (options.minItems !== undefined && value.length < options.minItems) {
-        return fail(ctx, `value '${pyRepr(value)}' length is lower than allowed minimum '${options.minItems}'.`);
-      }
-      if (options.maxItems !== undefined && value.length > options.maxItems) {
-        return fail(ctx, `value '${pyRepr(value)}' length is bigger than allowed maximum '${options.maxItems}'.`);
-      }
-      const out: T[] = [];
-      for (const element of value) {
-        const parsed = itemSchema.safeParse(element);
-        if (!parsed.success) return fail(ctx, parsed.error.issues[0]?.message ?? 'invalid item');
-        out.push(parsed.data);
-      }
-      return out;
-    }), doc);
+    return documented(
+      z
+        .unknown()
+        .optional()
+        .transform((value, ctx) => {
+          if (isAbsent(value)) return options.required ? required(ctx, name, value) : undefined;
+          if (!Array.isArray(value)) return fail(ctx, wrongType('list', value));
+          if (options.minItems !== undefined && value.length < options.minItems) {
+            return fail(ctx, `value '${pyRepr(value)}' length is lower than allowed minimum '${options.minItems}'.`);
+          }
+          if (options.maxItems !== undefined && value.length > options.maxItems) {
+            return fail(ctx, `value '${pyRepr(value)}' length is bigger than allowed maximum '${options.maxItems}'.`);
+          }
+          const out: T[] = [];
+          for (const element of value) {
+            const parsed = itemSchema.safeParse(element);
+            if (!parsed.success) return fail(ctx, parsed.error.issues[0]?.message ?? 'invalid item');
+            out.push(parsed.data);
+          }
+          return out;
+        }),
+      doc,
+    );
   };
 }
 
 /** Items of an array-of-string field: `all items must be instances of "str", and not "<type>".` */
 export function strItem(): FieldBuilder<string> {
   return () =>
-    documented(z.unknown().optional().transform((value, ctx) => {
-      if (typeof value !== 'string') return fail(ctx, `all items must be instances of "str", and not "${pyTypeOf(value)}".`);
-      return value;
-    }), { json: { type: 'string' } });
+    documented(
+      z
+        .unknown()
+        .optional()
+        .transform((value, ctx) => {
+          if (typeof value !== 'string')
+            return fail(ctx, `all items must be instances of "str", and not "${pyTypeOf(value)}".`);
+          return value;
+        }),
+      { json: { type: 'string' } },
+    );
 }
 
 export function strList(options: ListOptions = {}): FieldBuilder<string[] | undefined> {
@@ -227,17 +278,26 @@ type Shape = Record<string, FieldBuilder<unknown>>;
 type Output<S extends Shape> = { [K in keyof S]: S[K] extends FieldBuilder<infer T> ? T : never };
 
 /** A nested object field (metric_variants and the like). */
-export function obj<S extends Shape>(shape: S, options: { required?: boolean } = {}): FieldBuilder<Output<S> | undefined> {
+export function obj<S extends Shape>(
+  shape: S,
+  options: { required?: boolean } = {},
+): FieldBuilder<Output<S> | undefined> {
   return (name) => {
     const inner = requestSchema(shape);
     const doc: FieldDoc = { json: {}, required: options.required, members: inner };
-    return documented(z.unknown().optional().transform((value, ctx) => {
-      if (isAbsent(value)) return options.required ? required(ctx, name, value) : undefined;
-      if (typeof value !== 'object' || Array.isArray(value)) return fail(ctx, wrongType('dict', value));
-      const parsed = inner.safeParse(value);
-      if (!parsed.success) return fail(ctx, parsed.error.issues[0]?.message ?? 'invalid object');
-      return parsed.data;
-    }), doc);
+    return documented(
+      z
+        .unknown()
+        .optional()
+        .transform((value, ctx) => {
+          if (isAbsent(value)) return options.required ? required(ctx, name, value) : undefined;
+          if (typeof value !== 'object' || Array.isArray(value)) return fail(ctx, wrongType('dict', value));
+          const parsed = inner.safeParse(value);
+          if (!parsed.success) return fail(ctx, parsed.error.issues[0]?.message ?? 'invalid object');
+          return parsed.data;
+        }),
+      doc,
+    );
   };
 }
 

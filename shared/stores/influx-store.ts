@@ -60,12 +60,19 @@ export function influxAuthorization(username: string | undefined, password: stri
  * becomes a StoreUnavailableError (transient: 503); the caller's abort stays
  * what it was.
  */
-export async function withInfluxTimeout<T>(timeoutMs: number, signal: AbortSignal | undefined, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function withInfluxTimeout<T>(
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  call: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const timeout = AbortSignal.timeout(timeoutMs);
   try {
     return await call(signal ? AbortSignal.any([signal, timeout]) : timeout);
   } catch (error) {
-    if (timeout.aborted && !signal?.aborted) throw new StoreUnavailableError('influx', `InfluxDB did not answer within ${timeoutMs} ms (INFLUX_TIMEOUT_MS)`, { cause: error });
+    if (timeout.aborted && !signal?.aborted)
+      throw new StoreUnavailableError('influx', `InfluxDB did not answer within ${timeoutMs} ms (INFLUX_TIMEOUT_MS)`, {
+        cause: error,
+      });
     throw error;
   }
 }
@@ -123,23 +130,35 @@ export class InfluxStore {
         signal: s,
       });
       if (response.status !== 204) {
-        throw new InfluxError(`InfluxDB write failed (${response.status}): ${(await response.text()).slice(0, 500)}`, response.status);
+        throw new InfluxError(
+          `InfluxDB write failed (${response.status}): ${(await response.text()).slice(0, 500)}`,
+          response.status,
+        );
       }
     });
   }
 
   /** Runs InfluxQL statements (separated by `;`) against the database; epoch ns timestamps. */
-  async query(statements: string, options: { method?: 'GET' | 'POST'; signal?: AbortSignal } = {}): Promise<InfluxResult[]> {
+  async query(
+    statements: string,
+    options: { method?: 'GET' | 'POST'; signal?: AbortSignal } = {},
+  ): Promise<InfluxResult[]> {
     return this.calls.time('influx', 'query', () => this.queryOnce(statements, options));
   }
 
-  private async queryOnce(statements: string, options: { method?: 'GET' | 'POST'; signal?: AbortSignal }): Promise<InfluxResult[]> {
+  private async queryOnce(
+    statements: string,
+    options: { method?: 'GET' | 'POST'; signal?: AbortSignal },
+  ): Promise<InfluxResult[]> {
     const params = new URLSearchParams({ db: this.database, q: statements, epoch: 'ns' });
     const method = options.method ?? 'GET';
     const [status, text] = await withInfluxTimeout(this.timeoutMs, options.signal, async (signal) => {
       const response = await fetch(method === 'GET' ? `${this.base}/query?${params}` : `${this.base}/query`, {
         method,
-        headers: this.headers({ ...QUERY_HEADERS, ...(method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) }),
+        headers: this.headers({
+          ...QUERY_HEADERS,
+          ...(method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        }),
         body: method === 'POST' ? params : undefined,
         signal,
       });

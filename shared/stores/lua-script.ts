@@ -39,7 +39,9 @@ export class LuaScript {
    */
   async runMany(client: RedisClient, calls: readonly ScriptCall[]): Promise<unknown[]> {
     // Commands issued in one tick leave in one write per node: this is a pipeline.
-    const settled = await Promise.allSettled(calls.map((call) => client.evalSha(this.sha, { keys: call.keys, arguments: call.args })));
+    const settled = await Promise.allSettled(
+      calls.map((call) => client.evalSha(this.sha, { keys: call.keys, arguments: call.args })),
+    );
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed === undefined) return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value);
     if (!String((failed.reason as Error)?.message).startsWith('NOSCRIPT')) throw failed.reason;

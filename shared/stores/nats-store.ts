@@ -47,13 +47,18 @@ export async function connectNats(options: NatsStoreOptions, logger: Logger): Pr
     // The handshake, and the default of every JetStream API request.
     timeout: requestTimeoutMs,
   });
-  const connection = await withDeadline(connecting, connectTimeoutMs, () => new Error(`NATS at ${withoutCredentials(url)} did not answer within ${connectTimeoutMs} ms (NATS_URL)`));
+  const connection = await withDeadline(
+    connecting,
+    connectTimeoutMs,
+    () => new Error(`NATS at ${withoutCredentials(url)} did not answer within ${connectTimeoutMs} ms (NATS_URL)`),
+  );
   let connected = true;
   void (async () => {
     for await (const status of connection.status()) {
       if (status.type === 'disconnect') connected = false;
       else if (status.type === 'reconnect') connected = true;
-      if (status.type === 'disconnect' || status.type === 'reconnect') logger.warn({ nats: status.type, server: status.data }, `nats ${status.type}`);
+      if (status.type === 'disconnect' || status.type === 'reconnect')
+        logger.warn({ nats: status.type, server: status.data }, `nats ${status.type}`);
     }
   })();
   return {
@@ -65,7 +70,15 @@ export async function connectNats(options: NatsStoreOptions, logger: Logger): Pr
     async ping() {
       if (connection.isClosed()) throw new StoreUnavailableError('nats', 'NATS connection closed');
       if (!connected) throw new StoreUnavailableError('nats', 'NATS is reconnecting');
-      await withDeadline(connection.flush(), requestTimeoutMs, () => new StoreUnavailableError('nats', `NATS did not answer within ${requestTimeoutMs} ms (NATS_REQUEST_TIMEOUT_MS)`));
+      await withDeadline(
+        connection.flush(),
+        requestTimeoutMs,
+        () =>
+          new StoreUnavailableError(
+            'nats',
+            `NATS did not answer within ${requestTimeoutMs} ms (NATS_REQUEST_TIMEOUT_MS)`,
+          ),
+      );
     },
     async close() {
       if (!connection.isClosed()) await connection.drain().catch(() => connection.close());

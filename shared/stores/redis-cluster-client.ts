@@ -68,7 +68,12 @@ type QueuedExecutor = (firstKey: unknown, isReadonly: boolean, commands: unknown
 
 interface ClusterInternals {
   _slots?: ClusterSlots;
-  Multi?: new (executeMulti: QueuedExecutor, executePipeline: QueuedExecutor, routing: unknown, typeMapping: unknown) => unknown;
+  Multi?: new (
+    executeMulti: QueuedExecutor,
+    executePipeline: QueuedExecutor,
+    routing: unknown,
+    typeMapping: unknown,
+  ) => unknown;
   _commandOptions?: { typeMapping?: unknown };
   multi?: unknown;
   MULTI?: unknown;
@@ -83,7 +88,8 @@ function redirectedMulti(internals: ClusterInternals, slots: ClusterSlots): (rou
       try {
         return await run(client);
       } catch (error) {
-        if (redirections >= MAX_REDIRECTIONS || !(error instanceof Error) || !error.message.startsWith('MOVED')) throw error;
+        if (redirections >= MAX_REDIRECTIONS || !(error instanceof Error) || !error.message.startsWith('MOVED'))
+          throw error;
         await slots.rediscover(client);
       }
     }
@@ -97,7 +103,10 @@ function redirectedMulti(internals: ClusterInternals, slots: ClusterSlots): (rou
     );
 }
 
-export async function connectRedisCluster(options: { urls: string[]; commandTimeoutMs: number; calls?: StoreCalls }, logger: Logger): Promise<RedisStore> {
+export async function connectRedisCluster(
+  options: { urls: string[]; commandTimeoutMs: number; calls?: StoreCalls },
+  logger: Logger,
+): Promise<RedisStore> {
   const { urls, commandTimeoutMs } = options;
   const cluster = createCluster({
     rootNodes: urls.map((url) => ({ url })),
@@ -107,15 +116,30 @@ export async function connectRedisCluster(options: { urls: string[]; commandTime
   });
   const internals = cluster as unknown as ClusterInternals;
   const slots = internals._slots;
-  if (typeof slots?.nodeClient !== 'function' || typeof slots.rediscover !== 'function' || typeof slots.getClientAndSlotNumber !== 'function' || typeof internals.Multi !== 'function') {
-    throw new Error('node-redis cluster internals changed: the Redis command deadline and redirections cannot be installed (check the redis package version)');
+  if (
+    typeof slots?.nodeClient !== 'function' ||
+    typeof slots.rediscover !== 'function' ||
+    typeof slots.getClientAndSlotNumber !== 'function' ||
+    typeof internals.Multi !== 'function'
+  ) {
+    throw new Error(
+      'node-redis cluster internals changed: the Redis command deadline and redirections cannot be installed (check the redis package version)',
+    );
   }
   internals.multi = internals.MULTI = redirectedMulti(internals, slots);
 
   const guarded = new WeakSet<object>();
   const nodeClient = slots.nodeClient.bind(slots);
   slots.nodeClient = (node) =>
-    withDeadline(nodeClient(node), commandTimeoutMs, () => new StoreUnavailableError('redis', `Redis node ${node.address} did not connect within ${commandTimeoutMs} ms (REDIS_COMMAND_TIMEOUT_MS)`)).then((client) => {
+    withDeadline(
+      nodeClient(node),
+      commandTimeoutMs,
+      () =>
+        new StoreUnavailableError(
+          'redis',
+          `Redis node ${node.address} did not connect within ${commandTimeoutMs} ms (REDIS_COMMAND_TIMEOUT_MS)`,
+        ),
+    ).then((client) => {
       if (!guarded.has(client)) {
         guarded.add(client);
         guardCommands(client, commandTimeoutMs, options.calls);
@@ -130,7 +154,9 @@ export async function connectRedisCluster(options: { urls: string[]; commandTime
     lastRefresh = Date.now();
     // Starts with a seed node; node-redis tries the others when it does not answer.
     const url = urls[seed++ % urls.length]!;
-    slots.rediscover({ options: { url } }).catch((error: unknown) => logger.warn({ err: error }, 'redis cluster topology refresh failed'));
+    slots
+      .rediscover({ options: { url } })
+      .catch((error: unknown) => logger.warn({ err: error }, 'redis cluster topology refresh failed'));
   };
   const errors = errorLogger(logger, 'redis cluster error');
   cluster.on('error', errors.onError);

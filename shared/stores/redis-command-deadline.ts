@@ -55,19 +55,29 @@ export function guardCommands(client: GuardedClient, timeoutMs: number, calls: S
   const target = ((client as unknown as { _self?: object })._self ?? client) as Record<string, unknown>;
   for (const name of ENTRY_POINTS) {
     const original = target[name];
-    if (typeof original !== 'function') throw new Error(`node-redis has no ${name}: the Redis command deadline cannot be installed (check the redis package version)`);
+    if (typeof original !== 'function')
+      throw new Error(
+        `node-redis has no ${name}: the Redis command deadline cannot be installed (check the redis package version)`,
+      );
     const entry = original as Entry;
     target[name] = function timed(this: unknown, ...args: unknown[]): Promise<unknown> {
       return calls.time('redis', operationOf(name, args), () => guarded.apply(this, args));
     };
     const guarded = function (this: unknown, ...args: unknown[]): Promise<unknown> {
-      if (stalled) return Promise.reject(new StoreUnavailableError('redis', `Redis has not answered for ${timeoutMs} ms`));
-      if (QUEUES_WHEN_OFFLINE.has(name) && !client.isReady) return Promise.reject(new StoreUnavailableError('redis', 'Redis is not connected'));
+      if (stalled)
+        return Promise.reject(new StoreUnavailableError('redis', `Redis has not answered for ${timeoutMs} ms`));
+      if (QUEUES_WHEN_OFFLINE.has(name) && !client.isReady)
+        return Promise.reject(new StoreUnavailableError('redis', 'Redis is not connected'));
       const sent = entry.apply(this, args);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           stalled = true;
-          reject(new StoreUnavailableError('redis', `Redis did not answer within ${timeoutMs} ms (REDIS_COMMAND_TIMEOUT_MS)`));
+          reject(
+            new StoreUnavailableError(
+              'redis',
+              `Redis did not answer within ${timeoutMs} ms (REDIS_COMMAND_TIMEOUT_MS)`,
+            ),
+          );
         }, timeoutMs);
         sent.then(
           (value) => {

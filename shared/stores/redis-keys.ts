@@ -27,7 +27,8 @@ export function keyPart(value: string): string {
   let out = '';
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
-    const safe = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 45;
+    const safe =
+      (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 45;
     out += safe ? value[i] : `%${c.toString(16).padStart(4, '0')}`;
   }
   return out;
@@ -41,7 +42,8 @@ const tagged = (prefix: string, kind: string, part: string) => `${prefix}:{${kin
 export function redisKeys(prefix: string) {
   const company = (id: string) => tagged(prefix, 'c', id);
   /** Hash: the record of a task (reports are tasks of type report) or model, in its company's slot. */
-  const entity = (companyId: string, namespace: Namespace, id: string) => `${company(companyId)}:${namespace}:${keyPart(id)}`;
+  const entity = (companyId: string, namespace: Namespace, id: string) =>
+    `${company(companyId)}:${namespace}:${keyPart(id)}`;
   const project = (companyId: string, id: string) => `${company(companyId)}:p:${keyPart(id)}`;
   const log = (task: string) => tagged(prefix, 't', task);
   return {

@@ -42,7 +42,8 @@ export function isRedisCluster(client: RedisClient): client is RedisClusterClien
 
 export async function connectRedis(options: RedisStoreOptions, logger: Logger): Promise<RedisStore> {
   const urls = urlList(options.url);
-  if (urls.length > 1 || options.cluster) return connectRedisCluster({ urls, commandTimeoutMs: options.commandTimeoutMs, calls: options.calls }, logger);
+  if (urls.length > 1 || options.cluster)
+    return connectRedisCluster({ urls, commandTimeoutMs: options.commandTimeoutMs, calls: options.calls }, logger);
   const { commandTimeoutMs } = options;
   const client = createClient({
     url: urls[0],
@@ -71,7 +72,13 @@ export async function connectRedis(options: RedisStoreOptions, logger: Logger): 
  * two clients' sendCommand differ only in that). `readonly` lets a cluster
  * client send it to a replica when configured to.
  */
-export function sendKeyedCommand<T>(client: RedisClient, key: string, readonly: boolean, args: string[], options?: Parameters<RedisSingleClient['sendCommand']>[1]): Promise<T> {
+export function sendKeyedCommand<T>(
+  client: RedisClient,
+  key: string,
+  readonly: boolean,
+  args: string[],
+  options?: Parameters<RedisSingleClient['sendCommand']>[1],
+): Promise<T> {
   if (isRedisCluster(client)) return client.sendCommand<T>(key, readonly, args, options);
   return client.sendCommand<T>(args, options);
 }

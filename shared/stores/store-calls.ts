@@ -33,7 +33,10 @@ export function createStoreCalls(registry: Registry): StoreCalls {
   });
   // Children by store and operation: one lookup per call, and an operation's error count exists from
   // its first call on (at 0), so that increase() sees its first error.
-  const children = new Map<string, { duration: ReturnType<typeof duration.labels>; errors: ReturnType<typeof errors.labels> }>();
+  const children = new Map<
+    string,
+    { duration: ReturnType<typeof duration.labels>; errors: ReturnType<typeof errors.labels> }
+  >();
   const childrenOf = (store: TimedStore, operation: string) => {
     const key = `${store} ${operation}`;
     let child = children.get(key);

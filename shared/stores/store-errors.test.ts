@@ -11,7 +11,8 @@ const natsError = (code: string, api?: { code: number; err_code: number; descrip
   if (api) error.api_error = api;
   return error;
 };
-const fetchFailed = (code: string) => new TypeError('fetch failed', { cause: Object.assign(new Error(code), { code }) });
+const fetchFailed = (code: string) =>
+  new TypeError('fetch failed', { cause: Object.assign(new Error(code), { code }) });
 
 describe('transient: a retry can fix it', () => {
   it.each([
@@ -30,8 +31,14 @@ describe('transient: a retry can fix it', () => {
     ['an AbortSignal.timeout', new DOMException('The operation was aborted due to timeout', 'TimeoutError')],
     ['NATS request timeout', natsError('TIMEOUT')],
     ['NATS no responders', natsError('503')],
-    ['JetStream stream full', natsError('BAD API', { code: 503, err_code: 10077, description: 'maximum messages exceeded' })],
-    ['JetStream stream not found', natsError('BAD API', { code: 404, err_code: 10059, description: 'stream not found' })],
+    [
+      'JetStream stream full',
+      natsError('BAD API', { code: 503, err_code: 10077, description: 'maximum messages exceeded' }),
+    ],
+    [
+      'JetStream stream not found',
+      natsError('BAD API', { code: 404, err_code: 10059, description: 'stream not found' }),
+    ],
   ])('%s', (_, error) => {
     expect(isTransientStoreError(error)).toBe(true);
     expect(storeUnavailableAnswer(error)?.message).toBe('Store unavailable, retry later');
@@ -44,7 +51,10 @@ describe('not transient: answered 500, never 503', () => {
     ['WRONGTYPE', new ErrorReply('WRONGTYPE Operation against a key holding the wrong kind of value')],
     ['InfluxDB 400', new InfluxError('InfluxDB query failed: error parsing query', 400)],
     ['a caller abort (client gone)', new DOMException('This operation was aborted', 'AbortError')],
-    ['JetStream message too large', natsError('BAD API', { code: 400, err_code: 10054, description: 'message size exceeds maximum allowed' })],
+    [
+      'JetStream message too large',
+      natsError('BAD API', { code: 400, err_code: 10054, description: 'message size exceeds maximum allowed' }),
+    ],
     ['NATS payload too large', natsError('MAX_PAYLOAD_EXCEEDED')],
     ['a plain bug', new TypeError("Cannot read properties of undefined (reading 'x')")],
     ['not an error at all', 'ECONNREFUSED'],

@@ -52,7 +52,20 @@ const REDIS_CONNECTION_ERRORS = [
  * caller only when the cluster client gave up following them (its
  * redirection limit, or ASK in a MULTI) while the slot map is in flux.
  */
-const REDIS_STATE_CODES = new Set(['LOADING', 'BUSY', 'MASTERDOWN', 'TRYAGAIN', 'CLUSTERDOWN', 'NOREPLICAS', 'OOM', 'READONLY', 'MISCONF', 'UNBLOCKED', 'MOVED', 'ASK']);
+const REDIS_STATE_CODES = new Set([
+  'LOADING',
+  'BUSY',
+  'MASTERDOWN',
+  'TRYAGAIN',
+  'CLUSTERDOWN',
+  'NOREPLICAS',
+  'OOM',
+  'READONLY',
+  'MISCONF',
+  'UNBLOCKED',
+  'MOVED',
+  'ASK',
+]);
 
 /** The code of a Redis error reply (its first word; scripts pass on the code of the command that failed). */
 export function redisErrorCode(message: string): string {
@@ -84,7 +97,16 @@ const CONNECTION_CODES = new Set([
 ]);
 
 /** nats.js error codes of a connection or request that did not get through. */
-const NATS_TRANSIENT_CODES = new Set(['TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_DRAINING', 'CONNECTION_REFUSED', 'CONNECTION_TIMEOUT', 'DISCONNECT', '503', '408']);
+const NATS_TRANSIENT_CODES = new Set([
+  'TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_DRAINING',
+  'CONNECTION_REFUSED',
+  'CONNECTION_TIMEOUT',
+  'DISCONNECT',
+  '503',
+  '408',
+]);
 
 /** JetStream API error: stream not found (it is created again, see event-streams.ts). */
 const JS_STREAM_NOT_FOUND = 10059;
@@ -93,7 +115,14 @@ export function isTransientStoreError(error: unknown, depth = 0): boolean {
   if (depth > 5 || error === null || typeof error !== 'object') return false;
   if (error instanceof StoreUnavailableError) return true;
   if (REDIS_CONNECTION_ERRORS.some((type) => error instanceof type)) return true;
-  const e = error as { name?: unknown; message?: unknown; code?: unknown; status?: unknown; api_error?: { code?: number; err_code?: number }; cause?: unknown };
+  const e = error as {
+    name?: unknown;
+    message?: unknown;
+    code?: unknown;
+    status?: unknown;
+    api_error?: { code?: number; err_code?: number };
+    cause?: unknown;
+  };
   // AbortSignal.timeout() of an InfluxDB call; a caller's own abort (client gone) is an AbortError, not a store failure.
   if (e.name === 'TimeoutError') return true;
   if (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) return true;

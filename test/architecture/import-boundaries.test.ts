@@ -18,12 +18,29 @@ const TARGET_MODULES = ['ingest/ingest-target.ts', 'ingest/writer-target.ts', 'q
 const PURE_FOLDER_NAMES = new Set(['domain', 'common', 'query-language']);
 
 /** Store and network client packages a pure module never imports (any subpath included). */
-const STORE_CLIENTS = ['nats', 'redis', '@influxdata/influxdb-client', '@grpc/grpc-js', 'fastify', 'node:net', 'node:http', 'node:https', 'node:http2', 'node:tls', 'net', 'http', 'https', 'http2', 'tls'];
+const STORE_CLIENTS = [
+  'nats',
+  'redis',
+  '@influxdata/influxdb-client',
+  '@grpc/grpc-js',
+  'fastify',
+  'node:net',
+  'node:http',
+  'node:https',
+  'node:http2',
+  'node:tls',
+  'net',
+  'http',
+  'https',
+  'http2',
+  'tls',
+];
 
 const topFolder = (file: string) => file.split('/')[0];
 const segments = (file: string) => file.split('/').slice(0, -1);
 const isTest = (file: string) => file.endsWith('.test.ts');
-const isStoreClient = (specifier: string) => STORE_CLIENTS.some((p) => specifier === p || specifier.startsWith(`${p}/`));
+const isStoreClient = (specifier: string) =>
+  STORE_CLIENTS.some((p) => specifier === p || specifier.startsWith(`${p}/`));
 const inStoreFolder = (file: string) => segments(file).some((s) => s === 'store' || s === 'stores');
 const isPure = (file: string) => segments(file).some((s) => PURE_FOLDER_NAMES.has(s));
 const show = (file: string, edge: ImportEdge) => `${file}:${edge.line} imports ${edge.specifier}`;
@@ -43,15 +60,26 @@ function violations(refused: (file: string, edge: ImportEdge) => string | undefi
 describe('import boundaries', () => {
   it('ingest/ and query/ never import each other', () => {
     const other: Record<string, string> = { ingest: 'query', query: 'ingest' };
-    expect(violations((file, edge) => (edge.file !== undefined && other[topFolder(file)] === topFolder(edge.file) ? 'the other target' : undefined))).toEqual([]);
+    expect(
+      violations((file, edge) =>
+        edge.file !== undefined && other[topFolder(file)] === topFolder(edge.file) ? 'the other target' : undefined,
+      ),
+    ).toEqual([]);
   });
 
   it('shared/ imports neither ingest/ nor query/, except the launcher importing the target modules', () => {
     expect(
       violations((file, edge) => {
-        if (topFolder(file) !== 'shared' || edge.file === undefined || !['ingest', 'query'].includes(topFolder(edge.file))) return undefined;
+        if (
+          topFolder(file) !== 'shared' ||
+          edge.file === undefined ||
+          !['ingest', 'query'].includes(topFolder(edge.file))
+        )
+          return undefined;
         if (file.startsWith('shared/launcher/') && TARGET_MODULES.includes(edge.file)) return undefined;
-        return file.startsWith('shared/launcher/') ? `the launcher composes targets through ${TARGET_MODULES.join(', ')} only` : 'shared code depends on no target';
+        return file.startsWith('shared/launcher/')
+          ? `the launcher composes targets through ${TARGET_MODULES.join(', ')} only`
+          : 'shared code depends on no target';
       }),
     ).toEqual([]);
   });
@@ -66,7 +94,9 @@ describe('import boundaries', () => {
   it('in query/events only store/ imports a store client: capability folders call its adapters', () => {
     expect(
       violations((file, edge) =>
-        file.startsWith('query/events/') && !file.startsWith('query/events/store/') && isStoreClient(edge.specifier) ? 'store clients belong under query/events/store/' : undefined,
+        file.startsWith('query/events/') && !file.startsWith('query/events/store/') && isStoreClient(edge.specifier)
+          ? 'store clients belong under query/events/store/'
+          : undefined,
       ),
     ).toEqual([]);
   });
@@ -81,9 +111,14 @@ describe('import boundaries', () => {
       while (queue.length > 0) {
         const { file, via } = queue.shift()!;
         for (const edge of graph.get(file) ?? []) {
-          const refused = isStoreClient(edge.specifier) ? 'a store client' : edge.file !== undefined && inStoreFolder(edge.file) ? 'a store adapter' : undefined;
+          const refused = isStoreClient(edge.specifier)
+            ? 'a store client'
+            : edge.file !== undefined && inStoreFolder(edge.file)
+              ? 'a store adapter'
+              : undefined;
           if (refused !== undefined) {
-            if (!found.has(show(file, edge))) found.set(show(file, edge), `${show(file, edge)}: ${refused}, reached by ${[...via, file].join(' -> ')}`);
+            if (!found.has(show(file, edge)))
+              found.set(show(file, edge), `${show(file, edge)}: ${refused}, reached by ${[...via, file].join(' -> ')}`);
           } else if (edge.file !== undefined && !seen.has(edge.file)) {
             seen.add(edge.file);
             queue.push({ file: edge.file, via: [...via, file] });
@@ -97,7 +132,8 @@ describe('import boundaries', () => {
   it('every module of shared/ serves both targets (ingest/ and query/) or the launcher that composes them', () => {
     const importers = new Map<string, Set<string>>();
     for (const [file, edges] of graph) {
-      for (const edge of edges) if (edge.file !== undefined) importers.set(edge.file, (importers.get(edge.file) ?? new Set()).add(file));
+      for (const edge of edges)
+        if (edge.file !== undefined) importers.set(edge.file, (importers.get(edge.file) ?? new Set()).add(file));
     }
     // Who uses a shared module: the targets importing it, directly or through other shared modules (tests, deploy/ and test/ do not count).
     const users = (file: string, seen = new Set<string>()): Set<string> => {
@@ -116,7 +152,9 @@ describe('import boundaries', () => {
       .filter((f) => topFolder(f) === 'shared' && !isTest(f) && !f.startsWith('shared/launcher/'))
       .map((f) => ({ file: f, by: users(f) }))
       .filter(({ by }) => !by.has('launcher') && !(by.has('ingest') && by.has('query')))
-      .map(({ file, by }) => `${file} is used by ${[...by].join(', ') || 'nothing'}: move it into its target or delete it`);
+      .map(
+        ({ file, by }) => `${file} is used by ${[...by].join(', ') || 'nothing'}: move it into its target or delete it`,
+      );
     expect(lonely).toEqual([]);
   });
 });

@@ -40,16 +40,37 @@ export function importsOf(root: string, file: string): ImportEdge[] {
   const add = (literal: ts.StringLiteralLike): void => {
     const specifier = literal.text;
     const line = source.getLineAndCharacterOfPosition(literal.getStart(source)).line + 1;
-    edges.push({ specifier, line, file: specifier.startsWith('.') ? resolveRelative(root, file, specifier) : undefined });
+    edges.push({
+      specifier,
+      line,
+      file: specifier.startsWith('.') ? resolveRelative(root, file, specifier) : undefined,
+    });
   };
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteralLike(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteralLike(node.moduleSpecifier)
+    ) {
       add(node.moduleSpecifier);
-    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteralLike(node.moduleReference.expression)) {
+    } else if (
+      ts.isImportEqualsDeclaration(node) &&
+      ts.isExternalModuleReference(node.moduleReference) &&
+      ts.isStringLiteralLike(node.moduleReference.expression)
+    ) {
       add(node.moduleReference.expression);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteralLike(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteralLike(node.arguments[0])
+    ) {
       add(node.arguments[0]);
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteralLike(node.argument.literal)) {
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteralLike(node.argument.literal)
+    ) {
       add(node.argument.literal);
     }
     ts.forEachChild(node, visit);
@@ -66,7 +87,13 @@ export function importGraph(root: string, files: readonly string[]): Map<string,
 /** NodeNext specifiers name the emitted `.js`; the source is the `.ts` beside it. */
 function resolveRelative(root: string, from: string, specifier: string): string {
   const target = path.resolve(root, path.dirname(from), specifier);
-  const candidates = [target.replace(/\.js$/, '.ts'), target.replace(/\.mjs$/, '.mts'), target, `${target}.ts`, path.join(target, 'index.ts')];
+  const candidates = [
+    target.replace(/\.js$/, '.ts'),
+    target.replace(/\.mjs$/, '.mts'),
+    target,
+    `${target}.ts`,
+    path.join(target, 'index.ts'),
+  ];
   return toRepoPath(root, candidates.find((c) => existsSync(c)) ?? target);
 }
 

@@ -45,10 +45,16 @@ export function progress(line: string): void {
   process.stdout.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 }
 
-export async function openBenchEnvironment(options: { settings?: Partial<ServerOptions> } = {}): Promise<BenchEnvironment> {
+export async function openBenchEnvironment(
+  options: { settings?: Partial<ServerOptions> } = {},
+): Promise<BenchEnvironment> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'clearml-bench-'));
   progress(`starting a throwaway stack in ${dataDir}`);
-  const stack = await startLocalStack({ dataDir: path.join(dataDir, 'stack'), log: (line) => progress(`[stack] ${line}`), settings: options.settings });
+  const stack = await startLocalStack({
+    dataDir: path.join(dataDir, 'stack'),
+    log: (line) => progress(`[stack] ${line}`),
+    settings: options.settings,
+  });
   const services: BenchService[] = [];
   return {
     stack,
@@ -69,17 +75,29 @@ export async function openBenchEnvironment(options: { settings?: Partial<ServerO
         REDIS_URL: stack.redisUrl,
         LOG_LEVEL: 'warn',
         // BENCH_SERVICE_ENV="INGEST_MAX_INFLIGHT_BYTES=134217728 ..." configures the service under test.
-        ...Object.fromEntries((process.env.BENCH_SERVICE_ENV ?? '').split(' ').filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])),
+        ...Object.fromEntries(
+          (process.env.BENCH_SERVICE_ENV ?? '')
+            .split(' ')
+            .filter(Boolean)
+            .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+        ),
         ...extraEnv,
       };
       // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service.
       const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-      const child: ChildProcess = spawn(process.execPath, [...nodeArgs, path.join(root, 'dist/shared/launcher/main.js'), target], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+      const child: ChildProcess = spawn(
+        process.execPath,
+        [...nodeArgs, path.join(root, 'dist/shared/launcher/main.js'), target],
+        { env, stdio: ['ignore', 'inherit', 'inherit'] },
+      );
       const baseUrl = `http://127.0.0.1:${apiPort}`;
       const deadline = Date.now() + 60_000;
       for (;;) {
         if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
-        const ready = await fetch(`${baseUrl}/ready`).then((r) => r.status === 200, () => false);
+        const ready = await fetch(`${baseUrl}/ready`).then(
+          (r) => r.status === 200,
+          () => false,
+        );
         if (ready) break;
         if (Date.now() > deadline) throw new Error('service not ready within 60 s');
         await new Promise((r) => setTimeout(r, 200));

@@ -21,9 +21,20 @@ const CONCURRENCY = 4;
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
-function call(service: BenchService, token: string | undefined, op: string, body: string, contentType = 'application/json'): Promise<any> {
-  const headers: Record<string, string | number> = { 'content-type': contentType, 'content-length': Buffer.byteLength(body) };
-  headers.authorization = token ? `Bearer ${token}` : `Basic ${Buffer.from(`${service.credential.access_key}:${service.credential.secret_key}`).toString('base64')}`;
+function call(
+  service: BenchService,
+  token: string | undefined,
+  op: string,
+  body: string,
+  contentType = 'application/json',
+): Promise<any> {
+  const headers: Record<string, string | number> = {
+    'content-type': contentType,
+    'content-length': Buffer.byteLength(body),
+  };
+  headers.authorization = token
+    ? `Bearer ${token}`
+    : `Basic ${Buffer.from(`${service.credential.access_key}:${service.credential.secret_key}`).toString('base64')}`;
   return new Promise((resolve, reject) => {
     const request = http.request(`${service.baseUrl}/${op}`, { method: 'POST', agent, headers }, (response) => {
       const chunks: Buffer[] = [];
@@ -60,7 +71,15 @@ async function run(appendFsync: 'everysec' | 'always'): Promise<{ linesPerSecond
     for (let r = 0; r < LINES / PER_REQUEST; r++) {
       const task = tasks[r % TASKS]!;
       const msg = (i: number) => `step ${r * PER_REQUEST + i}: loss 0.${i} lr 3e-4 epoch ${r}`;
-      const lines = Array.from({ length: PER_REQUEST }, (_, i) => JSON.stringify({ type: 'log', task, level: 'info', msg: msg(i), timestamp: 1_718_000_000_000 + r * PER_REQUEST + i }));
+      const lines = Array.from({ length: PER_REQUEST }, (_, i) =>
+        JSON.stringify({
+          type: 'log',
+          task,
+          level: 'info',
+          msg: msg(i),
+          timestamp: 1_718_000_000_000 + r * PER_REQUEST + i,
+        }),
+      );
       requests.push(lines.join('\n'));
       newest.set(task, msg(PER_REQUEST - 1));
     }
@@ -69,7 +88,8 @@ async function run(appendFsync: 'everysec' | 'always'): Promise<{ linesPerSecond
     let next = 0;
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
-        while (next < requests.length) await call(service, token, 'events.add_batch', requests[next++]!, 'application/json-lines');
+        while (next < requests.length)
+          await call(service, token, 'events.add_batch', requests[next++]!, 'application/json-lines');
       }),
     );
     for (const task of tasks) {
@@ -81,7 +101,9 @@ async function run(appendFsync: 'everysec' | 'always'): Promise<{ linesPerSecond
     }
     const seconds = (performance.now() - started) / 1000;
     const redisSeconds = (await redisWriteSeconds(service)) - redisBefore;
-    progress(`appendfsync ${appendFsync}: ${LINES} lines stored in ${round(seconds)} s (${Math.round(LINES / seconds)} lines/s), writer Redis time ${round(redisSeconds)} s`);
+    progress(
+      `appendfsync ${appendFsync}: ${LINES} lines stored in ${round(seconds)} s (${Math.round(LINES / seconds)} lines/s), writer Redis time ${round(redisSeconds)} s`,
+    );
     return { linesPerSecond: LINES / seconds, redisSeconds };
   } finally {
     await environment.close();

@@ -30,7 +30,12 @@ port.on('message', ({ id, url, headers, body, keepBody }: ClientRequest) => {
     res.on('error', fail);
     res.on('end', () => {
       const ms = performance.now() - started;
-      port.postMessage({ id, status: res.statusCode ?? 0, ms, text: keepBody ? Buffer.concat(chunks).toString('utf8') : undefined } satisfies ClientAnswer);
+      port.postMessage({
+        id,
+        status: res.statusCode ?? 0,
+        ms,
+        text: keepBody ? Buffer.concat(chunks).toString('utf8') : undefined,
+      } satisfies ClientAnswer);
     });
   });
   req.on('error', fail);

@@ -20,7 +20,17 @@ import type { StackServer } from '../../deploy/local-stack/stack-servers.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
 import { openBenchEnvironment, percentile, progress, round, type BenchService } from './bench-environment.js';
 import { CpuMeter, cpuPerEvent, cpuTable, ownCpuSeconds, peakRss, rssBytesOf, type CpuPhase } from './process-cpu.js';
-import { basicAuthorization, eventFields, grpcChunks, ndjsonBodies, ndjsonBody, postBatches, postUntilAccepted, streamChunks, waitUntilStored } from './scalar-load.js';
+import {
+  basicAuthorization,
+  eventFields,
+  grpcChunks,
+  ndjsonBodies,
+  ndjsonBody,
+  postBatches,
+  postUntilAccepted,
+  streamChunks,
+  waitUntilStored,
+} from './scalar-load.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 10_000);
@@ -32,7 +42,10 @@ interface PhaseResult extends CpuPhase {
   lagMs: number[];
 }
 
-async function rawInfluxBaseline(influxUrl: string, meter: CpuMeter): Promise<{ pointsPerSecond: number; influxCpuUs: number }> {
+async function rawInfluxBaseline(
+  influxUrl: string,
+  meter: CpuMeter,
+): Promise<{ pointsPerSecond: number; influxCpuUs: number }> {
   const store = new InfluxStore({ url: influxUrl, database: 'bench_raw' });
   await store.ensureDatabase();
   const bodies: string[] = [];
@@ -40,7 +53,9 @@ async function rawInfluxBaseline(influxUrl: string, meter: CpuMeter): Promise<{ 
     const lines: string[] = [];
     for (let i = start; i < Math.min(EVENTS, start + BATCH); i++) {
       const e = eventFields('raw', i);
-      lines.push(`scalar,c=bench,e=${e.task},m=${e.metric},n=t,v=${e.variant} y=${e.value},ts=${1718000000000 + i}i,at=1718000000000i,w="bench",q=${i}i ${e.iter}`);
+      lines.push(
+        `scalar,c=bench,e=${e.task},m=${e.metric},n=t,v=${e.variant} y=${e.value},ts=${1718000000000 + i}i,at=1718000000000i,w="bench",q=${i}i ${e.iter}`,
+      );
     }
     bodies.push(lines.join('\n'));
   }
@@ -55,7 +70,10 @@ async function rawInfluxBaseline(influxUrl: string, meter: CpuMeter): Promise<{ 
   );
   const elapsed = (performance.now() - started) / 1000;
   const { samples } = meter.stop();
-  return { pointsPerSecond: EVENTS / elapsed, influxCpuUs: cpuPerEvent({ name: 'raw', events: EVENTS, samples, clientSeconds: 0 }) };
+  return {
+    pointsPerSecond: EVENTS / elapsed,
+    influxCpuUs: cpuPerEvent({ name: 'raw', events: EVENTS, samples, clientSeconds: 0 }),
+  };
 }
 
 /** Polls markers (one unique task per request) until visible, recording ack → visible lag. */
@@ -99,7 +117,8 @@ class LagProbe {
   }
 }
 
-const storedBy = (service: BenchService) => waitUntilStored(service.env.NATS_URL!, service.env.NATS_STREAM_PREFIX ?? 'clearml');
+const storedBy = (service: BenchService) =>
+  waitUntilStored(service.env.NATS_URL!, service.env.NATS_STREAM_PREFIX ?? 'clearml');
 
 async function httpPhase(service: BenchService, influx: InfluxStore, meter: CpuMeter): Promise<PhaseResult> {
   const bodies = ndjsonBodies('http', EVENTS, BATCH);
@@ -116,7 +135,14 @@ async function httpPhase(service: BenchService, influx: InfluxStore, meter: CpuM
   await storedBy(service);
   const elapsed = (performance.now() - started) / 1000;
   await probe.close();
-  return { name: 'HTTP', events: EVENTS + bodies.length, ...measured(meter, clientBefore), eventsPerSecond: EVENTS / elapsed, ackMs, lagMs: probe.lags };
+  return {
+    name: 'HTTP',
+    events: EVENTS + bodies.length,
+    ...measured(meter, clientBefore),
+    eventsPerSecond: EVENTS / elapsed,
+    ackMs,
+    lagMs: probe.lags,
+  };
 }
 
 async function grpcPhase(service: BenchService, influx: InfluxStore, meter: CpuMeter): Promise<PhaseResult> {
@@ -134,7 +160,14 @@ async function grpcPhase(service: BenchService, influx: InfluxStore, meter: CpuM
   await storedBy(service);
   const elapsed = (performance.now() - started) / 1000;
   await probe.close();
-  return { name: 'gRPC', events: EVENTS + chunks.length, ...measured(meter, clientBefore), eventsPerSecond: EVENTS / elapsed, ackMs, lagMs: probe.lags };
+  return {
+    name: 'gRPC',
+    events: EVENTS + chunks.length,
+    ...measured(meter, clientBefore),
+    eventsPerSecond: EVENTS / elapsed,
+    ackMs,
+    lagMs: probe.lags,
+  };
 }
 
 const MEMORY_CLIENTS = Number(process.env.BENCH_MEMORY_CLIENTS ?? 32);
@@ -145,15 +178,21 @@ const MEMORY_BODY_BYTES = Number(process.env.BENCH_MEMORY_BODY_MIB ?? 15) * 1024
  * body of MEMORY_BODY_BYTES at once (each different, so that none is a duplicate of another),
  * re-sending on 429/503 like the SDK; the ingest process's RSS is sampled until all are stored.
  */
-async function memoryPhase(service: BenchService): Promise<{ peakRssMb: number; startRssMb: number; refusals: number; parts: string }> {
+async function memoryPhase(
+  service: BenchService,
+): Promise<{ peakRssMb: number; startRssMb: number; refusals: number; parts: string }> {
   const lineBytes = ndjsonBody('mem', 0, 1000, 'mem-probe').length / 1001;
   const perBody = Math.floor(MEMORY_BODY_BYTES / lineBytes);
   const bodies = Array.from({ length: MEMORY_CLIENTS }, (_, c) => ndjsonBody(`mem${c}`, 0, perBody, `mem${c}-mk`));
-  progress(`memory: ${MEMORY_CLIENTS} clients at once, each one add_batch of ${((perBody * lineBytes) / 1024 / 1024).toFixed(1)} MiB (${perBody} events)`);
+  progress(
+    `memory: ${MEMORY_CLIENTS} clients at once, each one add_batch of ${((perBody * lineBytes) / 1024 / 1024).toFixed(1)} MiB (${perBody} events)`,
+  );
   const startRss = rssBytesOf(service.pid) ?? 0;
   const sampler = peakRss(service.pid);
   const parts = peakMemoryParts(service.baseUrl);
-  const refusals = await Promise.all(bodies.map((body) => postUntilAccepted(service.baseUrl, basicAuthorization(service.credential), body)));
+  const refusals = await Promise.all(
+    bodies.map((body) => postUntilAccepted(service.baseUrl, basicAuthorization(service.credential), body)),
+  );
   await storedBy(service);
   const mb = (bytes: number) => round(bytes / 1024 / 1024, 1);
   const { first, peaks } = await parts.stop();
@@ -173,13 +212,18 @@ const MEMORY_PARTS: Record<string, string> = {
   external: 'nodejs_external_memory_bytes',
   'events held in memory': 'clearml_ingest_memory_bytes',
 };
-function peakMemoryParts(baseUrl: string): { stop(): Promise<{ first: Record<string, number>; peaks: Record<string, number> }> } {
+function peakMemoryParts(baseUrl: string): {
+  stop(): Promise<{ first: Record<string, number>; peaks: Record<string, number> }>;
+} {
   const peaks: Record<string, number> = {};
   let first: Record<string, number> | undefined;
   let running = true;
   const sampling = (async () => {
     while (running) {
-      const text = await fetch(`${baseUrl}/metrics`).then((r) => r.text(), () => '');
+      const text = await fetch(`${baseUrl}/metrics`).then(
+        (r) => r.text(),
+        () => '',
+      );
       for (const [part, name] of Object.entries(MEMORY_PARTS)) {
         const value = Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? NaN);
         if (Number.isFinite(value)) peaks[part] = Math.max(peaks[part] ?? 0, value);
@@ -211,27 +255,44 @@ async function main(): Promise<void> {
   const environment = await openBenchEnvironment();
   try {
     const { stack } = environment;
-    const baseline = await rawInfluxBaseline(stack.influxUrl, new CpuMeter(() => stack.pidOf('influxdb'), ['influxdb']));
+    const baseline = await rawInfluxBaseline(
+      stack.influxUrl,
+      new CpuMeter(() => stack.pidOf('influxdb'), ['influxdb']),
+    );
     const raw = baseline.pointsPerSecond;
     progress(`raw InfluxDB writes: ${Math.round(raw)} points/s, influxd ${baseline.influxCpuUs} µs of CPU a point`);
     const shape = process.env.BENCH_SHAPE ?? 'split';
     const service = await environment.startService(shape === 'all' ? 'all' : 'ingest');
     const writer = shape === 'all' ? undefined : await environment.startService('writer');
     progress(`service shape: ${shape === 'all' ? 'one all process' : 'an ingest process and a writer process'}`);
-    const pids: Record<string, number | undefined> = writer ? { ingest: service.pid, writer: writer.pid } : { all: service.pid };
-    const meter = new CpuMeter((label) => pids[label] ?? stack.pidOf(label as StackServer), [...Object.keys(pids), 'nats', 'redis', 'influxdb']);
+    const pids: Record<string, number | undefined> = writer
+      ? { ingest: service.pid, writer: writer.pid }
+      : { all: service.pid };
+    const meter = new CpuMeter(
+      (label) => pids[label] ?? stack.pidOf(label as StackServer),
+      [...Object.keys(pids), 'nats', 'redis', 'influxdb'],
+    );
     const influx = new InfluxStore({ url: stack.influxUrl, database: 'clearml' });
     const viaHttp = await httpPhase(service, influx, meter);
-    progress(`HTTP end to end: ${Math.round(viaHttp.eventsPerSecond)} events/s, ack p50 ${round(percentile(viaHttp.ackMs, 50))} ms p99 ${round(percentile(viaHttp.ackMs, 99))} ms, lag p99 ${round(percentile(viaHttp.lagMs, 99))} ms`);
+    progress(
+      `HTTP end to end: ${Math.round(viaHttp.eventsPerSecond)} events/s, ack p50 ${round(percentile(viaHttp.ackMs, 50))} ms p99 ${round(percentile(viaHttp.ackMs, 99))} ms, lag p99 ${round(percentile(viaHttp.lagMs, 99))} ms`,
+    );
     const viaGrpc = await grpcPhase(service, influx, meter);
-    progress(`gRPC end to end: ${Math.round(viaGrpc.eventsPerSecond)} events/s, ack p50 ${round(percentile(viaGrpc.ackMs, 50))} ms p99 ${round(percentile(viaGrpc.ackMs, 99))} ms, lag p99 ${round(percentile(viaGrpc.lagMs, 99))} ms`);
+    progress(
+      `gRPC end to end: ${Math.round(viaGrpc.eventsPerSecond)} events/s, ack p50 ${round(percentile(viaGrpc.ackMs, 50))} ms p99 ${round(percentile(viaGrpc.ackMs, 99))} ms, lag p99 ${round(percentile(viaGrpc.lagMs, 99))} ms`,
+    );
     const ackP99 = percentile([...viaHttp.ackMs, ...viaGrpc.ackMs], 99);
     const lagP99 = percentile([...viaHttp.lagMs, ...viaGrpc.lagMs], 99);
     const memory = await memoryPhase(service);
-    progress(`memory: ${writer ? 'ingest' : 'all'} process RSS ${memory.startRssMb} MB before, peak ${memory.peakRssMb} MB; ${memory.refusals} answers 429/503 re-sent; peaks of ${memory.parts}`);
-    process.stdout.write(`CPU per event by process (from /proc; the load client apart):\n${cpuTable([viaHttp, viaGrpc])}\n`);
+    progress(
+      `memory: ${writer ? 'ingest' : 'all'} process RSS ${memory.startRssMb} MB before, peak ${memory.peakRssMb} MB; ${memory.refusals} answers 429/503 re-sent; peaks of ${memory.parts}`,
+    );
+    process.stdout.write(
+      `CPU per event by process (from /proc; the load client apart):\n${cpuTable([viaHttp, viaGrpc])}\n`,
+    );
     const pipeline = (label: string) => PIPELINE.has(label);
-    const influxCost = (phase: PhaseResult) => cpuPerEvent(phase, (label) => label === 'influxdb') / baseline.influxCpuUs;
+    const influxCost = (phase: PhaseResult) =>
+      cpuPerEvent(phase, (label) => label === 'influxdb') / baseline.influxCpuUs;
     process.stdout.write(
       `ingest cpu_us_http=${cpuPerEvent(viaHttp, pipeline)} cpu_us_grpc=${cpuPerEvent(viaGrpc, pipeline)} influx_cost_ratio=${round(Math.max(influxCost(viaHttp), influxCost(viaGrpc)), 3)} ratio_http=${round(viaHttp.eventsPerSecond / raw, 3)} ratio_grpc=${round(viaGrpc.eventsPerSecond / raw, 3)} ack_p99_ms=${round(ackP99, 1)} lag_p99_ms=${round(lagP99, 1)} ingest_peak_rss_mb=${memory.peakRssMb}\n`,
     );

@@ -62,7 +62,10 @@ export interface CpuSample {
 export class CpuMeter {
   private readonly before = new Map<string, { pid: number; pids: number[]; seconds: number }>();
 
-  constructor(private readonly pidOf: (label: string) => number | undefined, private readonly labels: readonly string[]) {}
+  constructor(
+    private readonly pidOf: (label: string) => number | undefined,
+    private readonly labels: readonly string[],
+  ) {}
 
   start(): void {
     this.before.clear();
@@ -116,7 +119,10 @@ const microsPerEvent = (seconds: number, events: number) => Number(((seconds / e
 
 /** CPU µs per event of the samples whose label passes `include` (all by default). */
 export function cpuPerEvent(phase: CpuPhase, include: (label: string) => boolean = () => true): number {
-  return microsPerEvent(phase.samples.filter((s) => include(s.label)).reduce((sum, s) => sum + s.seconds, 0), phase.events);
+  return microsPerEvent(
+    phase.samples.filter((s) => include(s.label)).reduce((sum, s) => sum + s.seconds, 0),
+    phase.events,
+  );
 }
 
 /**
@@ -127,8 +133,11 @@ export function cpuPerEvent(phase: CpuPhase, include: (label: string) => boolean
 export function cpuTable(phases: CpuPhase[]): string {
   const labels = phases[0]!.samples.map((s) => s.label);
   const groupOf = (label: string) => label.replace(/-\d+$/, '');
-  const groups = [...new Set(labels.map(groupOf))].filter((group) => labels.filter((l) => groupOf(l) === group).length > 1);
-  const row = (name: string, cell: (phase: CpuPhase) => number | string) => `| ${name} | ${phases.map(cell).join(' | ')} |`;
+  const groups = [...new Set(labels.map(groupOf))].filter(
+    (group) => labels.filter((l) => groupOf(l) === group).length > 1,
+  );
+  const row = (name: string, cell: (phase: CpuPhase) => number | string) =>
+    `| ${name} | ${phases.map(cell).join(' | ')} |`;
   return [
     `| process | ${phases.map((p) => `${p.name} µs/event`).join(' | ')} |`,
     `|---|${phases.map(() => '---:').join('|')}|`,

@@ -52,7 +52,13 @@ export class StoreRecorder {
         return (...args: unknown[]) => {
           const steps = recorder.steps;
           if (steps === undefined) return value.apply(target, args);
-          const step: Step = { kind: 'redis', method: property, args, start: performance.now(), end: Number.POSITIVE_INFINITY };
+          const step: Step = {
+            kind: 'redis',
+            method: property,
+            args,
+            start: performance.now(),
+            end: Number.POSITIVE_INFINITY,
+          };
           steps.push(step);
           return Promise.resolve(value.apply(target, args)).finally(() => (step.end = performance.now()));
         };
@@ -118,7 +124,9 @@ export class StoreRecorder {
     } else if (step.kind === 'redis') {
       await (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[step.method]!(...step.args);
     } else {
-      const multi = redis.multi() as unknown as Record<string, (...a: unknown[]) => unknown> & { exec(): Promise<unknown> };
+      const multi = redis.multi() as unknown as Record<string, (...a: unknown[]) => unknown> & {
+        exec(): Promise<unknown>;
+      };
       for (const [method, args] of step.commands) multi[method]!(...args);
       await multi.exec();
     }
@@ -128,7 +136,9 @@ export class StoreRecorder {
 /** The step that finished last before step i started (-1: none): what step i waited for. */
 function triggerOf(recording: Recording, i: number): number {
   let trigger = -1;
-  for (let j = 0; j < i; j++) if (recording[j]!.end <= recording[i]!.start && (trigger < 0 || recording[j]!.end > recording[trigger]!.end)) trigger = j;
+  for (let j = 0; j < i; j++)
+    if (recording[j]!.end <= recording[i]!.start && (trigger < 0 || recording[j]!.end > recording[trigger]!.end))
+      trigger = j;
   return trigger;
 }
 
@@ -136,7 +146,12 @@ function triggerOf(recording: Recording, i: number): number {
 export function describeRecording(recording: Recording): string {
   let text = '';
   recording.forEach((step, i) => {
-    const name = step.kind === 'influx' ? 'influx' : step.kind === 'redis' ? redisCommandName(step) : `multi(${step.commands.length})`;
+    const name =
+      step.kind === 'influx'
+        ? 'influx'
+        : step.kind === 'redis'
+          ? redisCommandName(step)
+          : `multi(${step.commands.length})`;
     text += i === 0 ? name : `${triggerOf(recording, i) === triggerOf(recording, i - 1) ? '+' : ' → '}${name}`;
   });
   return text;

@@ -54,16 +54,39 @@ async function addBatch(post: Post, events: object[]): Promise<void> {
 
 const seriesValue = (s: number, i: number) => Math.sin(i / 500) * (s + 1) + (i % 97 === 0 ? 5 : 0);
 
-export async function seed(plan: SeedPlan, post: Post, influx: InfluxStore, progress: (line: string) => void): Promise<void> {
+export async function seed(
+  plan: SeedPlan,
+  post: Post,
+  influx: InfluxStore,
+  progress: (line: string) => void,
+): Promise<void> {
   const { task, t0 } = plan;
   progress(`seeding task ${task}: registering it and its ${SERIES.length} series through ingest`);
   await addBatch(post, [
-    ...SERIES.map(([metric, variant]) => ({ type: 'training_stats_scalar', task, metric, variant, iter: 0, value: 0, timestamp: t0, ...(metric === 'loss' ? { x_axis_label: 'step' } : {}) })),
-    ...Array.from({ length: plan.singleValues }, (_, i) => ({ type: 'training_stats_scalar', task, metric: 'Summary', variant: `sv${i}`, iter: -2147483648, value: i })),
+    ...SERIES.map(([metric, variant]) => ({
+      type: 'training_stats_scalar',
+      task,
+      metric,
+      variant,
+      iter: 0,
+      value: 0,
+      timestamp: t0,
+      ...(metric === 'loss' ? { x_axis_label: 'step' } : {}),
+    })),
+    ...Array.from({ length: plan.singleValues }, (_, i) => ({
+      type: 'training_stats_scalar',
+      task,
+      metric: 'Summary',
+      variant: `sv${i}`,
+      iter: -2147483648,
+      value: i,
+    })),
   ]);
 
   const perSeries = Math.floor(plan.points / SERIES.length);
-  progress(`writing ${perSeries * SERIES.length} scalar points straight into InfluxDB (line protocol, the exact layout of ingest)`);
+  progress(
+    `writing ${perSeries * SERIES.length} scalar points straight into InfluxDB (line protocol, the exact layout of ingest)`,
+  );
   const started = performance.now();
   const at = Date.now();
   const jobs: Array<() => Promise<number>> = [];
@@ -100,22 +123,58 @@ export async function seed(plan: SeedPlan, post: Post, influx: InfluxStore, prog
     post,
     SERIES.map(([metric, variant], s) => {
       const i = perSeries - 1;
-      return { type: 'training_stats_scalar', task, metric, variant, iter: i, value: seriesValue(s, i), timestamp: t0 + i * 100 };
+      return {
+        type: 'training_stats_scalar',
+        task,
+        metric,
+        variant,
+        iter: i,
+        value: seriesValue(s, i),
+        timestamp: t0 + i * 100,
+      };
     }),
   );
 
   progress(`sending ${plan.logs} log lines through events.add_batch`);
   await addBatch(
     post,
-    Array.from({ length: plan.logs }, (_, i) => ({ type: 'log', task, level: 'info', msg: `line ${i}: epoch ${Math.floor(i / 1000)} step ${i % 1000} loss=${(1 / (i + 1)).toFixed(6)}`, timestamp: t0 + i * 5 })),
+    Array.from({ length: plan.logs }, (_, i) => ({
+      type: 'log',
+      task,
+      level: 'info',
+      msg: `line ${i}: epoch ${Math.floor(i / 1000)} step ${i % 1000} loss=${(1 / (i + 1)).toFixed(6)}`,
+      timestamp: t0 + i * 5,
+    })),
   );
   progress(`sending ${plan.plots} plots and ${plan.images} debug images through events.add_batch`);
-  const plotStr = JSON.stringify({ data: [{ x: Array.from({ length: 50 }, (_, i) => i), y: Array.from({ length: 50 }, (_, i) => i * i), type: 'scatter' }], layout: { title: 'bench' } });
+  const plotStr = JSON.stringify({
+    data: [
+      { x: Array.from({ length: 50 }, (_, i) => i), y: Array.from({ length: 50 }, (_, i) => i * i), type: 'scatter' },
+    ],
+    layout: { title: 'bench' },
+  });
   await addBatch(post, [
-    ...Array.from({ length: plan.plots }, (_, i) => ({ type: 'plot', task, iter: Math.floor(i / 4) * 10, metric: 'plots', variant: `p${i % 4}`, plot_str: plotStr, timestamp: t0 + i })),
+    ...Array.from({ length: plan.plots }, (_, i) => ({
+      type: 'plot',
+      task,
+      iter: Math.floor(i / 4) * 10,
+      metric: 'plots',
+      variant: `p${i % 4}`,
+      plot_str: plotStr,
+      timestamp: t0 + i,
+    })),
     ...Array.from({ length: plan.images }, (_, i) => {
       const key = `bench/${task}/metrics/samples/v${i % 5}/img_${String(i % 100).padStart(8, '0')}.png`;
-      return { type: 'training_debug_image', task, iter: Math.floor(i / 5) * 10, metric: 'samples', variant: `v${i % 5}`, key, url: `https://files.example.com/${key}`, timestamp: t0 + i };
+      return {
+        type: 'training_debug_image',
+        task,
+        iter: Math.floor(i / 5) * 10,
+        metric: 'samples',
+        variant: `v${i % 5}`,
+        key,
+        url: `https://files.example.com/${key}`,
+        timestamp: t0 + i,
+      };
     }),
   ]);
 }

@@ -74,30 +74,83 @@ interface CaseContext {
 
 /** The scalar-side reads (query/events/scalars, metrics and task-events). */
 const SCALAR_CASES: BenchCase[] = [
-  { label: 'events.get_task_metrics', operation: 'events.get_task_metrics', body: ({ task }) => ({ tasks: [task] }), calls: 300 },
-  { label: 'events.get_multi_task_metrics', operation: 'events.get_multi_task_metrics', body: ({ task }) => ({ tasks: [task] }), calls: 300 },
-  { label: 'events.get_scalar_metrics_and_variants', operation: 'events.get_scalar_metrics_and_variants', body: ({ task }) => ({ task }), calls: 300 },
-  { label: 'events.scalar_metrics_iter_histogram[key=iter]', operation: 'events.scalar_metrics_iter_histogram', body: ({ task }) => ({ task }) },
-  { label: 'events.scalar_metrics_iter_histogram[key=iter,min_max]', operation: 'events.scalar_metrics_iter_histogram', body: ({ task }) => ({ task, min_max: true }) },
-  { label: 'events.scalar_metrics_iter_histogram[key=timestamp]', operation: 'events.scalar_metrics_iter_histogram', body: ({ task }) => ({ task, key: 'timestamp' }), calls: 10 },
-  { label: 'events.multi_task_scalar_metrics_iter_histogram', operation: 'events.multi_task_scalar_metrics_iter_histogram', body: ({ task }) => ({ tasks: [task] }) },
+  {
+    label: 'events.get_task_metrics',
+    operation: 'events.get_task_metrics',
+    body: ({ task }) => ({ tasks: [task] }),
+    calls: 300,
+  },
+  {
+    label: 'events.get_multi_task_metrics',
+    operation: 'events.get_multi_task_metrics',
+    body: ({ task }) => ({ tasks: [task] }),
+    calls: 300,
+  },
+  {
+    label: 'events.get_scalar_metrics_and_variants',
+    operation: 'events.get_scalar_metrics_and_variants',
+    body: ({ task }) => ({ task }),
+    calls: 300,
+  },
+  {
+    label: 'events.scalar_metrics_iter_histogram[key=iter]',
+    operation: 'events.scalar_metrics_iter_histogram',
+    body: ({ task }) => ({ task }),
+  },
+  {
+    label: 'events.scalar_metrics_iter_histogram[key=iter,min_max]',
+    operation: 'events.scalar_metrics_iter_histogram',
+    body: ({ task }) => ({ task, min_max: true }),
+  },
+  {
+    label: 'events.scalar_metrics_iter_histogram[key=timestamp]',
+    operation: 'events.scalar_metrics_iter_histogram',
+    body: ({ task }) => ({ task, key: 'timestamp' }),
+    calls: 10,
+  },
+  {
+    label: 'events.multi_task_scalar_metrics_iter_histogram',
+    operation: 'events.multi_task_scalar_metrics_iter_histogram',
+    body: ({ task }) => ({ tasks: [task] }),
+  },
   {
     label: 'events.scalar_metrics_iter_raw[batch=200000,count_total]',
     operation: 'events.scalar_metrics_iter_raw',
     body: ({ task }) => ({ task, metric: { metric: 'loss' }, batch_size: 200_000, count_total: true }),
     calls: 10,
   },
-  { label: 'events.get_scalar_metric_data', operation: 'events.get_scalar_metric_data', body: ({ task }) => ({ task, metric: 'loss' }) },
-  { label: 'events.get_task_latest_scalar_values', operation: 'events.get_task_latest_scalar_values', body: ({ task }) => ({ task }) },
-  { label: 'events.get_task_single_value_metrics', operation: 'events.get_task_single_value_metrics', body: ({ task }) => ({ tasks: [task] }) },
+  {
+    label: 'events.get_scalar_metric_data',
+    operation: 'events.get_scalar_metric_data',
+    body: ({ task }) => ({ task, metric: 'loss' }),
+  },
+  {
+    label: 'events.get_task_latest_scalar_values',
+    operation: 'events.get_task_latest_scalar_values',
+    body: ({ task }) => ({ task }),
+  },
+  {
+    label: 'events.get_task_single_value_metrics',
+    operation: 'events.get_task_single_value_metrics',
+    body: ({ task }) => ({ tasks: [task] }),
+  },
   { label: 'events.get_task_events[first page]', operation: 'events.get_task_events', body: ({ task }) => ({ task }) },
   {
     label: 'events.get_task_events[scalars,batch=1000,first]',
     operation: 'events.get_task_events',
     body: ({ task }) => ({ task, event_type: 'training_stats_scalar', batch_size: 1000 }),
   },
-  { label: 'events.get_task_events[scalars,batch=1000,next]', operation: 'events.get_task_events', body: ({ task, scrollId }) => ({ task, scroll_id: scrollId, batch_size: 1000 }) },
-  { label: 'events.get_task_events[logs,one page of 200k]', operation: 'events.get_task_events', body: ({ task }) => ({ task, event_type: 'log', count_total: false }), calls: 5 },
+  {
+    label: 'events.get_task_events[scalars,batch=1000,next]',
+    operation: 'events.get_task_events',
+    body: ({ task, scrollId }) => ({ task, scroll_id: scrollId, batch_size: 1000 }),
+  },
+  {
+    label: 'events.get_task_events[logs,one page of 200k]',
+    operation: 'events.get_task_events',
+    body: ({ task }) => ({ task, event_type: 'log', count_total: false }),
+    calls: 5,
+  },
 ];
 
 /**
@@ -108,10 +161,19 @@ const SCALAR_CASES: BenchCase[] = [
 const OTHER_CASES: BenchCase[] = [
   { label: 'events.get_task_log', operation: 'events.get_task_log', body: ({ task }) => ({ task, batch_size: 5000 }) },
   { label: 'events.get_task_plots', operation: 'events.get_task_plots', body: ({ task }) => ({ task, iters: 1 }) },
-  { label: 'events.debug_images', operation: 'events.debug_images', body: ({ task }) => ({ metrics: [{ task }], iters: 3 }) },
+  {
+    label: 'events.debug_images',
+    operation: 'events.debug_images',
+    body: ({ task }) => ({ metrics: [{ task }], iters: 3 }),
+  },
 ];
 
-const noop = defineOperation({ name: 'bench.noop', minVersion: '1.0', request: z.record(z.string(), z.unknown()), handle: async () => ({}) });
+const noop = defineOperation({
+  name: 'bench.noop',
+  minVersion: '1.0',
+  request: z.record(z.string(), z.unknown()),
+  handle: async () => ({}),
+});
 
 /** Answers `bytes` bytes of data from memory: what delivering an answer of that size costs without any store work. */
 const pads = new Map<number, string>();
@@ -135,8 +197,6 @@ const benchQuery: TargetModule = (services) => {
   return { ...parts, operations: [...(parts.operations ?? []), ...reads, noop, sized] };
 };
 
-
-
 /** API calls through the client worker (http-client-worker.ts). */
 class WorkerClient {
   private readonly worker = new Worker(new URL('./http-client-worker.js', import.meta.url));
@@ -152,11 +212,24 @@ class WorkerClient {
   }
 
   /** One call; `ms` is its time as the client saw it, `text` the body when `keepBody`. */
-  request(url: string, auth: string, body: string, options: { contentType?: string; keepBody?: boolean } = {}): Promise<{ status: number; ms: number; text: string }> {
+  request(
+    url: string,
+    auth: string,
+    body: string,
+    options: { contentType?: string; keepBody?: boolean } = {},
+  ): Promise<{ status: number; ms: number; text: string }> {
     const id = this.nextId++;
-    const headers = { 'content-type': options.contentType ?? 'application/json', 'content-length': Buffer.byteLength(body), authorization: auth };
+    const headers = {
+      'content-type': options.contentType ?? 'application/json',
+      'content-length': Buffer.byteLength(body),
+      authorization: auth,
+    };
     return new Promise((resolve, reject) => {
-      this.pending.set(id, (answer) => ('error' in answer ? reject(new Error(answer.error)) : resolve({ status: answer.status, ms: answer.ms, text: answer.text ?? '' })));
+      this.pending.set(id, (answer) =>
+        'error' in answer
+          ? reject(new Error(answer.error))
+          : resolve({ status: answer.status, ms: answer.ms, text: answer.text ?? '' }),
+      );
       this.worker.postMessage({ id, url, headers, body, keepBody: options.keepBody ?? false } satisfies ClientRequest);
     });
   }
@@ -173,7 +246,11 @@ class WorkerClient {
  * they downsample every point of the series they read.
  */
 const SCALING_CASES: Array<{ label: string; operation: string; body: (plan: SeedPlan) => unknown }> = [
-  { label: 'events.get_task_log[100 newest]', operation: 'events.get_task_log', body: ({ task }) => ({ task, batch_size: 100 }) },
+  {
+    label: 'events.get_task_log[100 newest]',
+    operation: 'events.get_task_log',
+    body: ({ task }) => ({ task, batch_size: 100 }),
+  },
   {
     label: 'events.get_task_log[100 from the middle]',
     operation: 'events.get_task_log',
@@ -184,11 +261,27 @@ const SCALING_CASES: Array<{ label: string; operation: string; body: (plan: Seed
     operation: 'events.get_task_events',
     body: ({ task }) => ({ task, event_type: 'training_stats_scalar', batch_size: 1000, count_total: false }),
   },
-  { label: 'events.get_scalar_metric_data', operation: 'events.get_scalar_metric_data', body: ({ task }) => ({ task, metric: 'loss' }) },
-  { label: 'events.get_task_latest_scalar_values', operation: 'events.get_task_latest_scalar_values', body: ({ task }) => ({ task }) },
+  {
+    label: 'events.get_scalar_metric_data',
+    operation: 'events.get_scalar_metric_data',
+    body: ({ task }) => ({ task, metric: 'loss' }),
+  },
+  {
+    label: 'events.get_task_latest_scalar_values',
+    operation: 'events.get_task_latest_scalar_values',
+    body: ({ task }) => ({ task }),
+  },
   { label: 'events.get_task_metrics', operation: 'events.get_task_metrics', body: ({ task }) => ({ tasks: [task] }) },
-  { label: 'events.get_task_plots[iters=1]', operation: 'events.get_task_plots', body: ({ task }) => ({ task, iters: 1 }) },
-  { label: 'events.debug_images[iters=3]', operation: 'events.debug_images', body: ({ task }) => ({ metrics: [{ task }], iters: 3 }) },
+  {
+    label: 'events.get_task_plots[iters=1]',
+    operation: 'events.get_task_plots',
+    body: ({ task }) => ({ task, iters: 1 }),
+  },
+  {
+    label: 'events.debug_images[iters=3]',
+    operation: 'events.debug_images',
+    body: ({ task }) => ({ metrics: [{ task }], iters: 3 }),
+  },
 ];
 
 async function scaling(
@@ -200,7 +293,9 @@ async function scaling(
   let worst = { scale: 0, label: '' };
   const cases = SCALING_CASES.filter(selected);
   if (cases.length === 0) return worst;
-  progress(`scaling: page-bounded reads on ${big.task} and on ${small.task} (1% of its data), ${SCALE_CALLS} calls each, alternating`);
+  progress(
+    `scaling: page-bounded reads on ${big.task} and on ${small.task} (1% of its data), ${SCALE_CALLS} calls each, alternating`,
+  );
   for (const c of cases) {
     const times = { big: [] as number[], small: [] as number[] };
     for (let i = 0; i < SCALE_CALLS + 3; i++) {
@@ -212,7 +307,9 @@ async function scaling(
       }
     }
     const [b, sm] = [percentile(times.big, 50), percentile(times.small, 50)];
-    progress(`scale op=${c.label} big_p50=${b.toFixed(1)}ms small_p50=${sm.toFixed(1)}ms big/small=${(b / sm).toFixed(2)}`);
+    progress(
+      `scale op=${c.label} big_p50=${b.toFixed(1)}ms small_p50=${sm.toFixed(1)}ms big/small=${(b / sm).toFixed(2)}`,
+    );
     if (b / sm > worst.scale) worst = { scale: b / sm, label: c.label };
   }
   return worst;
@@ -225,7 +322,8 @@ async function untilCacheSnapshotted(influx: InfluxStore): Promise<void> {
     const stats = seriesOf(await influx.query(`SHOW STATS FOR 'tsm1_cache'`));
     const cached = stats.reduce((sum, s) => sum + Number(s.values[0]?.[columnIndex(s, 'memBytes')] ?? 0), 0);
     if (cached === 0) return progress('InfluxDB write cache snapshotted to TSM');
-    if (performance.now() > deadline) return progress(`InfluxDB still caches ${cached} bytes after ${CACHE_WAIT_SECONDS} s: measuring anyway`);
+    if (performance.now() > deadline)
+      return progress(`InfluxDB still caches ${cached} bytes after ${CACHE_WAIT_SECONDS} s: measuring anyway`);
     await new Promise((r) => setTimeout(r, 1000));
   }
 }
@@ -252,11 +350,18 @@ async function main(): Promise<void> {
 
     const base = `http://127.0.0.1:${service.httpPort}`;
     const auth = `Basic ${Buffer.from(`${credential.access_key}:${credential.secret_key}`).toString('base64')}`;
-    const login = JSON.parse((await client.request(`${base}/auth.login`, auth, '{}', { keepBody: true })).text).data.token as string;
+    const login = JSON.parse((await client.request(`${base}/auth.login`, auth, '{}', { keepBody: true })).text).data
+      .token as string;
     const bearer = `Bearer ${login}`;
-    const call = (operation: string, body: unknown, keepBody = false) => client.request(`${base}/${operation}`, bearer, JSON.stringify(body), { keepBody });
+    const call = (operation: string, body: unknown, keepBody = false) =>
+      client.request(`${base}/${operation}`, bearer, JSON.stringify(body), { keepBody });
     const data = async (operation: string, body: unknown, contentType?: string) => {
-      const r = await client.request(`${base}/${operation}`, bearer, typeof body === 'string' ? body : JSON.stringify(body), { contentType, keepBody: true });
+      const r = await client.request(
+        `${base}/${operation}`,
+        bearer,
+        typeof body === 'string' ? body : JSON.stringify(body),
+        { contentType, keepBody: true },
+      );
       const parsed = JSON.parse(r.text);
       if (parsed.meta.result_code !== 200) throw new Error(`${operation}: ${parsed.meta.result_msg}`);
       return parsed.data;
@@ -286,7 +391,7 @@ async function main(): Promise<void> {
       await seed(p, data, influx, progress);
       const expected = p.points + p.singleValues + p.logs + p.plots + p.images;
       progress(`waiting until the writer stored all ${expected} events of ${p.task}`);
-      for (let last = -1; ; ) {
+      for (let last = -1; ;) {
         const total = (await data('events.get_task_events', { task: p.task, batch_size: 1 })).total as number;
         if (total === expected) break;
         if (total !== last) progress(`  ${total} visible`);
@@ -303,7 +408,11 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, SETTLE_SECONDS * 1000));
     await untilCacheSnapshotted(influx);
 
-    const first = await data('events.get_task_events', { task: plan.task, event_type: 'training_stats_scalar', batch_size: 1000 });
+    const first = await data('events.get_task_events', {
+      task: plan.task,
+      event_type: 'training_stats_scalar',
+      batch_size: 1000,
+    });
     const context: CaseContext = { task: plan.task, scrollId: first.scroll_id };
 
     const floor: number[] = [];
@@ -311,7 +420,9 @@ async function main(): Promise<void> {
       floor.push((await call('bench.noop', {})).ms);
     }
     const floorP50 = percentile(floor, 50);
-    progress(`HTTP floor (authenticated no-op through the API): p50 ${floorP50.toFixed(2)} ms, p99 ${percentile(floor, 99).toFixed(2)} ms`);
+    progress(
+      `HTTP floor (authenticated no-op through the API): p50 ${floorP50.toFixed(2)} ms, p99 ${percentile(floor, 99).toFixed(2)} ms`,
+    );
 
     const selected = (c: { label: string }) => ONLY === undefined || ONLY.some((text) => c.label.includes(text));
     const cases = SCALAR_CASES.filter(selected);
@@ -348,7 +459,8 @@ async function main(): Promise<void> {
       }
       const dataBytes = Buffer.byteLength(JSON.stringify(check.data));
       const delivery: number[] = [];
-      for (let i = 0; i < Math.min(api.length, 20); i++) delivery.push((await call('bench.sized', { bytes: Math.max(16, dataBytes) })).ms);
+      for (let i = 0; i < Math.min(api.length, 20); i++)
+        delivery.push((await call('bench.sized', { bytes: Math.max(16, dataBytes) })).ms);
       const deliveryP50 = percentile(delivery, 50);
       const apiP50 = percentile(api, 50);
       const storeP50 = percentile(stores, 50);

@@ -31,8 +31,6 @@ const QUERY = {
   only_fields: ['name', 'tags', 'status', 'last_update', 'project.name', 'user.name', 'system_tags'],
 };
 
-
-
 /** The query target with the reports operations, unless it already carries them. */
 const queryWithReports: TargetModule = (services) => {
   const parts = targetModules.query(services);
@@ -48,7 +46,15 @@ function post(url: string, token: string, body: unknown): Promise<any> {
   return new Promise((resolve, reject) => {
     const request = http.request(
       url,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), authorization: token } },
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+          authorization: token,
+        },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (c: Buffer) => chunks.push(c));
@@ -67,7 +73,13 @@ function post(url: string, token: string, body: unknown): Promise<any> {
 
 async function main(): Promise<void> {
   const environment = await openBenchEnvironment();
-  const credential = { access_key: 'BENCHKEY', secret_key: 'bench-secret', company: 'bench', user: 'bench-user', user_name: 'Bench User' };
+  const credential = {
+    access_key: 'BENCHKEY',
+    secret_key: 'bench-secret',
+    company: 'bench',
+    user: 'bench-user',
+    user_name: 'Bench User',
+  };
   const config = environment.inProcessConfig(credential);
   const service = await startService({
     target: 'query',
@@ -88,20 +100,28 @@ async function main(): Promise<void> {
       Array.from({ length: CREATE_CONCURRENCY }, async () => {
         while (next < REPORTS) {
           const i = next++;
-          const { id } = await op('reports.create', { name: `report ${i}`, tags: [`t${i % 10}`, `g${i % 7}`], comment: `comment ${i}` });
+          const { id } = await op('reports.create', {
+            name: `report ${i}`,
+            tags: [`t${i % 10}`, `g${i % 7}`],
+            comment: `comment ${i}`,
+          });
           ids.push(id);
           if (ids.length % 1000 === 0) progress(`  ${ids.length} reports created`);
         }
       }),
     );
     const createSeconds = (performance.now() - createStarted) / 1000;
-    progress(`created ${REPORTS} reports in ${createSeconds.toFixed(1)} s (${Math.round(REPORTS / createSeconds)} per second)`);
+    progress(
+      `created ${REPORTS} reports in ${createSeconds.toFixed(1)} s (${Math.round(REPORTS / createSeconds)} per second)`,
+    );
     // Spread last_update so the ordering has work to do.
     for (let i = 0; i < 200; i++) await op('reports.update', { task: ids[(i * 7919) % ids.length], report: `r${i}` });
 
     const first = performance.now();
     const sample = await op('reports.get_all_ex', QUERY);
-    progress(`first query (cold cache) ${(performance.now() - first).toFixed(1)} ms, ${sample.tasks.length} records on the page`);
+    progress(
+      `first query (cold cache) ${(performance.now() - first).toFixed(1)} ms, ${sample.tasks.length} records on the page`,
+    );
     for (let i = 0; i < 20; i++) await op('reports.get_all_ex', QUERY);
 
     progress(`timing ${QUERIES} queries: ${JSON.stringify(QUERY)}`);
@@ -127,7 +147,9 @@ async function main(): Promise<void> {
     const p50 = percentile(timings, 50).toFixed(2);
     const p99 = percentile(timings, 99).toFixed(2);
     progress(`get_all_ex over ${REPORTS} reports: p50 ${p50} ms, p99 ${p99} ms`);
-    process.stdout.write(`reports get_all_ex_p50_ms=${p50} p99_ms=${p99} after_write_p50_ms=${writeP50} after_write_p99_ms=${writeP99}\n`);
+    process.stdout.write(
+      `reports get_all_ex_p50_ms=${p50} p99_ms=${p99} after_write_p50_ms=${writeP50} after_write_p99_ms=${writeP99}\n`,
+    );
   } finally {
     agent.destroy();
     await service.stop();

@@ -32,7 +32,9 @@ export function ndjsonBody(phase: string, start: number, count: number, marker: 
       `{"timestamp": ${1718000000000 + i}, "type": "training_stats_scalar", "task": "${e.task}", "iter": ${e.iter}, "metric": "${e.metric}", "variant": "${e.variant}", "value": ${e.value}, "model_event": false, "allow_locked": false}`,
     );
   }
-  lines.push(`{"type": "training_stats_scalar", "task": "${marker}", "iter": 0, "metric": "m", "variant": "v", "value": 1}`);
+  lines.push(
+    `{"type": "training_stats_scalar", "task": "${marker}", "iter": 0, "metric": "m", "variant": "v", "value": 1}`,
+  );
   return Buffer.from(lines.join('\n'));
 }
 
@@ -44,14 +46,22 @@ export interface Encoded<T> {
 /** `events` events of the phase in add_batch bodies of `batch`, each with a marker task of its own. */
 export function ndjsonBodies(phase: string, events: number, batch: number): Array<Encoded<Buffer>> {
   const bodies = [];
-  for (let start = 0, n = 0; start < events; start += batch, n++) bodies.push({ body: ndjsonBody(phase, start, Math.min(batch, events - start), `${phase}-mk${n}`), marker: `${phase}-mk${n}` });
+  for (let start = 0, n = 0; start < events; start += batch, n++)
+    bodies.push({
+      body: ndjsonBody(phase, start, Math.min(batch, events - start), `${phase}-mk${n}`),
+      marker: `${phase}-mk${n}`,
+    });
   return bodies;
 }
 
 /** The same as StreamEvents chunks; chunk ids count from 0. */
 export function grpcChunks(phase: string, events: number, batch: number): Array<Encoded<Uint8Array>> {
   const chunks = [];
-  for (let start = 0, n = 0; start < events; start += batch, n++) chunks.push({ body: grpcChunk(phase, n, start, Math.min(batch, events - start), `${phase}-mk${n}`), marker: `${phase}-mk${n}` });
+  for (let start = 0, n = 0; start < events; start += batch, n++)
+    chunks.push({
+      body: grpcChunk(phase, n, start, Math.min(batch, events - start), `${phase}-mk${n}`),
+      marker: `${phase}-mk${n}`,
+    });
   return chunks;
 }
 
@@ -60,7 +70,15 @@ export function grpcChunk(phase: string, n: number, start: number, count: number
   const events = [];
   for (let i = start; i < start + count; i++) {
     const e = eventFields(phase, i);
-    events.push({ type: 'training_stats_scalar', task: e.task, iter: BigInt(e.iter), metric: e.metric, variant: e.variant, value: e.value, timestampMs: 1718000000000 + i });
+    events.push({
+      type: 'training_stats_scalar',
+      task: e.task,
+      iter: BigInt(e.iter),
+      metric: e.metric,
+      variant: e.variant,
+      value: e.value,
+      timestampMs: 1718000000000 + i,
+    });
   }
   events.push({ type: 'training_stats_scalar', task: marker, iter: 0n, metric: 'm', variant: 'v', value: 1 });
   return toBinary(EventChunkSchema, create(EventChunkSchema, { chunkId: BigInt(n), events: events as never }));
@@ -89,10 +107,18 @@ export async function postBatches(
           const { body, marker } = bodies[next++]!;
           const sent = performance.now();
           const status = await new Promise<number>((resolve, reject) => {
-            const request = http.request(url, { method: 'POST', agent, headers: { authorization, 'content-type': 'application/json-lines', 'content-length': body.length } }, (response) => {
-              response.resume();
-              response.on('end', () => resolve(response.statusCode ?? 0));
-            });
+            const request = http.request(
+              url,
+              {
+                method: 'POST',
+                agent,
+                headers: { authorization, 'content-type': 'application/json-lines', 'content-length': body.length },
+              },
+              (response) => {
+                response.resume();
+                response.on('end', () => resolve(response.statusCode ?? 0));
+              },
+            );
             request.on('error', reject);
             request.end(body);
           });
@@ -115,10 +141,20 @@ export async function postUntilAccepted(baseUrl: string, authorization: string, 
   const url = new URL(`${baseUrl}/v2.23/events.add_batch`);
   for (let refused = 0; ; refused++) {
     const { status, retryAfter } = await new Promise<{ status: number; retryAfter: number }>((resolve, reject) => {
-      const request = http.request(url, { method: 'POST', agent: false, headers: { authorization, 'content-type': 'application/json-lines', 'content-length': body.length } }, (response) => {
-        response.resume();
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, retryAfter: Number(response.headers['retry-after'] ?? 1) }));
-      });
+      const request = http.request(
+        url,
+        {
+          method: 'POST',
+          agent: false,
+          headers: { authorization, 'content-type': 'application/json-lines', 'content-length': body.length },
+        },
+        (response) => {
+          response.resume();
+          response.on('end', () =>
+            resolve({ status: response.statusCode ?? 0, retryAfter: Number(response.headers['retry-after'] ?? 1) }),
+          );
+        },
+      );
       request.on('error', reject);
       request.end(body);
     });
@@ -129,16 +165,30 @@ export async function postUntilAccepted(baseUrl: string, authorization: string, 
 }
 
 /** Sends every chunk on one StreamEvents stream (as fast as flow control lets it); calls `acked` per chunk ack, throws on a refused chunk. */
-export async function streamChunks(address: string, authorization: string, chunks: ReadonlyArray<Encoded<Uint8Array>>, acked: (marker: string, ms: number) => void): Promise<void> {
+export async function streamChunks(
+  address: string,
+  authorization: string,
+  chunks: ReadonlyArray<Encoded<Uint8Array>>,
+  acked: (marker: string, ms: number) => void,
+): Promise<void> {
   // The chunks are already encoded: send the bytes as they are.
-  const definition = { StreamEvents: { ...eventsIngestDefinition.StreamEvents, requestSerialize: (bytes: Uint8Array) => Buffer.from(bytes) } };
+  const definition = {
+    StreamEvents: {
+      ...eventsIngestDefinition.StreamEvents,
+      requestSerialize: (bytes: Uint8Array) => Buffer.from(bytes),
+    },
+  };
   const Client = makeClientConstructor(definition as never, 'clearml.events.v1.EventsIngest');
-  const client = new Client(address, credentials.createInsecure(), { 'grpc.max_send_message_length': 64 * 1024 * 1024 });
+  const client = new Client(address, credentials.createInsecure(), {
+    'grpc.max_send_message_length': 64 * 1024 * 1024,
+  });
   const metadata = new Metadata();
   metadata.set('authorization', authorization);
   const sentAt = new Map<bigint, number>();
   try {
-    const stream = (client as unknown as { StreamEvents(md: Metadata): ClientDuplexStream<unknown, ChunkAck> }).StreamEvents(metadata);
+    const stream = (
+      client as unknown as { StreamEvents(md: Metadata): ClientDuplexStream<unknown, ChunkAck> }
+    ).StreamEvents(metadata);
     const done = new Promise<void>((resolve, reject) => {
       let count = 0;
       stream.on('data', (ack: ChunkAck) => {

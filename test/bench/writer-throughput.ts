@@ -16,7 +16,14 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { connect } from 'nats';
 import { ensureEventStreams } from '../../shared/events/event-streams.js';
-import { arrivalSeq, frameRecord, partitionOf, partitionSubject, pointWithSeq, streamName } from '../../shared/events/wire-format.js';
+import {
+  arrivalSeq,
+  frameRecord,
+  partitionOf,
+  partitionSubject,
+  pointWithSeq,
+  streamName,
+} from '../../shared/events/wire-format.js';
 import { InfluxPointWriter } from '../../ingest/writer/influx-point-writer.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
 import { openBenchEnvironment, progress, round } from './bench-environment.js';
@@ -58,7 +65,9 @@ function messagePoints(task: string, firstIndex: number): string[] {
     const i = firstIndex + k;
     const series = i % SERIES;
     const iter = Math.floor(i / SERIES);
-    bodies.push(`scalar,c=bench,e=${task},m=metric${series % 3},n=t,v=variant${series} y=${(i % 1000) / 7},ts=${1718000000000 + i}i,at=1718000000000i,w="bench" ${iter}`);
+    bodies.push(
+      `scalar,c=bench,e=${task},m=metric${series % 3},n=t,v=variant${series} y=${(i % 1000) / 7},ts=${1718000000000 + i}i,at=1718000000000i,w="bench" ${iter}`,
+    );
   }
   return bodies;
 }
@@ -68,7 +77,9 @@ async function main(): Promise<void> {
   try {
     const messages: Array<{ task: string; bodies: string[] }> = [];
     const perTask = Math.ceil(POINTS / PER_MESSAGE / TASKS);
-    for (let m = 0; m < perTask; m++) for (let t = 0; t < TASKS; t++) messages.push({ task: `task${t}`, bodies: messagePoints(`task${t}`, m * PER_MESSAGE) });
+    for (let m = 0; m < perTask; m++)
+      for (let t = 0; t < TASKS; t++)
+        messages.push({ task: `task${t}`, bodies: messagePoints(`task${t}`, m * PER_MESSAGE) });
     const total = messages.length * PER_MESSAGE;
 
     // Raw baseline: the very lines the writer sends (q spliced in), 10k per body, encoded
@@ -93,12 +104,16 @@ async function main(): Promise<void> {
       let next = 0;
       const cpuBefore = cpuSeconds(influxd);
       const started = performance.now();
-      await Promise.all([0, 1].map(async () => {
-        while (next < rawBodies.length) await raw.write(rawBodies[next++]!);
-      }));
+      await Promise.all(
+        [0, 1].map(async () => {
+          while (next < rawBodies.length) await raw.write(rawBodies[next++]!);
+        }),
+      );
       const rate = total / ((performance.now() - started) / 1000);
       raw.close();
-      progress(`raw InfluxDB: ${Math.round(rate)} points/s, influxd ${perPointUs(cpuSeconds(influxd) - cpuBefore, total)} µs CPU per point`);
+      progress(
+        `raw InfluxDB: ${Math.round(rate)} points/s, influxd ${perPointUs(cpuSeconds(influxd) - cpuBefore, total)} µs CPU per point`,
+      );
       return rate;
     };
     const rawBefore = await rawBaseline('bench_raw_before');
@@ -106,12 +121,25 @@ async function main(): Promise<void> {
     // Pre-publish every message, then time one writer process draining the stream.
     const nc = await connect({ servers: env.stack.natsUrl });
     const jsm = await nc.jetstreamManager();
-    await ensureEventStreams(jsm, { prefix: PREFIX, replicas: 1, duplicateWindowMs: 120_000, maxBytes: 0, maxAgeMs: 0 });
+    await ensureEventStreams(jsm, {
+      prefix: PREFIX,
+      replicas: 1,
+      duplicateWindowMs: 120_000,
+      maxBytes: 0,
+      maxAgeMs: 0,
+    });
     const js = nc.jetstream();
     progress(`publishing ${messages.length} messages of ${PER_MESSAGE} points`);
     for (let m = 0; m < messages.length; m += 32) {
       await Promise.all(
-        messages.slice(m, m + 32).map(({ task, bodies }) => js.publish(partitionSubject(PREFIX, partitionOf('t', task, PARTITIONS)), bodies.map((b) => frameRecord('I', b)).join(''))),
+        messages
+          .slice(m, m + 32)
+          .map(({ task, bodies }) =>
+            js.publish(
+              partitionSubject(PREFIX, partitionOf('t', task, PARTITIONS)),
+              bodies.map((b) => frameRecord('I', b)).join(''),
+            ),
+          ),
       );
     }
     messages.length = 0;
@@ -139,7 +167,10 @@ async function main(): Promise<void> {
     const before = { influxd: cpuSeconds(influxd), natsd: cpuSeconds(natsd) };
     const dataDir = path.join(env.dataDir, 'writer');
     mkdirSync(dataDir, { recursive: true });
-    writeFileSync(path.join(dataDir, 'credentials.json'), JSON.stringify([{ access_key: 'BENCHKEY', secret_key: 'bench-secret', company: 'bench', user: 'bench-user' }]));
+    writeFileSync(
+      path.join(dataDir, 'credentials.json'),
+      JSON.stringify([{ access_key: 'BENCHKEY', secret_key: 'bench-secret', company: 'bench', user: 'bench-user' }]),
+    );
     const writer = spawn(process.execPath, [path.resolve('dist/shared/launcher/main.js'), 'writer'], {
       env: {
         ...process.env,
@@ -157,7 +188,9 @@ async function main(): Promise<void> {
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     writerPid = writer.pid;
-    const exited = new Promise<never>((_, reject) => writer.once('exit', (code) => reject(new Error(`writer exited (${code}) before the stream was drained`))));
+    const exited = new Promise<never>((_, reject) =>
+      writer.once('exit', (code) => reject(new Error(`writer exited (${code}) before the stream was drained`))),
+    );
     await Promise.race([watching, exited]);
     // From its first acknowledged message on: start-up (loading every target's modules) is not per point.
     const writerCpu = cpuSeconds(writer.pid) - cpuAtFirstProgress;
@@ -169,11 +202,15 @@ async function main(): Promise<void> {
     await nc.close();
     const rawAfter = await rawBaseline('bench_raw_after');
     const rawRate = (rawBefore + rawAfter) / 2;
-    const stored = await new InfluxStore({ url: env.stack.influxUrl, database: 'bench_writer' }).query('SELECT COUNT("ts") FROM "scalar"');
+    const stored = await new InfluxStore({ url: env.stack.influxUrl, database: 'bench_writer' }).query(
+      'SELECT COUNT("ts") FROM "scalar"',
+    );
     const count = Number(stored[0]?.series?.[0]?.values[0]?.[1] ?? 0);
     if (count !== total) throw new Error(`writer stored ${count} points, expected ${total}`);
     progress(`writer: ${Math.round(writerRate)} points/s (${count} stored)`);
-    progress(`CPU per point: writer process ${perPointUs(writerCpu, total)} µs, influxd ${perPointUs(used.influxd, total)} µs, nats-server ${perPointUs(used.natsd, total)} µs`);
+    progress(
+      `CPU per point: writer process ${perPointUs(writerCpu, total)} µs, influxd ${perPointUs(used.influxd, total)} µs, nats-server ${perPointUs(used.natsd, total)} µs`,
+    );
     process.stdout.write(
       `writer points_per_s=${Math.round(writerRate)} raw_points_per_s=${Math.round(rawRate)} ratio=${round(writerRate / rawRate)} writer_cpu_us=${perPointUs(writerCpu, total)}\n`,
     );

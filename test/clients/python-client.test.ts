@@ -34,7 +34,11 @@ const runPython = (args: string[]) =>
   });
 
 /** The driver as a child process whose JSON lines are read one at a time. */
-function startDriver(args: string[]): { child: ChildProcessWithoutNullStreams; next(): Promise<any>; exit: Promise<number | null> } {
+function startDriver(args: string[]): {
+  child: ChildProcessWithoutNullStreams;
+  next(): Promise<any>;
+  exit: Promise<number | null>;
+} {
   const child = spawn(PYTHON, [DRIVER, ...args], { env: pythonEnv() });
   let stderr = '';
   child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
@@ -53,12 +57,18 @@ function startDriver(args: string[]): { child: ChildProcessWithoutNullStreams; n
 
 async function readBack(task: string) {
   const log = await h.call('events.get_task_log', { task, batch_size: 10_000, navigate_earlier: false }, { token });
-  const scalars = await h.call('events.get_task_events', { task, event_type: 'training_stats_scalar', batch_size: 10_000 }, { token });
+  const scalars = await h.call(
+    'events.get_task_events',
+    { task, event_type: 'training_stats_scalar', batch_size: 10_000 },
+    { token },
+  );
   const plots = await h.call('events.get_task_events', { task, event_type: 'plot', batch_size: 10_000 }, { token });
   for (const r of [log, scalars, plots]) expect(r.status).toBe(200);
   return {
     logs: (log.body.data.events as Array<{ msg: string }>).map((e) => e.msg),
-    scalars: (scalars.body.data.events as Array<{ variant: string; iter: number }>).map((e) => `${e.variant} ${e.iter}`),
+    scalars: (scalars.body.data.events as Array<{ variant: string; iter: number }>).map(
+      (e) => `${e.variant} ${e.iter}`,
+    ),
     plots: (plots.body.data.events as Array<{ variant: string; iter: number }>).map((e) => `${e.variant} ${e.iter}`),
   };
 }
@@ -94,7 +104,13 @@ describe('clients/python', () => {
       // Phase b's chunks reach the server and are stored, but their acks never reach the client.
       proxy.swallowReplies();
       driver.child.stdin.write('go\n');
-      await readUntil(task, (r) => names('b', range(10, 20)).every((n) => r.scalars.includes(n) && r.plots.includes(n)) && range(10, 20).every((i) => r.logs.includes(`b line ${i}`)), 'phase b');
+      await readUntil(
+        task,
+        (r) =>
+          names('b', range(10, 20)).every((n) => r.scalars.includes(n) && r.plots.includes(n)) &&
+          range(10, 20).every((i) => r.logs.includes(`b line ${i}`)),
+        'phase b',
+      );
       proxy.cut();
       const b = await driver.next();
       expect(b).toMatchObject({ phase: 'b-acked' });
@@ -112,7 +128,8 @@ describe('clients/python', () => {
     // The sentinel is the client's last event of the task (same partition): once it is readable, so is the rest.
     const r = await readUntil(task, (x) => x.logs.includes('sentinel'), 'sentinel');
     const iterations = { a: range(0, 10), b: range(10, 20), c: range(20, 25) };
-    const all = (f: (phase: string, i: number) => string) => Object.entries(iterations).flatMap(([phase, its]) => its.map((i) => f(phase, i)));
+    const all = (f: (phase: string, i: number) => string) =>
+      Object.entries(iterations).flatMap(([phase, its]) => its.map((i) => f(phase, i)));
     expect([...r.scalars].sort()).toEqual(all((p, i) => `${p} ${i}`).sort());
     expect([...r.plots].sort()).toEqual(all((p, i) => `${p} ${i}`).sort());
     expect([...r.logs].sort()).toEqual([...all((p, i) => `${p} line ${i}`), 'sentinel'].sort());
@@ -120,7 +137,12 @@ describe('clients/python', () => {
 
   it('bad credentials: the client fails with the 401 at once instead of retrying', async () => {
     const started = Date.now();
-    const driver = startDriver([`127.0.0.1:${grpcPort}`, h.credentials.a.access_key, 'wrong-secret', unique('pyclient-bad-')]);
+    const driver = startDriver([
+      `127.0.0.1:${grpcPort}`,
+      h.credentials.a.access_key,
+      'wrong-secret',
+      unique('pyclient-bad-'),
+    ]);
     try {
       expect(await driver.next()).toMatchObject({ phase: 'failed', error: 'PermanentRefusal', code: 401, subcode: 22 });
       expect(await driver.exit).toBe(3);
@@ -141,8 +163,19 @@ good = c.add_batch([{'type': 'log', 'task': sys.argv[4], 'msg': 'kept'}]).wait(6
 c.close(60)
 print(json.dumps({'bad': [(r.code, r.subcode, r.events) for r in bad.refusals], 'good': good.added, 'stats': c.stats}))
 `;
-    const r = await runPython(['-c', script, `127.0.0.1:${grpcPort}`, h.credentials.a.access_key, h.credentials.a.secret_key, task]);
+    const r = await runPython([
+      '-c',
+      script,
+      `127.0.0.1:${grpcPort}`,
+      h.credentials.a.access_key,
+      h.credentials.a.secret_key,
+      task,
+    ]);
     expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ bad: [[400, 131, 3]], good: 1, stats: { refused_chunks: 1, reconnects: 0 } });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      bad: [[400, 131, 3]],
+      good: 1,
+      stats: { refused_chunks: 1, reconnects: 0 },
+    });
   });
 });

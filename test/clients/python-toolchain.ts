@@ -13,7 +13,8 @@ import { ensureDebianPackages, findBinary } from '../../deploy/local-stack/insta
 export const PYTHON = '/usr/bin/python3';
 export const CLIENT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../clients/python');
 
-const imports = (modules: string) => () => spawnSync(PYTHON, ['-c', `import ${modules}`], { stdio: 'ignore' }).status === 0;
+const imports = (modules: string) => () =>
+  spawnSync(PYTHON, ['-c', `import ${modules}`], { stdio: 'ignore' }).status === 0;
 
 export const PYTHON_CLIENT_PACKAGES = [
   { name: 'python3', present: () => existsSync(PYTHON) },
@@ -23,7 +24,8 @@ export const PYTHON_CLIENT_PACKAGES = [
   { name: 'protobuf-compiler-grpc', present: () => findBinary('grpc_python_plugin') !== undefined },
 ];
 
-export const ensurePythonClientToolchain = (log: (line: string) => void = console.log) => ensureDebianPackages(log, PYTHON_CLIENT_PACKAGES);
+export const ensurePythonClientToolchain = (log: (line: string) => void = console.log) =>
+  ensureDebianPackages(log, PYTHON_CLIENT_PACKAGES);
 
 /** Runs Debian's Python with the client package importable. */
 export function pythonEnv(): NodeJS.ProcessEnv {

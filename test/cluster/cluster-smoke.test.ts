@@ -4,7 +4,12 @@
 // API through nginx: auth.login and reads go to the query processes,
 // events.add_batch to the ingest processes, gRPC StreamEvents to ingest.
 import { create } from '@bufbuild/protobuf';
-import { credentials as grpcCredentials, makeClientConstructor, Metadata, type ClientDuplexStream } from '@grpc/grpc-js';
+import {
+  credentials as grpcCredentials,
+  makeClientConstructor,
+  Metadata,
+  type ClientDuplexStream,
+} from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsIngestDefinition } from '../../ingest/grpc/events-ingest-definition.js';
 import { EventChunkSchema, type ChunkAck } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
@@ -30,7 +35,25 @@ const histogram = (task: string) => h.call('events.scalar_metrics_iter_histogram
 describe('the cluster shape through nginx', { timeout: 90_000 }, () => {
   it('starts every process of the shape', () => {
     expect(h.stack.labels().sort()).toEqual(
-      ['influxdb', 'ingest-1', 'ingest-2', 'nats-1', 'nats-2', 'nats-3', 'nginx', 'query-1', 'query-2', 'redis-1', 'redis-2', 'redis-3', 'redis-4', 'redis-5', 'redis-6', 'writer-1', 'writer-2'].sort(),
+      [
+        'influxdb',
+        'ingest-1',
+        'ingest-2',
+        'nats-1',
+        'nats-2',
+        'nats-3',
+        'nginx',
+        'query-1',
+        'query-2',
+        'redis-1',
+        'redis-2',
+        'redis-3',
+        'redis-4',
+        'redis-5',
+        'redis-6',
+        'writer-1',
+        'writer-2',
+      ].sort(),
     );
     for (const label of h.stack.labels()) expect(h.stack.pidOf(label), label).toBeGreaterThan(0);
     console.log(`cluster shape started in ${startMs} ms`);
@@ -39,8 +62,23 @@ describe('the cluster shape through nginx', { timeout: 90_000 }, () => {
   it('logs in, ingests over HTTP, and reads the events back', async () => {
     const task = unique('http-');
     const events = [
-      ...[1, 2, 3].map((iter) => ({ type: 'training_stats_scalar', task, iter, metric: 'loss', variant: 'train', value: iter / 10, timestamp: 1_700_000_000_000 + iter })),
-      ...[1, 2].map((iter) => ({ type: 'log', task, iter, msg: `line ${iter}`, level: 'info', timestamp: 1_700_000_000_000 + iter })),
+      ...[1, 2, 3].map((iter) => ({
+        type: 'training_stats_scalar',
+        task,
+        iter,
+        metric: 'loss',
+        variant: 'train',
+        value: iter / 10,
+        timestamp: 1_700_000_000_000 + iter,
+      })),
+      ...[1, 2].map((iter) => ({
+        type: 'log',
+        task,
+        iter,
+        msg: `line ${iter}`,
+        level: 'info',
+        timestamp: 1_700_000_000_000 + iter,
+      })),
     ];
     const added = await h.call('events.add_batch', undefined, {
       token,
@@ -50,9 +88,17 @@ describe('the cluster shape through nginx', { timeout: 90_000 }, () => {
     expect(added.status, JSON.stringify(added.body)).toBe(200);
     expect(added.body.data).toMatchObject({ added: 5, errors: 0 });
 
-    const scalars = await eventually(() => histogram(task), (r) => r.body?.data?.loss?.train?.y?.length === 3, { what: 'scalars of the HTTP batch', timeoutMs: 20_000, everyMs: 200 });
+    const scalars = await eventually(
+      () => histogram(task),
+      (r) => r.body?.data?.loss?.train?.y?.length === 3,
+      { what: 'scalars of the HTTP batch', timeoutMs: 20_000, everyMs: 200 },
+    );
     expect(scalars.body.data.loss.train).toMatchObject({ x: [1, 2, 3], y: [0.1, 0.2, 0.3] });
-    const log = await eventually(() => h.call('events.get_task_log', { task, batch_size: 10 }, { token }), (r) => r.body?.data?.total === 2, { what: 'log lines of the HTTP batch', timeoutMs: 20_000, everyMs: 200 });
+    const log = await eventually(
+      () => h.call('events.get_task_log', { task, batch_size: 10 }, { token }),
+      (r) => r.body?.data?.total === 2,
+      { what: 'log lines of the HTTP batch', timeoutMs: 20_000, everyMs: 200 },
+    );
     expect(log.body.data.events.map((e: { msg: string }) => e.msg).sort()).toEqual(['line 1', 'line 2']);
   });
 
@@ -62,12 +108,21 @@ describe('the cluster shape through nginx', { timeout: 90_000 }, () => {
     const client = new Client(h.grpcAddress, grpcCredentials.createInsecure());
     const metadata = new Metadata();
     metadata.set('authorization', `Bearer ${token}`);
-    const stream = (client as unknown as { StreamEvents(md: Metadata): ClientDuplexStream<unknown, ChunkAck> }).StreamEvents(metadata);
+    const stream = (
+      client as unknown as { StreamEvents(md: Metadata): ClientDuplexStream<unknown, ChunkAck> }
+    ).StreamEvents(metadata);
     const inbox = new StreamInbox(stream as unknown as ClientDuplexStream<Buffer, ChunkAck>);
     stream.write(
       create(EventChunkSchema, {
         chunkId: 1n,
-        events: [1, 2].map((iter) => ({ type: 'training_stats_scalar', task, iter: BigInt(iter), metric: 'loss', variant: 'train', value: iter })),
+        events: [1, 2].map((iter) => ({
+          type: 'training_stats_scalar',
+          task,
+          iter: BigInt(iter),
+          metric: 'loss',
+          variant: 'train',
+          value: iter,
+        })),
       }),
     );
     const answer = await inbox.next(20_000);
@@ -77,7 +132,11 @@ describe('the cluster shape through nginx', { timeout: 90_000 }, () => {
     expect(answer?.kind).toBe('ack');
     expect(answer?.kind === 'ack' && answer.ack).toMatchObject({ chunkId: 1n, added: 2, errors: 0 });
 
-    const scalars = await eventually(() => histogram(task), (r) => r.body?.data?.loss?.train?.y?.length === 2, { what: 'scalars of the gRPC chunk', timeoutMs: 20_000, everyMs: 200 });
+    const scalars = await eventually(
+      () => histogram(task),
+      (r) => r.body?.data?.loss?.train?.y?.length === 2,
+      { what: 'scalars of the gRPC chunk', timeoutMs: 20_000, everyMs: 200 },
+    );
     expect(scalars.body.data.loss.train).toMatchObject({ x: [1, 2], y: [1, 2] });
   });
 

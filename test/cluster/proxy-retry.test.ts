@@ -40,7 +40,10 @@ async function fakeProcess(behaviour: Behaviour): Promise<FakeProcess> {
       const id = request.headers['x-request-id'];
       if (typeof id === 'string') received.push(id);
       if (behaviour === 'dies' && typeof id === 'string') request.socket.destroy();
-      else response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ meta: { result_code: 200 }, data: { bytes: Buffer.concat(chunks).length } }));
+      else
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ meta: { result_code: 200 }, data: { bytes: Buffer.concat(chunks).length } }));
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
@@ -92,15 +95,28 @@ async function startProxy(first: Behaviour): Promise<Proxy> {
 
 let sequence = 0;
 
-async function post(proxy: Proxy, operation: string, body: string, contentType = 'application/json'): Promise<{ id: string; status: number }> {
+async function post(
+  proxy: Proxy,
+  operation: string,
+  body: string,
+  contentType = 'application/json',
+): Promise<{ id: string; status: number }> {
   const id = `r${++sequence}`;
-  const response = await fetch(`${proxy.baseUrl}/v2.23/${operation}`, { method: 'POST', headers: { 'content-type': contentType, 'x-request-id': id }, body });
+  const response = await fetch(`${proxy.baseUrl}/v2.23/${operation}`, {
+    method: 'POST',
+    headers: { 'content-type': contentType, 'x-request-id': id },
+    body,
+  });
   await response.arrayBuffer();
   return { id, status: response.status };
 }
 
 /** Calls until the first (dying) process has received one of them; answers every call made. */
-async function callUntilFirstHit(proxy: Proxy, first: FakeProcess, call: () => Promise<{ id: string; status: number }>) {
+async function callUntilFirstHit(
+  proxy: Proxy,
+  first: FakeProcess,
+  call: () => Promise<{ id: string; status: number }>,
+) {
   const calls: Array<{ id: string; status: number }> = [];
   while (first.received.length === 0 && calls.length < 10) calls.push(await call());
   expect(first.received, 'nginx never sent a call to the first process').toHaveLength(1);
@@ -155,33 +171,52 @@ const INGEST = ['events.add', 'events.add_batch'];
 
 describe('nginx in front of the service processes', { timeout: 60_000 }, () => {
   it('has every operation of the service in one of the lists', () => {
-    expect([...RETRIED, ...NOT_REPEATED, ...INGEST].sort()).toEqual([...new Set(registeredOperations().map((o) => o.name))].sort());
+    expect([...RETRIED, ...NOT_REPEATED, ...INGEST].sort()).toEqual(
+      [...new Set(registeredOperations().map((o) => o.name))].sort(),
+    );
   });
 
-  it.each(RETRIED)('passes %s, held by a process that died, to another one: the client gets its answer', async (operation) => {
-    const proxy = await startProxy('dies');
-    const calls = await callUntilFirstHit(proxy, proxy.query[0]!, () => post(proxy, operation, JSON.stringify({ task: 't' })));
-    expect(calls.map((c) => c.status)).toEqual(calls.map(() => 200));
-    // The call the dying process held was answered by the other one.
-    expect(proxy.query[1]!.received).toContain(proxy.query[0]!.received[0]);
-  });
+  it.each(RETRIED)(
+    'passes %s, held by a process that died, to another one: the client gets its answer',
+    async (operation) => {
+      const proxy = await startProxy('dies');
+      const calls = await callUntilFirstHit(proxy, proxy.query[0]!, () =>
+        post(proxy, operation, JSON.stringify({ task: 't' })),
+      );
+      expect(calls.map((c) => c.status)).toEqual(calls.map(() => 200));
+      // The call the dying process held was answered by the other one.
+      expect(proxy.query[1]!.received).toContain(proxy.query[0]!.received[0]);
+    },
+  );
 
-  it.each(NOT_REPEATED)('never sends %s a second time once it reached a process: the client gets 502', async (operation) => {
-    const proxy = await startProxy('dies');
-    const calls = await callUntilFirstHit(proxy, proxy.query[0]!, () => post(proxy, operation, JSON.stringify({ task: 't' })));
-    const held = calls.find((c) => c.id === proxy.query[0]!.received[0])!;
-    expect(held.status).toBe(502);
-    expect(proxy.query[1]!.received).not.toContain(held.id);
-  });
+  it.each(NOT_REPEATED)(
+    'never sends %s a second time once it reached a process: the client gets 502',
+    async (operation) => {
+      const proxy = await startProxy('dies');
+      const calls = await callUntilFirstHit(proxy, proxy.query[0]!, () =>
+        post(proxy, operation, JSON.stringify({ task: 't' })),
+      );
+      const held = calls.find((c) => c.id === proxy.query[0]!.received[0])!;
+      expect(held.status).toBe(502);
+      expect(proxy.query[1]!.received).not.toContain(held.id);
+    },
+  );
 
-  it.each(INGEST)('never sends %s a second time once it reached an ingest process (its body is streamed): the client re-sends it', async (operation) => {
-    const proxy = await startProxy('dies');
-    const lines = Array.from({ length: 50 }, (_, i) => JSON.stringify({ type: 'log', task: 't', iter: i, msg: `line ${i}` })).join('\n');
-    const calls = await callUntilFirstHit(proxy, proxy.ingest[0]!, () => post(proxy, operation, lines, 'application/json-lines'));
-    const held = calls.find((c) => c.id === proxy.ingest[0]!.received[0])!;
-    expect(held.status).toBe(502);
-    expect(proxy.ingest[1]!.received).not.toContain(held.id);
-  });
+  it.each(INGEST)(
+    'never sends %s a second time once it reached an ingest process (its body is streamed): the client re-sends it',
+    async (operation) => {
+      const proxy = await startProxy('dies');
+      const lines = Array.from({ length: 50 }, (_, i) =>
+        JSON.stringify({ type: 'log', task: 't', iter: i, msg: `line ${i}` }),
+      ).join('\n');
+      const calls = await callUntilFirstHit(proxy, proxy.ingest[0]!, () =>
+        post(proxy, operation, lines, 'application/json-lines'),
+      );
+      const held = calls.find((c) => c.id === proxy.ingest[0]!.received[0])!;
+      expect(held.status).toBe(502);
+      expect(proxy.ingest[1]!.received).not.toContain(held.id);
+    },
+  );
 
   it('sends every call, reads, writes and events.add_batch, to the process that listens when the other refuses connections', async () => {
     const proxy = await startProxy('refuses');
@@ -189,7 +224,14 @@ describe('nginx in front of the service processes', { timeout: 60_000 }, () => {
     for (let i = 0; i < 4; i++) {
       calls.push(await post(proxy, 'events.get_task_events', JSON.stringify({ task: 't' })));
       calls.push(await post(proxy, 'reports.create', JSON.stringify({ name: `r${i}` })));
-      calls.push(await post(proxy, 'events.add_batch', JSON.stringify({ type: 'log', task: 't', iter: i, msg: 'x' }), 'application/json-lines'));
+      calls.push(
+        await post(
+          proxy,
+          'events.add_batch',
+          JSON.stringify({ type: 'log', task: 't', iter: i, msg: 'x' }),
+          'application/json-lines',
+        ),
+      );
     }
     expect(calls.map((c) => c.status)).toEqual(calls.map(() => 200));
     expect(proxy.query[1]!.received).toHaveLength(8);

@@ -36,7 +36,10 @@ beforeAll(async () => {
     appendFsync: 'everysec',
     context: { timeoutMs: 60_000, restartOnExit: false, log: () => {}, onSpawned: (child) => children.push(child) },
   });
-  store = await connectRedis({ url: cluster.url, commandTimeoutMs: 2_000 }, createLogger({ level: 'silent', name: 'redis-failover-test' }));
+  store = await connectRedis(
+    { url: cluster.url, commandTimeoutMs: 2_000 },
+    createLogger({ level: 'silent', name: 'redis-failover-test' }),
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -55,7 +58,9 @@ async function failOver(key: string): Promise<void> {
   // A replica appears in CLUSTER SLOTS once it is attached to its master, shortly after the cluster was made.
   const range = await eventually(
     async () => {
-      const ranges = JSON.parse(await redisNodeCommand(cluster.nodes[0]!.ports.port, ['CLUSTER', 'SLOTS'])) as Array<[number, number, [string, number], [string, number]?]>;
+      const ranges = JSON.parse(await redisNodeCommand(cluster.nodes[0]!.ports.port, ['CLUSTER', 'SLOTS'])) as Array<
+        [number, number, [string, number], [string, number]?]
+      >;
       return ranges.find(([from, to]) => from <= slot && slot <= to);
     },
     (found) => found?.[3] !== undefined,

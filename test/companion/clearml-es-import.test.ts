@@ -27,23 +27,84 @@ const task = unique('es-task-');
 const model = unique('es-model-');
 const SCALARS = 120;
 const LOGS = 30;
-const BIG_FIGURE = JSON.stringify({ data: [{ x: Array.from({ length: 50 }, (_, i) => i), y: Array.from({ length: 50 }, (_, i) => i * i) }], layout: { title: 'big' } });
+const BIG_FIGURE = JSON.stringify({
+  data: [{ x: Array.from({ length: 50 }, (_, i) => i), y: Array.from({ length: 50 }, (_, i) => i * i) }],
+  layout: { title: 'big' },
+});
 
 function exportFile(company: string): string {
   const index = (type: string, c = company) => `events-${type}-${c.toLowerCase()}`;
-  const stored = (type: string, source: object) => ({ '@timestamp': '2024-06-10T06:13:20.200Z', company_id: company, task, type, worker: 'gpu-7', model_event: false, metric: '', variant: '', timestamp: 1718000000000, ...source });
-  const hit = (type: string, source: object, c = company) => ({ _index: index(type, c), _type: '_doc', _id: unique(''), _score: 1, _source: stored(type, source) });
+  const stored = (type: string, source: object) => ({
+    '@timestamp': '2024-06-10T06:13:20.200Z',
+    company_id: company,
+    task,
+    type,
+    worker: 'gpu-7',
+    model_event: false,
+    metric: '',
+    variant: '',
+    timestamp: 1718000000000,
+    ...source,
+  });
+  const hit = (type: string, source: object, c = company) => ({
+    _index: index(type, c),
+    _type: '_doc',
+    _id: unique(''),
+    _score: 1,
+    _source: stored(type, source),
+  });
   const lines: unknown[] = [];
-  for (let iter = 0; iter < SCALARS; iter++) lines.push(hit('training_stats_scalar', { iter, metric: 'loss', variant: 'train', value: iter / 100, timestamp: 1718000000000 + iter }));
-  for (let i = 0; i < LOGS; i++) lines.push(hit('log', { msg: `log line ${i}`, level: 'info', timestamp: 1718000100000 + i }));
+  for (let iter = 0; iter < SCALARS; iter++)
+    lines.push(
+      hit('training_stats_scalar', {
+        iter,
+        metric: 'loss',
+        variant: 'train',
+        value: iter / 100,
+        timestamp: 1718000000000 + iter,
+      }),
+    );
+  for (let i = 0; i < LOGS; i++)
+    lines.push(hit('log', { msg: `log line ${i}`, level: 'info', timestamp: 1718000100000 + i }));
   lines.push(hit('training_stats_vector', { iter: 1, metric: 'weights', variant: 'l1', value: [0.1, 0.2, 0.3] }));
-  lines.push(hit('training_debug_image', { iter: 1, metric: 'samples', variant: 'input', key: 'k1', url: 'https://files.example/k1.jpg' }));
+  lines.push(
+    hit('training_debug_image', {
+      iter: 1,
+      metric: 'samples',
+      variant: 'input',
+      key: 'k1',
+      url: 'https://files.example/k1.jpg',
+    }),
+  );
   lines.push(hit('plot', { iter: 1, metric: 'roc', variant: 'v', plot_str: '{"data": []}', plot_len: 12 }));
-  lines.push(hit('plot', { iter: 2, metric: 'roc', variant: 'v', plot_data: deflateSync(Buffer.from(BIG_FIGURE), { level: 1 }).toString('base64'), plot_len: BIG_FIGURE.length }));
-  lines.push(hit('training_stats_scalar', { task: model, model_event: true, iter: 1, metric: 'loss', variant: 'train', value: 2 }));
+  lines.push(
+    hit('plot', {
+      iter: 2,
+      metric: 'roc',
+      variant: 'v',
+      plot_data: deflateSync(Buffer.from(BIG_FIGURE), { level: 1 }).toString('base64'),
+      plot_len: BIG_FIGURE.length,
+    }),
+  );
+  lines.push(
+    hit('training_stats_scalar', {
+      task: model,
+      model_event: true,
+      iter: 1,
+      metric: 'loss',
+      variant: 'train',
+      value: 2,
+    }),
+  );
   lines.push(hit('log', { msg: 'another company' }, 'someone-else'));
   // A saved scroll page (jq -c of a _search answer) holds three more scalars.
-  lines.push({ _scroll_id: 'abc', hits: { total: { value: 3 }, hits: [0, 1, 2].map((i) => hit('training_stats_scalar', { iter: i, metric: 'acc', variant: 'val', value: i })) } });
+  lines.push({
+    _scroll_id: 'abc',
+    hits: {
+      total: { value: 3 },
+      hits: [0, 1, 2].map((i) => hit('training_stats_scalar', { iter: i, metric: 'acc', variant: 'val', value: i })),
+    },
+  });
   const text = ['', ...lines.map((l) => JSON.stringify(l)), 'not json', ''].join('\n');
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'es-export-')), 'events.ndjson');
   writeFileSync(file, text);
@@ -64,12 +125,21 @@ class FlakyProxy {
       for await (const chunk of req) chunks.push(chunk as Buffer);
       if (req.url?.includes('events.add_batch')) {
         if (this.batches >= this.failAfter) {
-          res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ meta: { result_code: 503, result_subcode: 0, result_msg: 'down for a moment' }, data: {} }));
+          res.writeHead(503, { 'content-type': 'application/json' }).end(
+            JSON.stringify({
+              meta: { result_code: 503, result_subcode: 0, result_msg: 'down for a moment' },
+              data: {},
+            }),
+          );
           return;
         }
         this.batches++;
       }
-      const answer = await fetch(`${this.target}${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body: chunks.length ? Buffer.concat(chunks) : undefined });
+      const answer = await fetch(`${this.target}${req.url}`, {
+        method: req.method,
+        headers: req.headers as Record<string, string>,
+        body: chunks.length ? Buffer.concat(chunks) : undefined,
+      });
       res.writeHead(answer.status, { 'content-type': 'application/json' }).end(Buffer.from(await answer.arrayBuffer()));
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -96,7 +166,14 @@ afterAll(async () => {
   await f?.stop();
 });
 
-const apiAt = (url: string) => new EventsApi({ url, accessKey: f.h.credentials.a.access_key, secretKey: f.h.credentials.a.secret_key, attempts: 2, retryDelayMs: 10 });
+const apiAt = (url: string) =>
+  new EventsApi({
+    url,
+    accessKey: f.h.credentials.a.access_key,
+    secretKey: f.h.credentials.a.secret_key,
+    attempts: 2,
+    retryDelayMs: 10,
+  });
 
 describe('import of an Elasticsearch events export', () => {
   it('stops at an outage, resumes where it stopped, stores every event of the company once, and does nothing more once done', async () => {
@@ -104,7 +181,9 @@ describe('import of an Elasticsearch events export', () => {
     const statePath = `${file}.import-state.json`;
     // Batches of 25: the fifth holds the last scalars and the first log lines, the sixth fails.
     proxy.failAfter = 5;
-    const stopped = await importEsExport({ file, api: apiAt(proxyUrl), statePath, batchEvents: 25 }).catch((error: unknown) => error);
+    const stopped = await importEsExport({ file, api: apiAt(proxyUrl), statePath, batchEvents: 25 }).catch(
+      (error: unknown) => error,
+    );
     expect(stopped).toBeInstanceOf(TransientFailure);
     const saved = JSON.parse(readFileSync(statePath, 'utf8'));
     expect(saved).toMatchObject({ done: false, added: 125 });
@@ -116,19 +195,31 @@ describe('import of an Elasticsearch events export', () => {
     expect(state.documents).toBe(SCALARS + LOGS + 6 + 3);
     expect(state.skipped).toEqual({ 'another company (someone-else)': 1, 'line that is not JSON': 1 });
 
-    const log = await eventually(() => f.data('events.get_task_log', { task, batch_size: 500 }), (d) => d.total >= LOGS);
+    const log = await eventually(
+      () => f.data('events.get_task_log', { task, batch_size: 500 }),
+      (d) => d.total >= LOGS,
+    );
     expect(log.total).toBe(LOGS);
     expect(new Set(log.events.map((e: any) => e.msg)).size).toBe(LOGS);
-    const scalars = await eventually(() => f.data('events.scalar_metrics_iter_histogram', { task, key: 'iter', samples: 1000 }), (d) => d.loss?.train?.x?.length === SCALARS && d.acc !== undefined);
+    const scalars = await eventually(
+      () => f.data('events.scalar_metrics_iter_histogram', { task, key: 'iter', samples: 1000 }),
+      (d) => d.loss?.train?.x?.length === SCALARS && d.acc !== undefined,
+    );
     expect(scalars.loss.train.x).toHaveLength(SCALARS);
     expect(scalars.acc.val.y).toEqual([0, 1, 2]);
-    const plots = await eventually(() => f.data('events.get_task_plots', { task, iters: 2 }), (d) => d.plots.length === 2);
+    const plots = await eventually(
+      () => f.data('events.get_task_plots', { task, iters: 2 }),
+      (d) => d.plots.length === 2,
+    );
     expect(plots.plots.find((p: any) => p.iter === 2).plot_str).toBe(BIG_FIGURE);
     const image = await f.data('events.get_debug_image_sample', { task, metric: 'samples', variant: 'input' });
     expect(image.event).toMatchObject({ url: 'https://files.example/k1.jpg', key: 'k1', iter: 1 });
     const vector = await f.data('events.vector_metrics_iter_histogram', { task, metric: 'weights', variant: 'l1' });
     expect(vector).toMatchObject({ vectors: [[0.1, 0.2, 0.3]], iterations: [1] });
-    const modelScalars = await eventually(() => f.data('events.scalar_metrics_iter_histogram', { task: model, model_events: true }), (d) => d.loss !== undefined);
+    const modelScalars = await eventually(
+      () => f.data('events.scalar_metrics_iter_histogram', { task: model, model_events: true }),
+      (d) => d.loss !== undefined,
+    );
     expect(modelScalars.loss.train.y).toEqual([2]);
 
     const before = proxy.batches;
@@ -140,7 +231,11 @@ describe('import of an Elasticsearch events export', () => {
 
   it('runs as npm run import:clearml-es does (credentials and URL from the environment), and refuses to run without credentials', async () => {
     const file = exportFile(f.company('a'));
-    const env = { CLEARML_API_HOST: f.h.baseUrl, CLEARML_API_ACCESS_KEY: f.h.credentials.a.access_key, CLEARML_API_SECRET_KEY: f.h.credentials.a.secret_key };
+    const env = {
+      CLEARML_API_HOST: f.h.baseUrl,
+      CLEARML_API_ACCESS_KEY: f.h.credentials.a.access_key,
+      CLEARML_API_SECRET_KEY: f.h.credentials.a.secret_key,
+    };
     expect(await main([file, '--batch-events', '40'], env)).toBe(0);
     expect(JSON.parse(readFileSync(`${file}.import-state.json`, 'utf8'))).toMatchObject({ done: true, refused: {} });
     expect(await main([file], { CLEARML_API_HOST: f.h.baseUrl })).toBe(2);
@@ -153,7 +248,10 @@ describe('import of an Elasticsearch events export', () => {
     await importEsExport({ file, api: apiAt(f.h.baseUrl), statePath });
     const state = await importEsExport({ file, api: apiAt(f.h.baseUrl), statePath, restart: true });
     expect(state.added).toBe(SCALARS + LOGS + 1 + 1 + 2 + 1 + 3);
-    const scalars = await eventually(() => f.data('events.scalar_metrics_iter_histogram', { task, key: 'iter', samples: 1000 }), (d) => d.loss?.train?.x?.length === SCALARS);
+    const scalars = await eventually(
+      () => f.data('events.scalar_metrics_iter_histogram', { task, key: 'iter', samples: 1000 }),
+      (d) => d.loss?.train?.x?.length === SCALARS,
+    );
     expect(scalars.loss.train.y).toHaveLength(SCALARS);
     const plots = await f.data('events.get_task_plots', { task, iters: 2 });
     expect(plots.plots).toHaveLength(2);

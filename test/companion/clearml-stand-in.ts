@@ -196,7 +196,8 @@ function project(record: Record<string, unknown>, onlyFields: string[]): Record<
     if (field === 'company') out.company = record.company ? { id: record.company } : {};
     else if (field === 'project' || field === 'project.name') {
       const p = record.project as { id: string; name: string } | undefined;
-      if (p) out.project = field === 'project.name' || onlyFields.length === 0 ? { id: p.id, name: p.name } : { id: p.id };
+      if (p)
+        out.project = field === 'project.name' || onlyFields.length === 0 ? { id: p.id, name: p.name } : { id: p.id };
     } else if (field in record) out[field] = record[field];
   }
   return out;

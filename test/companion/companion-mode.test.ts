@@ -54,18 +54,67 @@ beforeAll(async () => {
   const b = f.company('b');
   tokenA = clearml.issueToken('user-a', a);
   tokenB = clearml.issueToken('user-b', b);
-  clearml.tasks.set(withEvents, { id: withEvents, company: a, name: 'resnet training', project: projectA, status: 'in_progress', type: 'training' });
-  clearml.tasks.set(noEvents, { id: noEvents, company: a, name: 'queued run', project: projectA, status: 'queued', type: 'training' });
-  clearml.tasks.set(published, { id: published, company: a, name: 'final run', project: projectA, status: 'published', type: 'training' });
-  clearml.tasks.set(taskOfB, { id: taskOfB, company: b, name: 'b secret run', status: 'in_progress', type: 'training' });
+  clearml.tasks.set(withEvents, {
+    id: withEvents,
+    company: a,
+    name: 'resnet training',
+    project: projectA,
+    status: 'in_progress',
+    type: 'training',
+  });
+  clearml.tasks.set(noEvents, {
+    id: noEvents,
+    company: a,
+    name: 'queued run',
+    project: projectA,
+    status: 'queued',
+    type: 'training',
+  });
+  clearml.tasks.set(published, {
+    id: published,
+    company: a,
+    name: 'final run',
+    project: projectA,
+    status: 'published',
+    type: 'training',
+  });
+  clearml.tasks.set(taskOfB, {
+    id: taskOfB,
+    company: b,
+    name: 'b secret run',
+    status: 'in_progress',
+    type: 'training',
+  });
   clearml.models.set(modelA, { id: modelA, company: a, name: 'resnet model', project: projectA, ready: false });
 
   const r = await addAs(tokenA, [
-    ...[1, 2, 3].map((iter) => ({ type: 'training_stats_scalar', task: withEvents, metric: 'loss', variant: 'train', iter, value: iter / 10 })),
-    { type: 'training_stats_scalar', task: withEvents, metric: 'Summary', variant: 'acc', iter: -2147483648, value: 0.9 },
+    ...[1, 2, 3].map((iter) => ({
+      type: 'training_stats_scalar',
+      task: withEvents,
+      metric: 'loss',
+      variant: 'train',
+      iter,
+      value: iter / 10,
+    })),
+    {
+      type: 'training_stats_scalar',
+      task: withEvents,
+      metric: 'Summary',
+      variant: 'acc',
+      iter: -2147483648,
+      value: 0.9,
+    },
     { type: 'plot', task: withEvents, metric: 'roc', variant: 'v', iter: 1, plot_str: '{"data": []}' },
     { type: 'log', task: withEvents, msg: 'hello from A' },
-    { type: 'training_stats_scalar', task: modelA, model_event: true, metric: 'loss', variant: 'train', iter: 1, value: 1 },
+    {
+      type: 'training_stats_scalar',
+      task: modelA,
+      model_event: true,
+      metric: 'loss',
+      variant: 'train',
+      iter: 1,
+      value: 1,
+    },
   ]);
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   expect(r.body.data).toMatchObject({ added: 7, errors: 0 });
@@ -93,7 +142,11 @@ describe('event writes', () => {
       { type: 'log', task: published, msg: 'locked' },
     ]);
     expect(r.status).toBe(200);
-    expect(r.body.data).toEqual({ added: 1, errors: 2, errors_info: { [`Invalid task id ${unknown}`]: 1, [`Invalid task id ${published}`]: 1 } });
+    expect(r.body.data).toEqual({
+      added: 1,
+      errors: 2,
+      errors_info: { [`Invalid task id ${unknown}`]: 1, [`Invalid task id ${published}`]: 1 },
+    });
     const forced = await addAs(tokenA, [{ type: 'log', task: published, msg: 'forced', allow_locked: true }]);
     expect(forced.body.data).toMatchObject({ added: 1, errors: 0 });
   });
@@ -102,7 +155,16 @@ describe('event writes', () => {
     const before = clearml.callCount('tasks.get_all_ex');
     const ids = Array.from({ length: 30 }, () => unique('bulk-'));
     for (const id of ids) clearml.tasks.set(id, { id, company: f.company('a'), name: id, status: 'created' });
-    const events = ids.flatMap((task) => [1, 2, 3, 4].map((iter) => ({ type: 'training_stats_scalar', task, metric: 'm', variant: 'v', iter, value: iter })));
+    const events = ids.flatMap((task) =>
+      [1, 2, 3, 4].map((iter) => ({
+        type: 'training_stats_scalar',
+        task,
+        metric: 'm',
+        variant: 'v',
+        iter,
+        value: iter,
+      })),
+    );
     const r = await addAs(tokenA, events);
     expect(r.body.data).toMatchObject({ added: 120, errors: 0 });
     expect(clearml.callCount('tasks.get_all_ex') - before).toBe(1);
@@ -127,17 +189,32 @@ describe('reads', () => {
     const log = await f.data('events.get_task_log', { task: noEvents }, tokenA);
     expect(log).toMatchObject({ events: [], returned: 0, total: 0 });
     expect(await f.data('events.scalar_metrics_iter_histogram', { task: noEvents }, tokenA)).toEqual({});
-    expect(await f.data('events.get_task_plots', { task: noEvents, iters: 1 }, tokenA)).toMatchObject({ plots: [], total: 0 });
-    const metrics = await f.data('events.get_multi_task_metrics', { tasks: [noEvents], event_type: 'training_stats_scalar' }, tokenA);
+    expect(await f.data('events.get_task_plots', { task: noEvents, iters: 1 }, tokenA)).toMatchObject({
+      plots: [],
+      total: 0,
+    });
+    const metrics = await f.data(
+      'events.get_multi_task_metrics',
+      { tasks: [noEvents], event_type: 'training_stats_scalar' },
+      tokenA,
+    );
     expect(metrics.metrics).toEqual([]);
     const images = await f.data('events.debug_images', { metrics: [{ task: noEvents }], iters: 3 }, tokenA);
     expect(images.metrics).toEqual([{ task: noEvents, iterations: [] }]);
-    const compare = await f.data('events.multi_task_scalar_metrics_iter_histogram', { tasks: [noEvents, withEvents], key: 'iter' }, tokenA);
+    const compare = await f.data(
+      'events.multi_task_scalar_metrics_iter_histogram',
+      { tasks: [noEvents, withEvents], key: 'iter' },
+      tokenA,
+    );
     expect(Object.keys(compare.metrics)).toEqual(['loss']);
   });
 
-  it("name tasks with their ClearML names in multi-task answers", async () => {
-    const compare = await f.data('events.multi_task_scalar_metrics_iter_histogram', { tasks: [withEvents], key: 'iter' }, tokenA);
+  it('name tasks with their ClearML names in multi-task answers', async () => {
+    const compare = await f.data(
+      'events.multi_task_scalar_metrics_iter_histogram',
+      { tasks: [withEvents], key: 'iter' },
+      tokenA,
+    );
     expect(compare.metrics.loss.train[withEvents].name).toBe('resnet training');
     const plots = await f.data('events.get_multi_task_plots', { tasks: [withEvents], iters: 1 }, tokenA);
     expect(plots.plots.roc.v[withEvents]['1'].name).toBe('resnet training');
@@ -149,7 +226,11 @@ describe('reads', () => {
     expectError(await call('events.get_task_log', { task: unique('nowhere-') }), 400, 101);
     expectError(await call('events.get_task_log', { task: withEvents }, tokenB), 400, 101);
     expectError(await call('events.get_multi_task_metrics', { tasks: [withEvents] }, tokenB), 400, 101);
-    expectError(await call('events.scalar_metrics_iter_histogram', { task: modelA, model_events: true }, tokenB), 400, 201);
+    expectError(
+      await call('events.scalar_metrics_iter_histogram', { task: modelA, model_events: true }, tokenB),
+      400,
+      201,
+    );
     clearml.leakCompany = true;
     try {
       expectError(await call('events.get_task_log', { task: withEvents }, tokenB), 400, 101);
@@ -167,7 +248,11 @@ describe('reads', () => {
   });
 
   it('accept the clearml_token_basic cookie the web UI sends, issued by the ClearML server', async () => {
-    const r = await f.h.call('events.get_task_log', { task: withEvents }, { headers: { cookie: `clearml_token_basic=${tokenA}`, 'x-allegro-client': 'Webapp-2.0' } });
+    const r = await f.h.call(
+      'events.get_task_log',
+      { task: withEvents },
+      { headers: { cookie: `clearml_token_basic=${tokenA}`, 'x-allegro-client': 'Webapp-2.0' } },
+    );
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.data.events.map((e: any) => e.msg)).toContain('hello from A');
   });
@@ -181,22 +266,43 @@ describe('reads', () => {
 describe('reports.get_task_data (web UI report widgets)', () => {
   it('carries ClearML names and projects, for tasks with and without events', async () => {
     // report-widgets app.effects.ts getScalar
-    const d = await f.data('reports.get_task_data', {
-      id: [withEvents, noEvents],
-      model_events: false,
-      scalar_metrics_iter_histogram: { metrics: [{ metric: 'loss', variants: ['train'] }], key: 'iter' },
-    }, tokenA);
+    const d = await f.data(
+      'reports.get_task_data',
+      {
+        id: [withEvents, noEvents],
+        model_events: false,
+        scalar_metrics_iter_histogram: { metrics: [{ metric: 'loss', variants: ['train'] }], key: 'iter' },
+      },
+      tokenA,
+    );
     const byId = new Map(d.tasks.map((t: any) => [t.id, t]));
-    expect(byId.get(withEvents)).toMatchObject({ name: 'resnet training', status: 'in_progress', project: { id: projectA.id } });
+    expect(byId.get(withEvents)).toMatchObject({
+      name: 'resnet training',
+      status: 'in_progress',
+      project: { id: projectA.id },
+    });
     expect(byId.get(noEvents)).toMatchObject({ name: 'queued run', status: 'queued', project: { id: projectA.id } });
     expect(d.scalar_metrics_iter_histogram.loss.train[withEvents].name).toBe('resnet training');
     // getParcoords: only_fields with project; project.name from ClearML
-    const p = await f.data('reports.get_task_data', { id: [withEvents], only_fields: ['last_metrics', 'name', 'last_iteration', 'project.name'] }, tokenA);
-    expect(p.tasks[0]).toMatchObject({ id: withEvents, name: 'resnet training', project: { id: projectA.id, name: projectA.name }, last_iteration: 3 });
+    const p = await f.data(
+      'reports.get_task_data',
+      { id: [withEvents], only_fields: ['last_metrics', 'name', 'last_iteration', 'project.name'] },
+      tokenA,
+    );
+    expect(p.tasks[0]).toMatchObject({
+      id: withEvents,
+      name: 'resnet training',
+      project: { id: projectA.id, name: projectA.name },
+      last_iteration: 3,
+    });
   });
 
   it('answers models with ClearML facts (getPlot with model_events)', async () => {
-    const d = await f.data('reports.get_task_data', { id: [modelA], model_events: true, plots: { iters: 1, metrics: [] } }, tokenA);
+    const d = await f.data(
+      'reports.get_task_data',
+      { id: [modelA], model_events: true, plots: { iters: 1, metrics: [] } },
+      tokenA,
+    );
     expect(d.tasks).toHaveLength(1);
     expect(d.tasks[0]).toMatchObject({ id: modelA, name: 'resnet model', project: { id: projectA.id } });
   });
@@ -213,12 +319,17 @@ describe('reports.get_task_data (web UI report widgets)', () => {
 describe("reports of a ClearML project (the project's reports page)", () => {
   // reports.effects.ts: createReport sends the ClearML project's id and name, getReports asks
   // reports.get_all_ex with the route's project id (reports-routing.module.ts ':projectId/reports').
-  const listOf = (projectId: string, token = tokenA) => f.data('reports.get_all_ex', reportsPageBody({ project: projectId }), token);
+  const listOf = (projectId: string, token = tokenA) =>
+    f.data('reports.get_all_ex', reportsPageBody({ project: projectId }), token);
 
   it('lists a report created from the UI in a ClearML project under that project id', async () => {
     const project = { id: unique('clearml-proj-'), company: f.company('a'), name: unique('Team/Vision ') };
     clearml.projects.set(project.id, project);
-    const created = await f.data('reports.create', { name: unique('weekly '), comment: '', project: project.id, projectName: project.name }, tokenA);
+    const created = await f.data(
+      'reports.create',
+      { name: unique('weekly '), comment: '', project: project.id, projectName: project.name },
+      tokenA,
+    );
     const listed = await listOf(project.id);
     expect(listed.tasks.map((t: any) => t.id)).toEqual([created.id]);
     expect(listed.tasks[0].project).toEqual({ id: created.project_id, name: `${project.name}/.reports` });
@@ -239,7 +350,7 @@ describe("reports of a ClearML project (the project's reports page)", () => {
     expect((await listOf(target.id)).tasks.map((t: any) => t.id)).toEqual([moved.id]);
   });
 
-  it("refuses a ClearML project id the ClearML server does not show to the caller (400/401)", async () => {
+  it('refuses a ClearML project id the ClearML server does not show to the caller (400/401)', async () => {
     const ofB = { id: unique('clearml-proj-'), company: f.company('b'), name: unique('B only ') };
     clearml.projects.set(ofB.id, ofB);
     expectError(await call('reports.create', { name: unique('report '), project: ofB.id }), 400, 401);

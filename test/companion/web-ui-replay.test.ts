@@ -26,11 +26,21 @@ interface Running {
 
 function seedEvents(task: string, task2: string, model: string, logTimes: readonly number[]): object[] {
   // Reported a second apart, as a training loop does (charts by time group points by timestamp).
-  const loss = (t: string, iter: number, value: number, extra: object = {}) => scalar(t, 'loss', 'train', iter, value, { timestamp: logTimes[0]! + iter * 1000, ...extra });
-  const single = (t: string, value: number, extra: object = {}) => scalar(t, 'Summary', 'acc', -2147483648, value, extra);
+  const loss = (t: string, iter: number, value: number, extra: object = {}) =>
+    scalar(t, 'loss', 'train', iter, value, { timestamp: logTimes[0]! + iter * 1000, ...extra });
+  const single = (t: string, value: number, extra: object = {}) =>
+    scalar(t, 'Summary', 'acc', -2147483648, value, extra);
   const chart = (t: string, metric: string, variant: string, iter: number, extra: object = {}) =>
-    plot(t, metric, variant, iter, { timestamp: undefined, plot_str: JSON.stringify({ data: [{ x: [iter], y: [1] }] }), ...extra });
-  const sample = (variant: string, iter: number) => image(task, 'samples', variant, iter, { url: `https://files.example/${task}/${variant}_${iter}.jpg`, key: `${variant}_${iter}` });
+    plot(t, metric, variant, iter, {
+      timestamp: undefined,
+      plot_str: JSON.stringify({ data: [{ x: [iter], y: [1] }] }),
+      ...extra,
+    });
+  const sample = (variant: string, iter: number) =>
+    image(task, 'samples', variant, iter, {
+      url: `https://files.example/${task}/${variant}_${iter}.jpg`,
+      key: `${variant}_${iter}`,
+    });
   const asModel = { model_event: true };
   return [
     ...[1, 2, 3].map((iter) => loss(task, iter, iter / 10)),
@@ -63,7 +73,10 @@ async function startWorld(mode: Mode): Promise<Running> {
     const secret = randomBytes(32).toString('base64url');
     clearml = new ClearmlStandIn(secret);
     await clearml.start();
-    h = await startHarness({ target: 'all', env: { CLEARML_SERVER_URL: clearml.url, CLEARML_TOKEN_SECRET: secret, CLEARML_TIMEOUT_MS: '2000' } });
+    h = await startHarness({
+      target: 'all',
+      env: { CLEARML_SERVER_URL: clearml.url, CLEARML_TOKEN_SECRET: secret, CLEARML_TIMEOUT_MS: '2000' },
+    });
     const company = h.credentials.a.company;
     userId = unique('user-');
     token = clearml.issueToken(userId, company);
@@ -90,7 +103,9 @@ async function startWorld(mode: Mode): Promise<Running> {
   const added = await h.call('v2.23/events.add_batch', undefined, {
     token,
     headers: { 'content-type': 'application/json-lines' },
-    rawBody: seedEvents(ids.task, ids.task2, ids.model, logTimes).map((e) => JSON.stringify(e)).join('\n'),
+    rawBody: seedEvents(ids.task, ids.task2, ids.model, logTimes)
+      .map((e) => JSON.stringify(e))
+      .join('\n'),
   });
   expect(added.status, JSON.stringify(added.body)).toBe(200);
   expect(added.body.data.errors, JSON.stringify(added.body.data)).toBe(0);
@@ -99,9 +114,17 @@ async function startWorld(mode: Mode): Promise<Running> {
     const headers: Record<string, string> = { cookie: `clearml_token_basic=${token}` };
     if (!options.link) headers['x-allegro-client'] = CLIENT_HEADER;
     if (options.tenant) headers['x-allegro-tenant'] = company;
-    const r = await h.call(`v999.0/${operation}${options.query ? `?${options.query}` : ''}`, body, { method: options.method, headers });
+    const r = await h.call(`v999.0/${operation}${options.query ? `?${options.query}` : ''}`, body, {
+      method: options.method,
+      headers,
+    });
     const envelope = typeof r.body === 'object' && r.body !== null ? r.body : undefined;
-    return { status: r.status, meta: envelope?.meta, data: envelope?.data, text: typeof r.body === 'string' ? r.body : JSON.stringify(r.body) };
+    return {
+      status: r.status,
+      meta: envelope?.meta,
+      data: envelope?.data,
+      text: typeof r.body === 'string' ? r.body : JSON.stringify(r.body),
+    };
   };
   const world: UiWorld = {
     mode,
@@ -115,19 +138,42 @@ async function startWorld(mode: Mode): Promise<Running> {
     ui,
     async newReport() {
       const name = `ui report ${randomBytes(6).toString('hex')}`;
-      const r = await ui('reports.create', { name, comment: 'about it', project: project.id, projectName: project.name });
+      const r = await ui('reports.create', {
+        name,
+        comment: 'about it',
+        project: project.id,
+        projectName: project.name,
+      });
       expect(r.status, JSON.stringify(r.meta)).toBe(200);
       return { ...r.data, name };
     },
   };
 
   // Every event is stored before the first request (the writer takes about a second).
-  await eventually(() => ui('events.get_task_log', { task: ids.task }), (r) => r.data?.total === logTimes.length);
-  await eventually(() => ui('events.get_multi_task_plots', { tasks: [ids.task, ids.task2], iters: 2 }), (r) => Object.keys(r.data?.plots ?? {}).length === 2);
-  await eventually(() => ui('events.get_task_metrics', { tasks: [ids.task], event_type: 'training_debug_image' }), (r) => r.data?.metrics?.[0]?.metrics?.length === 1);
-  await eventually(() => ui('events.get_task_plots', { task: ids.model, model_events: true }), (r) => r.data?.total === 1);
-  await eventually(() => ui('events.get_task_single_value_metrics', { tasks: [ids.task, ids.task2] }), (r) => r.data?.tasks?.length === 2);
-  await eventually(() => ui('events.get_task_single_value_metrics', { tasks: [ids.model], model_events: true }), (r) => r.data?.tasks?.length === 1);
+  await eventually(
+    () => ui('events.get_task_log', { task: ids.task }),
+    (r) => r.data?.total === logTimes.length,
+  );
+  await eventually(
+    () => ui('events.get_multi_task_plots', { tasks: [ids.task, ids.task2], iters: 2 }),
+    (r) => Object.keys(r.data?.plots ?? {}).length === 2,
+  );
+  await eventually(
+    () => ui('events.get_task_metrics', { tasks: [ids.task], event_type: 'training_debug_image' }),
+    (r) => r.data?.metrics?.[0]?.metrics?.length === 1,
+  );
+  await eventually(
+    () => ui('events.get_task_plots', { task: ids.model, model_events: true }),
+    (r) => r.data?.total === 1,
+  );
+  await eventually(
+    () => ui('events.get_task_single_value_metrics', { tasks: [ids.task, ids.task2] }),
+    (r) => r.data?.tasks?.length === 2,
+  );
+  await eventually(
+    () => ui('events.get_task_single_value_metrics', { tasks: [ids.model], model_events: true }),
+    (r) => r.data?.tasks?.length === 1,
+  );
 
   return {
     world,

@@ -99,7 +99,18 @@ const WIDGETS = 'webapp-common/clearml-applications/report-widgets/src/app/app.e
 // --- what the consumers read --------------------------------------------------------------------------------
 
 /** reports.effects.ts getReports / common-dashboard.effects.ts / dashboard-search.effects.ts: the card fields. */
-const REPORT_LIST_FIELDS = ['name', 'comment', 'company', 'tags', 'report', 'project.name', 'user.name', 'status', 'last_update', 'system_tags'];
+const REPORT_LIST_FIELDS = [
+  'name',
+  'comment',
+  'company',
+  'tags',
+  'report',
+  'project.name',
+  'user.name',
+  'status',
+  'last_update',
+  'system_tags',
+];
 const LOG_BATCH_SIZE = 1000; // @common/experiments/shared/common-experiments.const.ts
 const REPORTS_PAGE_SIZE = 12; // @common/reports/reports.consts.ts PAGE_SIZE
 const SEARCH_PAGE_SIZE = 12; // @common/dashboard-search/dashboard-search.consts.ts
@@ -134,7 +145,11 @@ function compareHistogram(data: any, metric: string, variant: string, tasks: Rec
 
 /** experiments-compare-charts.effects.ts getMultiPlotCharts: returned, total, scroll_id; plots merged. */
 function multiPlots(data: any) {
-  expect(data).toMatchObject({ returned: expect.any(Number), total: expect.any(Number), scroll_id: expect.any(String) });
+  expect(data).toMatchObject({
+    returned: expect.any(Number),
+    total: expect.any(Number),
+    scroll_id: expect.any(String),
+  });
   expect(typeof data.plots).toBe('object');
 }
 
@@ -147,13 +162,23 @@ function debugImages(data: any, task: string, expectImages: boolean) {
   if (expectImages) expect(entry.iterations.length).toBeGreaterThan(0);
   for (const it of entry.iterations) {
     expect(typeof it.iter).toBe('number');
-    for (const e of it.events) expect(e).toMatchObject({ url: expect.any(String), metric: expect.any(String), variant: expect.any(String), timestamp: expect.any(Number) });
+    for (const e of it.events)
+      expect(e).toMatchObject({
+        url: expect.any(String),
+        metric: expect.any(String),
+        variant: expect.any(String),
+        timestamp: expect.any(Number),
+      });
   }
 }
 
 /** debug-sample.effects.ts / single-graph.effects.ts: min_iteration, max_iteration, scroll_id. */
 function sampleNavigation(data: any) {
-  expect(data).toMatchObject({ min_iteration: expect.any(Number), max_iteration: expect.any(Number), scroll_id: expect.any(String) });
+  expect(data).toMatchObject({
+    min_iteration: expect.any(Number),
+    max_iteration: expect.any(Number),
+    scroll_id: expect.any(String),
+  });
 }
 
 /** single-graph.effects.ts fetchExperimentScalarFullDetails$: returned, total, scroll_id, variants[name].y / [key]. */
@@ -180,7 +205,12 @@ function reportList(data: any, includes: readonly string[] = [], excludes: reado
   for (const id of includes) expect(ids).toContain(id);
   for (const id of excludes) expect(ids).not.toContain(id);
   for (const t of data.tasks) {
-    expect(t).toMatchObject({ name: expect.any(String), status: expect.any(String), company: expect.any(Object), project: { id: expect.any(String), name: expect.any(String) } });
+    expect(t).toMatchObject({
+      name: expect.any(String),
+      status: expect.any(String),
+      company: expect.any(Object),
+      project: { id: expect.any(String), name: expect.any(String) },
+    });
     expect(t.user).toMatchObject({ id: expect.any(String) });
   }
 }
@@ -205,7 +235,11 @@ async function scrollOf(w: UiWorld, operation: string, body: object): Promise<st
   return first.data.scroll_id as string;
 }
 
-const imageMetric = (w: UiWorld, extra: object = {}) => ({ metrics: [{ task: w.task, metric: 'samples' }], iters: 3, ...extra });
+const imageMetric = (w: UiWorld, extra: object = {}) => ({
+  metrics: [{ task: w.task, metric: 'samples' }],
+  iters: 3,
+  ...extra,
+});
 
 export const UI_REQUESTS: readonly UiRequest[] = [
   // --- experiment console --------------------------------------------------------------------------------
@@ -227,7 +261,12 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     name: 'console: later lines (scrolling down)',
     source: OUTPUT,
     operation: 'events.get_task_log',
-    body: (w) => ({ task: w.task, batch_size: LOG_BATCH_SIZE, navigate_earlier: false, from_timestamp: firstLogTime(w) }),
+    body: (w) => ({
+      task: w.task,
+      batch_size: LOG_BATCH_SIZE,
+      navigate_earlier: false,
+      from_timestamp: firstLogTime(w),
+    }),
     check: (d) => logAnswer(d, ['line 1', 'line 2', 'line 3', 'line 4']),
   },
   {
@@ -267,14 +306,19 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     check: (d) => {
       expect(d).toMatchObject({ total: d.plots.length, scroll_id: expect.any(String) });
       expect(d.plots.map((p: any) => p.metric).sort()).toEqual(['confusion', 'roc']);
-      for (const p of d.plots) expect(p).toMatchObject({ plot_str: expect.any(String), iter: 2, variant: expect.any(String) });
+      for (const p of d.plots)
+        expect(p).toMatchObject({ plot_str: expect.any(String), iter: 2, variant: expect.any(String) });
     },
   },
   {
     name: 'plots tab: next page',
     source: OUTPUT,
     operation: 'events.get_task_plots',
-    body: async (w) => ({ task: w.task, iters: 1, scroll_id: await scrollOf(w, 'events.get_task_plots', { task: w.task, iters: 1 }) }),
+    body: async (w) => ({
+      task: w.task,
+      iters: 1,
+      scroll_id: await scrollOf(w, 'events.get_task_plots', { task: w.task, iters: 1 }),
+    }),
     check: (d) => expect(d.plots).toEqual([]),
   },
   {
@@ -291,7 +335,8 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     operation: 'events.get_task_single_value_metrics',
     body: (w) => ({ tasks: [w.task] }),
     // setExperimentScalarSingleValue(res.tasks[0]): its `values`
-    check: (d) => expect(d.tasks[0].values).toEqual([expect.objectContaining({ metric: 'Summary', variant: 'acc', value: 0.9 })]),
+    check: (d) =>
+      expect(d.tasks[0].values).toEqual([expect.objectContaining({ metric: 'Summary', variant: 'acc', value: 0.9 })]),
   },
   {
     name: 'scalars tab: single values of an experiment without events',
@@ -306,7 +351,8 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     source: OUTPUT,
     operation: 'events.get_task_single_value_metrics',
     body: (w) => ({ tasks: [w.model], model_events: true }),
-    check: (d) => expect(d.tasks[0].values).toEqual([expect.objectContaining({ metric: 'Summary', variant: 'acc', value: 0.7 })]),
+    check: (d) =>
+      expect(d.tasks[0].values).toEqual([expect.objectContaining({ metric: 'Summary', variant: 'acc', value: 0.7 })]),
   },
   {
     name: 'scalars tab: charts by iteration',
@@ -376,19 +422,35 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     name: 'debug samples: all metrics (metric null)',
     source: DEBUG,
     operation: 'events.debug_images',
-    body: (w) => ({ metrics: [{ task: w.task, metric: null }], iters: 3, scroll_id: null, navigate_earlier: true, refresh: true }),
+    body: (w) => ({
+      metrics: [{ task: w.task, metric: null }],
+      iters: 3,
+      scroll_id: null,
+      navigate_earlier: true,
+      refresh: true,
+    }),
     check: (d, w) => debugImages(d, w.task, true),
   },
-  ...([
-    ['older iterations', { navigate_earlier: true, refresh: false }, false],
-    ['newer iterations', { navigate_earlier: false, refresh: false }, false],
-    ['auto refresh', { navigate_earlier: true, refresh: true }, true],
-  ] as const).map(([what, fields, images]): UiRequest => ({
+  ...(
+    [
+      ['older iterations', { navigate_earlier: true, refresh: false }, false],
+      ['newer iterations', { navigate_earlier: false, refresh: false }, false],
+      ['auto refresh', { navigate_earlier: true, refresh: true }, true],
+    ] as const
+  ).map(([what, fields, images]): UiRequest => ({
     name: `debug samples: ${what}`,
     source: DEBUG,
     operation: 'events.debug_images',
     // the scroll_id of the task's previous answer (debugImages[task].scroll_id)
-    body: async (w) => imageMetric(w, { scroll_id: await scrollOf(w, 'events.debug_images', imageMetric(w, { scroll_id: null, navigate_earlier: true, refresh: true })), ...fields }),
+    body: async (w) =>
+      imageMetric(w, {
+        scroll_id: await scrollOf(
+          w,
+          'events.debug_images',
+          imageMetric(w, { scroll_id: null, navigate_earlier: true, refresh: true }),
+        ),
+        ...fields,
+      }),
     check: (d, w) => debugImages(d, w.task, images),
   })),
   {
@@ -396,14 +458,27 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     source: DEBUG,
     operation: 'events.debug_images',
     modes: ['companion'],
-    body: (w) => ({ metrics: [{ task: w.draft, metric: null }], iters: 3, scroll_id: null, navigate_earlier: true, refresh: true }),
+    body: (w) => ({
+      metrics: [{ task: w.draft, metric: null }],
+      iters: 3,
+      scroll_id: null,
+      navigate_earlier: true,
+      refresh: true,
+    }),
     check: (d, w) => debugImages(d, w.draft, false),
   },
   {
     name: 'image viewer: open an image (this metric)',
     source: SAMPLE,
     operation: 'events.get_debug_image_sample',
-    body: (w) => ({ task: w.task, iteration: 2, metric: 'samples', variant: 'img', scroll_id: null, navigate_current_metric: true }),
+    body: (w) => ({
+      task: w.task,
+      iteration: 2,
+      metric: 'samples',
+      variant: 'img',
+      scroll_id: null,
+      navigate_current_metric: true,
+    }),
     // setCurrentDebugImage({event: res.event})
     check: (d) => {
       sampleNavigation(d);
@@ -414,24 +489,40 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     name: 'image viewer: open an image (all metrics)',
     source: SAMPLE,
     operation: 'events.get_debug_image_sample',
-    body: (w) => ({ task: w.task, iteration: 2, metric: 'samples', variant: 'mask', scroll_id: null, navigate_current_metric: false }),
+    body: (w) => ({
+      task: w.task,
+      iteration: 2,
+      metric: 'samples',
+      variant: 'mask',
+      scroll_id: null,
+      navigate_current_metric: false,
+    }),
     check: (d) => {
       sampleNavigation(d);
       expect(d.event).toMatchObject({ iter: 2, variant: 'mask' });
     },
   },
-  ...([
-    ['next image', { navigate_earlier: false }],
-    ['previous image', { navigate_earlier: true }],
-    ['next iteration', { navigate_earlier: false, next_iteration: true }],
-    ['previous iteration', { navigate_earlier: true, next_iteration: true }],
-  ] as const).map(([what, fields]): UiRequest => ({
+  ...(
+    [
+      ['next image', { navigate_earlier: false }],
+      ['previous image', { navigate_earlier: true }],
+      ['next iteration', { navigate_earlier: false, next_iteration: true }],
+      ['previous iteration', { navigate_earlier: true, next_iteration: true }],
+    ] as const
+  ).map(([what, fields]): UiRequest => ({
     name: `image viewer: ${what}`,
     source: SAMPLE,
     operation: 'events.next_debug_image_sample',
     body: async (w) => ({
       task: w.task,
-      scroll_id: await scrollOf(w, 'events.get_debug_image_sample', { task: w.task, iteration: 2, metric: 'samples', variant: 'img', scroll_id: null, navigate_current_metric: true }),
+      scroll_id: await scrollOf(w, 'events.get_debug_image_sample', {
+        task: w.task,
+        iteration: 2,
+        metric: 'samples',
+        variant: 'img',
+        scroll_id: null,
+        navigate_current_metric: true,
+      }),
       ...fields,
     }),
     // getNextDebugImagesForIter$: no event = the end; else event, min/max iteration, scroll_id
@@ -456,24 +547,39 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     name: 'plot viewer: open a model plot',
     source: GRAPH,
     operation: 'events.get_plot_sample',
-    body: (w) => ({ task: w.model, iteration: 1, metric: 'roc', scroll_id: null, navigate_current_metric: false, model_events: true }),
+    body: (w) => ({
+      task: w.model,
+      iteration: 1,
+      metric: 'roc',
+      scroll_id: null,
+      navigate_current_metric: false,
+      model_events: true,
+    }),
     check: (d) => {
       sampleNavigation(d);
       expect(d.events).toEqual([expect.objectContaining({ metric: 'roc', iter: 1 })]);
     },
   },
-  ...([
-    ['next plot', { navigate_earlier: false }, 0],
-    ['previous plot', { navigate_earlier: true }, 1],
-    ['next iteration', { navigate_earlier: false, next_iteration: true }, 0],
-    ['previous iteration', { navigate_earlier: true, next_iteration: true }, 1],
-  ] as const).map(([what, fields, found]): UiRequest => ({
+  ...(
+    [
+      ['next plot', { navigate_earlier: false }, 0],
+      ['previous plot', { navigate_earlier: true }, 1],
+      ['next iteration', { navigate_earlier: false, next_iteration: true }, 0],
+      ['previous iteration', { navigate_earlier: true, next_iteration: true }, 1],
+    ] as const
+  ).map(([what, fields, found]): UiRequest => ({
     name: `plot viewer: ${what}`,
     source: GRAPH,
     operation: 'events.next_plot_sample',
     body: async (w) => ({
       task: w.task,
-      scroll_id: await scrollOf(w, 'events.get_plot_sample', { task: w.task, iteration: 2, metric: 'roc', scroll_id: null, navigate_current_metric: false }),
+      scroll_id: await scrollOf(w, 'events.get_plot_sample', {
+        task: w.task,
+        iteration: 2,
+        metric: 'roc',
+        scroll_id: null,
+        navigate_current_metric: false,
+      }),
       ...fields,
     }),
     // getNextPlotsForIter$: events.length 0 = the end; else events, min/max iteration, scroll_id
@@ -494,7 +600,14 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     name: 'scalar viewer: full detail of a model',
     source: GRAPH,
     operation: 'events.scalar_metrics_iter_raw',
-    body: (w) => ({ task: w.model, metric: { metric: 'loss' }, key: 'iter', count_total: true, model_events: true, batch_size: 200000 }),
+    body: (w) => ({
+      task: w.model,
+      metric: { metric: 'loss' },
+      key: 'iter',
+      count_total: true,
+      model_events: true,
+      batch_size: 200000,
+    }),
     check: (d) => rawScalars(d, 'iter'),
   },
   {
@@ -504,7 +617,13 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     body: async (w) => ({
       task: w.task,
       metric: { metric: 'loss' },
-      scroll_id: await scrollOf(w, 'events.scalar_metrics_iter_raw', { task: w.task, metric: { metric: 'loss' }, key: 'iter', count_total: true, batch_size: 200000 }),
+      scroll_id: await scrollOf(w, 'events.scalar_metrics_iter_raw', {
+        task: w.task,
+        metric: { metric: 'loss' },
+        key: 'iter',
+        count_total: true,
+        batch_size: 200000,
+      }),
       key: 'iter',
       count_total: true,
       batch_size: 200000,
@@ -513,10 +632,12 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     check: (d) => expect(d).toMatchObject({ returned: 0, total: expect.any(Number) }),
   },
   // --- compare ----------------------------------------------------------------------------------------------
-  ...([
-    ['scalars', 'training_stats_scalar', ['Summary', 'loss']],
-    ['plots', 'plot', ['confusion', 'roc']],
-  ] as const).map(([what, eventType, metrics]): UiRequest => ({
+  ...(
+    [
+      ['scalars', 'training_stats_scalar', ['Summary', 'loss']],
+      ['plots', 'plot', ['confusion', 'roc']],
+    ] as const
+  ).map(([what, eventType, metrics]): UiRequest => ({
     name: `compare ${what}: metric picker`,
     source: VIEW,
     operation: 'events.get_multi_task_metrics',
@@ -546,11 +667,18 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     name: 'compare scalars: single values',
     source: COMPARE,
     operation: 'events.get_task_single_value_metrics',
-    body: (w) => ({ tasks: [w.task, w.task2], metrics: [{ metric: 'Summary', variants: ['acc'] }], model_events: false }),
+    body: (w) => ({
+      tasks: [w.task, w.task2],
+      metrics: [{ metric: 'Summary', variants: ['acc'] }],
+      model_events: false,
+    }),
     // setExperimentMultiScalarSingleValue(res.tasks): task, task_name, values
     check: (d, w) => {
       expect(d.tasks.map((t: any) => t.task).sort()).toEqual([w.task, w.task2].sort());
-      expect(d.tasks.find((t: any) => t.task === w.task)).toMatchObject({ task_name: w.nameOf(w.task), values: [expect.objectContaining({ value: 0.9 })] });
+      expect(d.tasks.find((t: any) => t.task === w.task)).toMatchObject({
+        task_name: w.nameOf(w.task),
+        values: [expect.objectContaining({ value: 0.9 })],
+      });
     },
   },
   {
@@ -558,20 +686,33 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     source: COMPARE,
     operation: 'events.get_task_single_value_metrics',
     body: (w) => ({ tasks: [w.model], metrics: [{ metric: 'Summary', variants: ['acc'] }], model_events: true }),
-    check: (d, w) => expect(d.tasks).toEqual([expect.objectContaining({ task: w.model, values: [expect.objectContaining({ value: 0.7 })] })]),
+    check: (d, w) =>
+      expect(d.tasks).toEqual([
+        expect.objectContaining({ task: w.model, values: [expect.objectContaining({ value: 0.7 })] }),
+      ]),
   },
   ...(['iter', 'timestamp'] as const).map((key): UiRequest => ({
     name: `compare scalars: charts by ${key}`,
     source: COMPARE,
     operation: 'events.multi_task_scalar_metrics_iter_histogram',
-    body: (w) => ({ tasks: [w.task, w.task2], metrics: [{ metric: 'loss', variants: ['train'] }], model_events: false, key }),
+    body: (w) => ({
+      tasks: [w.task, w.task2],
+      metrics: [{ metric: 'loss', variants: ['train'] }],
+      model_events: false,
+      key,
+    }),
     check: (d, w) => compareHistogram(d, 'loss', 'train', { [w.task]: w.nameOf(w.task), [w.task2]: w.nameOf(w.task2) }),
   })),
   {
     name: 'compare models: scalar charts',
     source: COMPARE,
     operation: 'events.multi_task_scalar_metrics_iter_histogram',
-    body: (w) => ({ tasks: [w.model], metrics: [{ metric: 'loss', variants: ['train'] }], model_events: true, key: 'iter' }),
+    body: (w) => ({
+      tasks: [w.model],
+      metrics: [{ metric: 'loss', variants: ['train'] }],
+      model_events: true,
+      key: 'iter',
+    }),
     check: (d, w) => expect(d.metrics.loss.train[w.model].y).toEqual([1, 0.5]),
   },
   {
@@ -579,14 +720,25 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     source: COMPARE,
     operation: 'events.multi_task_scalar_metrics_iter_histogram',
     modes: ['companion'],
-    body: (w) => ({ tasks: [w.task, w.draft], metrics: [{ metric: 'loss', variants: ['train'] }], model_events: false, key: 'iter' }),
+    body: (w) => ({
+      tasks: [w.task, w.draft],
+      metrics: [{ metric: 'loss', variants: ['train'] }],
+      model_events: false,
+      key: 'iter',
+    }),
     check: (d, w) => compareHistogram(d, 'loss', 'train', { [w.task]: w.nameOf(w.task) }),
   },
   {
     name: 'compare plots',
     source: COMPARE,
     operation: 'events.get_multi_task_plots',
-    body: (w) => ({ tasks: [w.task, w.task2], model_events: false, metrics: [{ metric: 'roc', variants: ['v'] }], last_iters_per_task_metric: true, iters: 1 }),
+    body: (w) => ({
+      tasks: [w.task, w.task2],
+      model_events: false,
+      metrics: [{ metric: 'roc', variants: ['v'] }],
+      last_iters_per_task_metric: true,
+      iters: 1,
+    }),
     check: (d, w) => {
       multiPlots(d);
       expect(Object.keys(d.plots.roc.v).sort()).toEqual([w.task, w.task2].sort());
@@ -597,7 +749,13 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     source: COMPARE,
     operation: 'events.get_multi_task_plots',
     body: async (w) => {
-      const body = { tasks: [w.task, w.task2], model_events: false, metrics: [{ metric: 'roc', variants: ['v'] }], last_iters_per_task_metric: true, iters: 1 };
+      const body = {
+        tasks: [w.task, w.task2],
+        model_events: false,
+        metrics: [{ metric: 'roc', variants: ['v'] }],
+        last_iters_per_task_metric: true,
+        iters: 1,
+      };
       return { ...body, scroll_id: await scrollOf(w, 'events.get_multi_task_plots', body) };
     },
     check: (d) => expect(d).toMatchObject({ returned: 0, total: expect.any(Number) }),
@@ -606,7 +764,13 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     name: 'compare models: plots',
     source: COMPARE,
     operation: 'events.get_multi_task_plots',
-    body: (w) => ({ tasks: [w.model], model_events: true, metrics: [{ metric: 'roc', variants: ['v'] }], last_iters_per_task_metric: true, iters: 1 }),
+    body: (w) => ({
+      tasks: [w.model],
+      model_events: true,
+      metrics: [{ metric: 'roc', variants: ['v'] }],
+      last_iters_per_task_metric: true,
+      iters: 1,
+    }),
     check: (d, w) => {
       multiPlots(d);
       expect(Object.keys(d.plots.roc.v)).toEqual([w.model]);
@@ -617,7 +781,13 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     source: COMPARE,
     operation: 'events.get_multi_task_plots',
     modes: ['companion'],
-    body: (w) => ({ tasks: [w.task, w.draft], model_events: false, metrics: [{ metric: 'roc', variants: ['v'] }], last_iters_per_task_metric: true, iters: 1 }),
+    body: (w) => ({
+      tasks: [w.task, w.draft],
+      model_events: false,
+      metrics: [{ metric: 'roc', variants: ['v'] }],
+      last_iters_per_task_metric: true,
+      iters: 1,
+    }),
     check: (d, w) => {
       multiPlots(d);
       expect(Object.keys(d.plots.roc.v)).toEqual([w.task]);
@@ -628,7 +798,12 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     name: 'new report in a project',
     source: REPORTS,
     operation: 'reports.create',
-    body: (w) => ({ name: `new ui report ${uniqueSuffix()}`, comment: 'about it', project: w.project.id, projectName: w.project.name }),
+    body: (w) => ({
+      name: `new ui report ${uniqueSuffix()}`,
+      comment: 'about it',
+      project: w.project.id,
+      projectName: w.project.name,
+    }),
     // createReport$: router.navigate(['reports', res.project_id, res.id])
     check: (d) => expect(d).toEqual({ id: expect.any(String), project_id: expect.any(String) }),
   },
@@ -636,7 +811,12 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     name: 'new report under "Projects root"',
     source: REPORTS,
     operation: 'reports.create',
-    body: () => ({ name: `root ui report ${uniqueSuffix()}`, comment: '', project: null, projectName: 'Projects root' }),
+    body: () => ({
+      name: `root ui report ${uniqueSuffix()}`,
+      comment: '',
+      project: null,
+      projectName: 'Projects root',
+    }),
     check: async (d, w) => {
       const got = await w.ui('reports.get_all_ex', { id: [d.id], only_fields: ['project.name'] });
       expect(got.data.tasks[0].project.name).toBe('.reports');
@@ -695,7 +875,10 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     name: 'reports page: load more',
     source: REPORTS,
     operation: 'reports.get_all_ex',
-    body: async (w) => ({ ...reportsPageBody(), scroll_id: await scrollOf(w, 'reports.get_all_ex', reportsPageBody()) }),
+    body: async (w) => ({
+      ...reportsPageBody(),
+      scroll_id: await scrollOf(w, 'reports.get_all_ex', reportsPageBody()),
+    }),
     check: (d) => reportList(d),
   },
   {
@@ -740,7 +923,9 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     operation: 'reports.get_all_ex',
     body: async (w) => {
       const r = await w.newReport();
-      return reportsPageBody({ _any_: { pattern: r.name, fields: ['id', 'name', 'tags', 'project', 'comment', 'report'] } });
+      return reportsPageBody({
+        _any_: { pattern: r.name, fields: ['id', 'name', 'tags', 'project', 'comment', 'report'] },
+      });
     },
     check: (d) => {
       reportList(d);
@@ -760,7 +945,18 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     operation: 'reports.get_all_ex',
     body: async (w) => ({
       id: [(await w.newReport()).id],
-      only_fields: ['name', 'status', 'company.id', 'user.id', 'comment', 'report', 'tags', 'system_tags', 'report_assets', 'project.name'],
+      only_fields: [
+        'name',
+        'status',
+        'company.id',
+        'user.id',
+        'comment',
+        'report',
+        'tags',
+        'system_tags',
+        'report_assets',
+        'project.name',
+      ],
     }),
     // getReport: tasks[0] (none = 404 page); report.component.ts reads these fields
     check: (d, w) => {
@@ -786,13 +982,15 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     // getReportsTags: res.tags.includes(...)
     check: (d) => expect(Array.isArray(d.tags)).toBe(true),
   },
-  ...([
-    ['rename', () => ({ name: `renamed ${uniqueSuffix()}` })],
-    ['description', () => ({ comment: 'new description' })],
-    ['edit the markdown', () => ({ report: '# Results\n\n<iframe src="/widgets/?type=scalar"></iframe>' })],
-    ['tags', () => ({ tags: ['a', 'b'] })],
-    ['upload an asset', () => ({ report_assets: ['https://files.example/reports/r/a.png'] })],
-  ] as const).map(([what, changes]): UiRequest => ({
+  ...(
+    [
+      ['rename', () => ({ name: `renamed ${uniqueSuffix()}` })],
+      ['description', () => ({ comment: 'new description' })],
+      ['edit the markdown', () => ({ report: '# Results\n\n<iframe src="/widgets/?type=scalar"></iframe>' })],
+      ['tags', () => ({ tags: ['a', 'b'] })],
+      ['upload an asset', () => ({ report_assets: ['https://files.example/reports/r/a.png'] })],
+    ] as const
+  ).map(([what, changes]): UiRequest => ({
     name: `report: ${what}`,
     source: REPORTS,
     operation: 'reports.update',
@@ -868,7 +1066,13 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     name: 'dashboard: recent reports',
     source: DASHBOARD,
     operation: 'reports.get_all_ex',
-    body: () => ({ only_fields: REPORT_LIST_FIELDS, size: 6, scroll_id: null, order_by: ['-last_update'], system_tags: [EXCLUDED, 'archived'] }),
+    body: () => ({
+      only_fields: REPORT_LIST_FIELDS,
+      size: 6,
+      scroll_id: null,
+      order_by: ['-last_update'],
+      system_tags: [EXCLUDED, 'archived'],
+    }),
     // setRecentReports({reports: res.tasks})
     check: (d) => {
       reportList(d);
@@ -880,7 +1084,15 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     name: 'dashboard: recent reports, my work, examples hidden',
     source: DASHBOARD,
     operation: 'reports.get_all_ex',
-    body: (w) => ({ only_fields: REPORT_LIST_FIELDS, size: 6, scroll_id: null, allow_public: false, user: [w.userId], order_by: ['-last_update'], system_tags: [EXCLUDED, 'archived'] }),
+    body: (w) => ({
+      only_fields: REPORT_LIST_FIELDS,
+      size: 6,
+      scroll_id: null,
+      allow_public: false,
+      user: [w.userId],
+      order_by: ['-last_update'],
+      system_tags: [EXCLUDED, 'archived'],
+    }),
     check: (d) => reportList(d),
   },
   {
@@ -889,7 +1101,14 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     operation: 'reports.get_all_ex',
     body: async (w) => {
       const r = await w.newReport();
-      return { _any_: { pattern: r.name, fields: ['id', 'name', 'tags', 'project', 'comment', 'report'] }, scroll_id: null, size: SEARCH_PAGE_SIZE, system_tags: ['-archived'], only_fields: REPORT_LIST_FIELDS, order_by: ['-last_update'] };
+      return {
+        _any_: { pattern: r.name, fields: ['id', 'name', 'tags', 'project', 'comment', 'report'] },
+        scroll_id: null,
+        size: SEARCH_PAGE_SIZE,
+        system_tags: ['-archived'],
+        only_fields: REPORT_LIST_FIELDS,
+        order_by: ['-last_update'],
+      };
     },
     // setReportsResults({reports: res.tasks, scrollId: res.scroll_id})
     check: (d) => {
@@ -902,7 +1121,13 @@ export const UI_REQUESTS: readonly UiRequest[] = [
     source: SEARCH,
     operation: 'reports.get_all_ex',
     body: async (w) => {
-      const body = { _any_: { pattern: 'report', fields: ['id', 'name', 'tags', 'project', 'comment', 'report'] }, size: SEARCH_PAGE_SIZE, system_tags: ['-archived'], only_fields: REPORT_LIST_FIELDS, order_by: ['-last_update'] };
+      const body = {
+        _any_: { pattern: 'report', fields: ['id', 'name', 'tags', 'project', 'comment', 'report'] },
+        size: SEARCH_PAGE_SIZE,
+        system_tags: ['-archived'],
+        only_fields: REPORT_LIST_FIELDS,
+        order_by: ['-last_update'],
+      };
       return { ...body, scroll_id: await scrollOf(w, 'reports.get_all_ex', { ...body, scroll_id: null }) };
     },
     check: (d) => reportList(d),
@@ -913,7 +1138,13 @@ export const UI_REQUESTS: readonly UiRequest[] = [
 
 /** The five widget types, for tasks and models, and with an experiment without events (companion). */
 function widgetRequests(): UiRequest[] {
-  const widget = (name: string, query: string, modes: readonly Mode[] | undefined, body: (w: UiWorld) => unknown, check: UiRequest['check']): UiRequest => ({
+  const widget = (
+    name: string,
+    query: string,
+    modes: readonly Mode[] | undefined,
+    body: (w: UiWorld) => unknown,
+    check: UiRequest['check'],
+  ): UiRequest => ({
     name: `report widget: ${name}`,
     source: WIDGETS,
     operation: 'reports.get_task_data',
@@ -927,43 +1158,108 @@ function widgetRequests(): UiRequest[] {
     const what = models ? 'model ' : '';
     const ids = (w: UiWorld) => (models ? [w.model] : [w.task, w.task2]);
     requests.push(
-      widget(`${what}plot`, 'series=roc', undefined, (w) => ({ id: ids(w), model_events: models, plots: { iters: 1, metrics: [{ metric: 'roc', variants: ['v'] }] } }), (d, w) => {
-        widgetTasks(d, ids(w));
-        // setPlotData(res.data.plots): metric → variant → task → iteration → plot
-        for (const id of ids(w)) expect(Object.keys(d.plots.roc.v[id])).toEqual([expect.any(String)]);
-      }),
-      widget(`${what}scalar`, 'xaxis=iter&series=loss', undefined, (w) => ({ id: ids(w), model_events: models, scalar_metrics_iter_histogram: { metrics: [{ metric: 'loss', variants: ['train'] }], key: 'iter' } }), (d, w) => {
-        widgetTasks(d, ids(w));
-        for (const id of ids(w)) expect(d.scalar_metrics_iter_histogram.loss.train[id].y.length).toBeGreaterThan(0);
-      }),
-      widget(`${what}single values`, '', undefined, (w) => ({ id: ids(w), model_events: models, single_value_metrics: {} }), (d, w) => {
-        widgetTasks(d, ids(w));
-        // setSingleValues(res.data.single_value_metrics); app.component.ts reads singleValueData[0].values
-        expect(d.single_value_metrics[0].values.length).toBeGreaterThan(0);
-      }),
+      widget(
+        `${what}plot`,
+        'series=roc',
+        undefined,
+        (w) => ({
+          id: ids(w),
+          model_events: models,
+          plots: { iters: 1, metrics: [{ metric: 'roc', variants: ['v'] }] },
+        }),
+        (d, w) => {
+          widgetTasks(d, ids(w));
+          // setPlotData(res.data.plots): metric → variant → task → iteration → plot
+          for (const id of ids(w)) expect(Object.keys(d.plots.roc.v[id])).toEqual([expect.any(String)]);
+        },
+      ),
+      widget(
+        `${what}scalar`,
+        'xaxis=iter&series=loss',
+        undefined,
+        (w) => ({
+          id: ids(w),
+          model_events: models,
+          scalar_metrics_iter_histogram: { metrics: [{ metric: 'loss', variants: ['train'] }], key: 'iter' },
+        }),
+        (d, w) => {
+          widgetTasks(d, ids(w));
+          for (const id of ids(w)) expect(d.scalar_metrics_iter_histogram.loss.train[id].y.length).toBeGreaterThan(0);
+        },
+      ),
+      widget(
+        `${what}single values`,
+        '',
+        undefined,
+        (w) => ({ id: ids(w), model_events: models, single_value_metrics: {} }),
+        (d, w) => {
+          widgetTasks(d, ids(w));
+          // setSingleValues(res.data.single_value_metrics); app.component.ts reads singleValueData[0].values
+          expect(d.single_value_metrics[0].values.length).toBeGreaterThan(0);
+        },
+      ),
     );
   }
   requests.push(
-    widget('debug sample', '', undefined, (w) => ({ id: [w.task], debug_images: { iters: 1, metrics: [{ metric: 'samples', variants: ['img'] }] } }), (d, w) => {
-      widgetTasks(d, [w.task]);
-      // setSampleData(res.data.debug_images[0].iterations[0].events[0])
-      expect(d.debug_images[0].iterations[0].events[0]).toMatchObject({ url: expect.any(String), metric: 'samples', variant: 'img' });
-    }),
-    widget('parallel coordinates', '', undefined, (w) => ({ id: [w.task, w.task2], only_fields: ['last_metrics', 'name', 'last_iteration', 'project', 'hyperparams.General.lr'] }), (d, w) => {
-      widgetTasks(d, [w.task, w.task2]);
-      // setParallelCoordinateExperiments(res.data.tasks): name, last_metrics[metric hash][variant hash].value
-      const t = d.tasks.find((x: any) => x.id === w.task);
-      expect(t.name).toBe(w.nameOf(w.task));
-      expect(Object.values(t.last_metrics).length).toBeGreaterThan(0);
-    }),
-    widget('scalar with an experiment without events', 'xaxis=iter', ['companion'], (w) => ({ id: [w.task, w.draft], model_events: false, scalar_metrics_iter_histogram: { metrics: [{ metric: 'loss', variants: ['train'] }], key: 'iter' } }), (d, w) => {
-      widgetTasks(d, [w.task, w.draft]);
-      expect(Object.keys(d.scalar_metrics_iter_histogram.loss.train)).toEqual([w.task]);
-    }),
-    widget('plot of an experiment without events', '', ['companion'], (w) => ({ id: [w.draft], model_events: false, plots: { iters: 1, metrics: [{ metric: 'roc', variants: ['v'] }] } }), (d, w) => {
-      widgetTasks(d, [w.draft]);
-      expect(d.plots).toEqual({});
-    }),
+    widget(
+      'debug sample',
+      '',
+      undefined,
+      (w) => ({ id: [w.task], debug_images: { iters: 1, metrics: [{ metric: 'samples', variants: ['img'] }] } }),
+      (d, w) => {
+        widgetTasks(d, [w.task]);
+        // setSampleData(res.data.debug_images[0].iterations[0].events[0])
+        expect(d.debug_images[0].iterations[0].events[0]).toMatchObject({
+          url: expect.any(String),
+          metric: 'samples',
+          variant: 'img',
+        });
+      },
+    ),
+    widget(
+      'parallel coordinates',
+      '',
+      undefined,
+      (w) => ({
+        id: [w.task, w.task2],
+        only_fields: ['last_metrics', 'name', 'last_iteration', 'project', 'hyperparams.General.lr'],
+      }),
+      (d, w) => {
+        widgetTasks(d, [w.task, w.task2]);
+        // setParallelCoordinateExperiments(res.data.tasks): name, last_metrics[metric hash][variant hash].value
+        const t = d.tasks.find((x: any) => x.id === w.task);
+        expect(t.name).toBe(w.nameOf(w.task));
+        expect(Object.values(t.last_metrics).length).toBeGreaterThan(0);
+      },
+    ),
+    widget(
+      'scalar with an experiment without events',
+      'xaxis=iter',
+      ['companion'],
+      (w) => ({
+        id: [w.task, w.draft],
+        model_events: false,
+        scalar_metrics_iter_histogram: { metrics: [{ metric: 'loss', variants: ['train'] }], key: 'iter' },
+      }),
+      (d, w) => {
+        widgetTasks(d, [w.task, w.draft]);
+        expect(Object.keys(d.scalar_metrics_iter_histogram.loss.train)).toEqual([w.task]);
+      },
+    ),
+    widget(
+      'plot of an experiment without events',
+      '',
+      ['companion'],
+      (w) => ({
+        id: [w.draft],
+        model_events: false,
+        plots: { iters: 1, metrics: [{ metric: 'roc', variants: ['v'] }] },
+      }),
+      (d, w) => {
+        widgetTasks(d, [w.draft]);
+        expect(d.plots).toEqual({});
+      },
+    ),
   );
   return requests;
 }

@@ -7,7 +7,11 @@ const root = path.resolve(import.meta.dirname, '../..');
 
 describe('proto/', () => {
   it('passes buf lint', () => {
-    const result = spawnSync('npm', ['run', '--silent', 'proto:lint'], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+    const result = spawnSync('npm', ['run', '--silent', 'proto:lint'], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(result.stdout + result.stderr).not.toMatch(/\.proto:\d+:\d+:/);
     expect(result.status).toBe(0);
   }, 150_000);

@@ -14,7 +14,34 @@ import { keyPart, redisKeys } from '../../shared/stores/redis-keys.js';
 const PREFIX = 'clearml';
 
 /** Strings an attacker would try: key syntax, encodings of it, other keys' suffixes, and arbitrary UTF-16. */
-const fragment = fc.constantFrom(':', '{', '}', '%', '%003a', '%007b', '*', ' ', '\n', '\u0000', 'lm', 'mv', 'log', 'logn', 'n', '0', '1', 't', 'm', 'c', 'p', 'tasks', 'nav', 'a', '\ud800', '😀');
+const fragment = fc.constantFrom(
+  ':',
+  '{',
+  '}',
+  '%',
+  '%003a',
+  '%007b',
+  '*',
+  ' ',
+  '\n',
+  '\u0000',
+  'lm',
+  'mv',
+  'log',
+  'logn',
+  'n',
+  '0',
+  '1',
+  't',
+  'm',
+  'c',
+  'p',
+  'tasks',
+  'nav',
+  'a',
+  '\ud800',
+  '😀',
+);
 const hostile = fc.oneof(
   fc.array(fragment, { maxLength: 6 }).map((parts) => parts.join('')),
   fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 8 }),
@@ -85,7 +112,20 @@ const descriptor: fc.Arbitrary<Descriptor> = fc.oneof(
   fc.tuple(fc.constant('logSegment'), hostile, segment),
   fc.tuple(fc.constantFrom('logSegmentCount', 'controlResult', 'writerLive'), hostile),
   fc.tuple(fc.constantFrom('navigation', 'reportScroll', 'project', 'projectTasks'), hostile, hostile),
-  fc.tuple(fc.constantFrom('reports', 'reportNames', 'reportTags', 'reportVersion', 'reportChanges', 'reportChangesFloor', 'projectNames', 'projectAliases', 'projectVersion'), hostile),
+  fc.tuple(
+    fc.constantFrom(
+      'reports',
+      'reportNames',
+      'reportTags',
+      'reportVersion',
+      'reportChanges',
+      'reportChangesFloor',
+      'projectNames',
+      'projectAliases',
+      'projectVersion',
+    ),
+    hostile,
+  ),
   fc.tuple(fc.constant('writerLease'), hostile, segment),
   fc.constantFrom<Descriptor>(['userNames'], ['companyNames']),
 );
@@ -93,7 +133,17 @@ const descriptor: fc.Arbitrary<Descriptor> = fc.oneof(
 /** What a key means. */
 const meaning = (d: Descriptor) => JSON.stringify(d);
 
-const COMPANY_NAMES = ['reports', 'reportNames', 'reportTags', 'reportVersion', 'reportChanges', 'reportChangesFloor', 'projectNames', 'projectAliases', 'projectVersion'] as const;
+const COMPANY_NAMES = [
+  'reports',
+  'reportNames',
+  'reportTags',
+  'reportVersion',
+  'reportChanges',
+  'reportChangesFloor',
+  'projectNames',
+  'projectAliases',
+  'projectVersion',
+] as const;
 
 /**
  * Reads a key back into the builder and arguments that made it, following
@@ -147,15 +197,27 @@ function parseKey(key: string): Descriptor {
       if (after === ':models') return ['companyEntities', part, 'm'];
       const named = /^:(nav|rscroll):(.*)$/.exec(after);
       if (named) return [named[1] === 'nav' ? 'navigation' : 'reportScroll', part, decode(named[2]!)];
-      const suffix = { reports: 'reports', report_names: 'reportNames', report_tags: 'reportTags', rv: 'reportVersion', rchg: 'reportChanges', rfloor: 'reportChangesFloor', project_names: 'projectNames', project_aliases: 'projectAliases', pv: 'projectVersion' }[after.slice(1)];
-      if (after.startsWith(':') && suffix && (COMPANY_NAMES as readonly string[]).includes(suffix)) return [suffix, part];
+      const suffix = {
+        reports: 'reports',
+        report_names: 'reportNames',
+        report_tags: 'reportTags',
+        rv: 'reportVersion',
+        rchg: 'reportChanges',
+        rfloor: 'reportChangesFloor',
+        project_names: 'projectNames',
+        project_aliases: 'projectAliases',
+        pv: 'projectVersion',
+      }[after.slice(1)];
+      if (after.startsWith(':') && suffix && (COMPANY_NAMES as readonly string[]).includes(suffix))
+        return [suffix, part];
       return fail(`company suffix ${after}`);
     }
     return fail(`tag kind ${kind}`);
   }
   if (rest.startsWith('ctl:')) return ['controlResult', decode(rest.slice(4))];
   const writer = /^\{writer:([^:}]*)\}:(?:lease:(\d+)|(live))$/.exec(rest);
-  if (writer) return writer[3] ? ['writerLive', decode(writer[1]!)] : ['writerLease', decode(writer[1]!), Number(writer[2])];
+  if (writer)
+    return writer[3] ? ['writerLive', decode(writer[1]!)] : ['writerLease', decode(writer[1]!), Number(writer[2])];
   return fail('no rule');
 }
 
@@ -207,14 +269,40 @@ describe('Redis key layout', () => {
     const k = redisKeys(PREFIX);
     const victim = 'a1b2c3';
     const co = 'victim-co';
-    const crafted = [`${victim}:lm`, `${victim}:mv`, `${victim}:1`, `${victim}:log`, `${victim}:logn`, `${victim}}`, `{t:${victim}}`, `${victim}:log:1`, `${victim}:owner`];
+    const crafted = [
+      `${victim}:lm`,
+      `${victim}:mv`,
+      `${victim}:1`,
+      `${victim}:log`,
+      `${victim}:logn`,
+      `${victim}}`,
+      `{t:${victim}}`,
+      `${victim}:log:1`,
+      `${victim}:owner`,
+    ];
     const victimKeys = new Set([
-      k.task(co, victim), k.lastMetrics(co, 't', victim), k.metricListing(co, 't', victim), k.logSegment(victim, 0), k.logSegment(victim, 1),
-      k.logSegmentCount(victim), k.model(co, victim), k.owner('t', victim), k.owner('m', victim),
+      k.task(co, victim),
+      k.lastMetrics(co, 't', victim),
+      k.metricListing(co, 't', victim),
+      k.logSegment(victim, 0),
+      k.logSegment(victim, 1),
+      k.logSegmentCount(victim),
+      k.model(co, victim),
+      k.owner('t', victim),
+      k.owner('m', victim),
     ]);
     for (const id of crafted) {
       for (const company of [co, 'attacker', `${co}}`, `${co}:t`]) {
-        const keys = [k.task(company, id), k.model(company, id), k.lastMetrics(company, 't', id), k.metricListing(company, 't', id), k.owner('t', id), k.logSegment(id, 0), k.logSegment(id, 1), k.logSegmentCount(id)];
+        const keys = [
+          k.task(company, id),
+          k.model(company, id),
+          k.lastMetrics(company, 't', id),
+          k.metricListing(company, 't', id),
+          k.owner('t', id),
+          k.logSegment(id, 0),
+          k.logSegment(id, 1),
+          k.logSegmentCount(id),
+        ];
         for (const key of keys) expect(victimKeys.has(key)).toBe(false);
       }
     }
@@ -226,8 +314,15 @@ describe('Redis key layout', () => {
         const k = redisKeys(PREFIX);
         const r = reportKeys(PREFIX);
         const companyKeys = [
-          k.entity(co, n, a), k.lastMetrics(co, n, a), k.metricListing(co, n, a), k.project(co, b), k.projectTasks(co, b), k.companyEntities(co, n),
-          k.navigation(co, b), k.reportScroll(co, b), ...COMPANY_NAMES.map((name) => r[name](co)),
+          k.entity(co, n, a),
+          k.lastMetrics(co, n, a),
+          k.metricListing(co, n, a),
+          k.project(co, b),
+          k.projectTasks(co, b),
+          k.companyEntities(co, n),
+          k.navigation(co, b),
+          k.reportScroll(co, b),
+          ...COMPANY_NAMES.map((name) => r[name](co)),
         ];
         const companyTags = new Set(companyKeys.map(hashTag));
         expect(companyTags.size).toBe(1);
@@ -240,7 +335,13 @@ describe('Redis key layout', () => {
         if (co !== b) expect(hashTag(k.entity(b, n, a))).not.toBe([...companyTags][0]);
         expect(hashTag(k.userNames)).toBe(hashTag(k.companyNames));
         // The lease scripts touch several partitions' leases and the live set at once.
-        expect(new Set([writerKeys(PREFIX, b).lease(0), writerKeys(PREFIX, b).lease(7), writerKeys(PREFIX, b).liveWriters].map(hashTag)).size).toBe(1);
+        expect(
+          new Set(
+            [writerKeys(PREFIX, b).lease(0), writerKeys(PREFIX, b).lease(7), writerKeys(PREFIX, b).liveWriters].map(
+              hashTag,
+            ),
+          ).size,
+        ).toBe(1);
       }),
       { numRuns: 2000 },
     );

@@ -16,12 +16,20 @@ afterAll(async () => f?.stop());
 
 /** An image at files.example.com/<name>, keyed by its name unless `withKey` is false. */
 const image = (task: string, metric: string, variant: string, iter: number, name: string | undefined, withKey = true) =>
-  imageEvent(task, metric, variant, iter, name === undefined ? {} : { url: `https://files.example.com/${name}`, ...(withKey ? { key: name } : {}) });
+  imageEvent(
+    task,
+    metric,
+    variant,
+    iter,
+    name === undefined ? {} : { url: `https://files.example.com/${name}`, ...(withKey ? { key: name } : {}) },
+  );
 
 type Page = { scroll_id: string; metrics: Array<{ task: string; iterations: Array<{ iter: number; events: any[] }> }> };
 /** Each iteration as "<iter>:<variants>". */
 const shown = (page: Page | { iterations: Page['metrics'][0]['iterations'] }) =>
-  ('metrics' in page ? page.metrics[0]!.iterations : page.iterations).map((it) => `${it.iter}:${it.events.map((e) => e.variant).join('')}`);
+  ('metrics' in page ? page.metrics[0]!.iterations : page.iterations).map(
+    (it) => `${it.iter}:${it.events.map((e) => e.variant).join('')}`,
+  );
 
 async function imagesVisible(task: string, count: number): Promise<void> {
   await eventually(
@@ -33,7 +41,12 @@ async function imagesVisible(task: string, count: number): Promise<void> {
 describe('the contract example: A cycles 7 URLs, B cycles 4, iterations 0..9', () => {
   const task = unique('di-');
   beforeAll(async () => {
-    await f.add(Array.from({ length: 10 }, (_, n) => [image(task, 'img', 'A', n, `A_${n % 7}`), image(task, 'img', 'B', n, `B_${n % 4}`)]).flat());
+    await f.add(
+      Array.from({ length: 10 }, (_, n) => [
+        image(task, 'img', 'A', n, `A_${n % 7}`),
+        image(task, 'img', 'B', n, `B_${n % 4}`),
+      ]).flat(),
+    );
     // An image without url is stored but never shown.
     await f.add([image(task, 'img', 'A', 10, undefined)]);
     await imagesVisible(task, 21);
@@ -46,7 +59,9 @@ describe('the contract example: A cycles 7 URLs, B cycles 4, iterations 0..9', (
     const second: Page = await f.data('events.debug_images', { ...body, scroll_id: first.scroll_id });
     expect(shown(second)).toEqual(['4:A', '3:A']);
     expect(shown(await f.data('events.debug_images', { ...body, scroll_id: first.scroll_id }))).toEqual([]);
-    expect(shown(await f.data('events.debug_images', { ...body, scroll_id: first.scroll_id, refresh: true }))).toEqual(shown(first));
+    expect(shown(await f.data('events.debug_images', { ...body, scroll_id: first.scroll_id, refresh: true }))).toEqual(
+      shown(first),
+    );
   });
 
   it('returns the image events as stored', async () => {
@@ -77,31 +92,62 @@ describe('the contract example: A cycles 7 URLs, B cycles 4, iterations 0..9', (
     const body = { metrics: [{ task }], iters: 3 };
     const first: Page = await f.data('events.debug_images', body);
     expect(shown(first)).toEqual(['9:AB', '8:AB', '7:AB']);
-    expect(shown(await f.data('events.debug_images', { ...body, scroll_id: first.scroll_id }))).toEqual(['6:AB', '5:A', '4:A']);
-    expect(shown(await f.data('events.debug_images', { ...body, scroll_id: first.scroll_id, navigate_earlier: false }))).toEqual(['9:AB', '8:AB', '7:AB']);
-    expect(shown(await f.data('events.debug_images', { ...body, scroll_id: first.scroll_id, navigate_earlier: false }))).toEqual([]);
+    expect(shown(await f.data('events.debug_images', { ...body, scroll_id: first.scroll_id }))).toEqual([
+      '6:AB',
+      '5:A',
+      '4:A',
+    ]);
+    expect(
+      shown(await f.data('events.debug_images', { ...body, scroll_id: first.scroll_id, navigate_earlier: false })),
+    ).toEqual(['9:AB', '8:AB', '7:AB']);
+    expect(
+      shown(await f.data('events.debug_images', { ...body, scroll_id: first.scroll_id, navigate_earlier: false })),
+    ).toEqual([]);
   });
 
   it('the same rules without image keys (every URL in one series)', async () => {
     const bare = unique('di-');
-    await f.add(Array.from({ length: 10 }, (_, n) => [image(bare, 'img', 'A', n, `A_${n % 7}`, false), image(bare, 'img', 'B', n, `B_${n % 4}`, false)]).flat());
+    await f.add(
+      Array.from({ length: 10 }, (_, n) => [
+        image(bare, 'img', 'A', n, `A_${n % 7}`, false),
+        image(bare, 'img', 'B', n, `B_${n % 4}`, false),
+      ]).flat(),
+    );
     await imagesVisible(bare, 20);
-    expect(shown(await f.data('events.debug_images', { metrics: [{ task: bare }], iters: 5 }))).toEqual(['9:AB', '8:AB', '7:AB', '6:AB', '5:A']);
+    expect(shown(await f.data('events.debug_images', { metrics: [{ task: bare }], iters: 5 }))).toEqual([
+      '9:AB',
+      '8:AB',
+      '7:AB',
+      '6:AB',
+      '5:A',
+    ]);
   });
 
   it('an expired state is replaced silently', async () => {
     const first: Page = await f.data('events.debug_images', { metrics: [{ task }], iters: 5 });
     await f.redis.pExpire(redisKeys(f.h.env.REDIS_KEY_PREFIX!).navigation(f.company('a'), first.scroll_id), 1);
     // expired for Redis (not merely 'probably after 20 ms') before the call that must see it gone
-    await eventually(() => f.redis.exists(redisKeys(f.h.env.REDIS_KEY_PREFIX!).navigation(f.company('a'), first.scroll_id)), (n) => n === 0, { everyMs: 5, what: 'the state key expired' });
-    const again: Page = await f.data('events.debug_images', { metrics: [{ task }], iters: 5, scroll_id: first.scroll_id });
+    await eventually(
+      () => f.redis.exists(redisKeys(f.h.env.REDIS_KEY_PREFIX!).navigation(f.company('a'), first.scroll_id)),
+      (n) => n === 0,
+      { everyMs: 5, what: 'the state key expired' },
+    );
+    const again: Page = await f.data('events.debug_images', {
+      metrics: [{ task }],
+      iters: 5,
+      scroll_id: first.scroll_id,
+    });
     expect(again.scroll_id).not.toBe(first.scroll_id);
     expect(shown(again)).toEqual(shown(first));
   });
 
   it('a plots state id is not a debug_images state', async () => {
     const plots: Page = await f.data('events.plots', { metrics: [{ task }] });
-    const page: Page = await f.data('events.debug_images', { metrics: [{ task }], iters: 1, scroll_id: plots.scroll_id });
+    const page: Page = await f.data('events.debug_images', {
+      metrics: [{ task }],
+      iters: 1,
+      scroll_id: plots.scroll_id,
+    });
     expect(page.scroll_id).not.toBe(plots.scroll_id);
     expect(shown(page)).toEqual(['9:AB']);
   });
@@ -133,13 +179,24 @@ describe('the contract example: A cycles 7 URLs, B cycles 4, iterations 0..9', (
     const files = unique('di-');
     // Keys and URLs sort in opposite orders: the file InfluxDB lists first at a time is not the one with the greatest URL.
     const many = (iter: number) =>
-      ['a', 'b', 'c', 'd', 'e'].map((k, n) => ({ ...image(files, 'img', 'V', iter, `${'edcba'[n]}${iter}`), key: `${k}${iter}` }));
+      ['a', 'b', 'c', 'd', 'e'].map((k, n) => ({
+        ...image(files, 'img', 'V', iter, `${'edcba'[n]}${iter}`),
+        key: `${k}${iter}`,
+      }));
     await f.add([...many(5), ...many(4), image(files, 'img', 'V', 3, 'a3')]);
     await imagesVisible(files, 11);
     const first: Page = await f.data('events.debug_images', { metrics: [{ task: files }], iters: 1 });
-    expect(first.metrics[0]!.iterations.map((it) => [it.iter, it.events.map((e) => e.url.slice(-2))])).toEqual([[5, ['e5']]]);
-    const second: Page = await f.data('events.debug_images', { metrics: [{ task: files }], iters: 1, scroll_id: first.scroll_id });
-    expect(second.metrics[0]!.iterations.map((it) => [it.iter, it.events.map((e) => e.url.slice(-2))])).toEqual([[4, ['e4']]]);
+    expect(first.metrics[0]!.iterations.map((it) => [it.iter, it.events.map((e) => e.url.slice(-2))])).toEqual([
+      [5, ['e5']],
+    ]);
+    const second: Page = await f.data('events.debug_images', {
+      metrics: [{ task: files }],
+      iters: 1,
+      scroll_id: first.scroll_id,
+    });
+    expect(second.metrics[0]!.iterations.map((it) => [it.iter, it.events.map((e) => e.url.slice(-2))])).toEqual([
+      [4, ['e4']],
+    ]);
   });
 
   it('model events are apart from task events', async () => {
@@ -148,35 +205,63 @@ describe('the contract example: A cycles 7 URLs, B cycles 4, iterations 0..9', (
     await f.add([{ ...image(id, 'img', 'V', 4, 'model-file'), model_event: true }]);
     await imagesVisible(id, 2);
     const model: Page = await f.data('events.debug_images', { metrics: [{ task: id }], model_events: true });
-    expect(model.metrics[0]!.iterations.map((it) => [it.iter, it.events[0].key, it.events[0].model_event])).toEqual([[4, 'model-file', true]]);
+    expect(model.metrics[0]!.iterations.map((it) => [it.iter, it.events[0].key, it.events[0].model_event])).toEqual([
+      [4, 'model-file', true],
+    ]);
     const task: Page = await f.data('events.debug_images', { metrics: [{ task: id }] });
-    expect(task.metrics[0]!.iterations.map((it) => [it.iter, it.events[0].key, it.events[0].model_event])).toEqual([[1, 'task-file', false]]);
-    const sample = await f.data('events.get_debug_image_sample', { task: id, metric: 'img', variant: 'V', model_events: true });
+    expect(task.metrics[0]!.iterations.map((it) => [it.iter, it.events[0].key, it.events[0].model_event])).toEqual([
+      [1, 'task-file', false],
+    ]);
+    const sample = await f.data('events.get_debug_image_sample', {
+      task: id,
+      metric: 'img',
+      variant: 'V',
+      model_events: true,
+    });
     expect([sample.event.key, sample.min_iteration, sample.max_iteration]).toEqual(['model-file', 4, 4]);
   });
 
   it('debugImagesSection: the first page of a fresh state, no state stored; public records get no iterations', async () => {
     const before = await f.redis.keys(`${redisKeys(f.h.env.REDIS_KEY_PREFIX!).company(f.company('a'))}:nav:*`);
-    const section = await debugImagesSection(f.deps, f.company('a'), 't', [
-      { id: task, company: f.company('a'), name: task },
-      { id: 'public-one', company: '', name: 'public' },
-    ], { iters: 5, metrics: [{ metric: 'img' }] });
+    const section = await debugImagesSection(
+      f.deps,
+      f.company('a'),
+      't',
+      [
+        { id: task, company: f.company('a'), name: task },
+        { id: 'public-one', company: '', name: 'public' },
+      ],
+      { iters: 5, metrics: [{ metric: 'img' }] },
+    );
     expect(section.map((s) => s.task)).toEqual([task, 'public-one']);
     expect(shown(section[0]!)).toEqual(['9:AB', '8:AB', '7:AB', '6:AB', '5:A']);
     expect(section[1]!.iterations).toEqual([]);
-    expect((await f.redis.keys(`${redisKeys(f.h.env.REDIS_KEY_PREFIX!).company(f.company('a'))}:nav:*`)).length).toBe(before.length);
+    expect((await f.redis.keys(`${redisKeys(f.h.env.REDIS_KEY_PREFIX!).company(f.company('a'))}:nav:*`)).length).toBe(
+      before.length,
+    );
   });
 });
 
 describe('plotsSection', () => {
   it('the plots map of the first get_multi_task_plots page; public records contribute nothing', async () => {
     const task = unique('ps-');
-    await f.add([1, 2].map((iter) => ({ type: 'plot', task, metric: 'roc', variant: 'c', iter, plot_str: `{"i": ${iter}}` })));
-    await eventually(() => f.data('events.get_task_plots', { task, iters: 5 }), (d) => d.total === 2);
-    const plots = await plotsSection(f.deps, f.company('a'), 't', [
-      { id: task, company: f.company('a'), name: 'named run' },
-      { id: 'public-one', company: '', name: 'public' },
-    ], { iters: 2 });
+    await f.add(
+      [1, 2].map((iter) => ({ type: 'plot', task, metric: 'roc', variant: 'c', iter, plot_str: `{"i": ${iter}}` })),
+    );
+    await eventually(
+      () => f.data('events.get_task_plots', { task, iters: 5 }),
+      (d) => d.total === 2,
+    );
+    const plots = await plotsSection(
+      f.deps,
+      f.company('a'),
+      't',
+      [
+        { id: task, company: f.company('a'), name: 'named run' },
+        { id: 'public-one', company: '', name: 'public' },
+      ],
+      { iters: 2 },
+    );
     expect(Object.keys(plots)).toEqual(['roc']);
     const byIter = plots.roc!.c![task]!;
     expect(Object.keys(byIter).sort()).toEqual(['1', '2']);

@@ -19,7 +19,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => r?.stop());
 
-const total = async (task: string, extra: object = {}) => (await r.data('events.get_task_events', { task, ...extra })).total as number;
+const total = async (task: string, extra: object = {}) =>
+  (await r.data('events.get_task_events', { task, ...extra })).total as number;
 
 describe('events.delete_for_task', () => {
   it('deletes every event type of the task, leaves the model of the same id and the registration', async () => {
@@ -81,16 +82,27 @@ describe('events.delete_for_task', () => {
 
   it('refuses unknown, foreign and public tasks', async () => {
     const unknown = await r.call('events.delete_for_task', { task: 'no-such-task' });
-    expect(unknown.body.meta).toMatchObject({ result_subcode: 101, result_msg: `Invalid task id: id=no-such-task, company=${companyA}` });
+    expect(unknown.body.meta).toMatchObject({
+      result_subcode: 101,
+      result_msg: `Invalid task id: id=no-such-task, company=${companyA}`,
+    });
     const foreign = unique('foreign-');
     await r.add([scalar(foreign, 'm', 'v', 0, 0)], r.tokenB);
     const res = await r.call('events.delete_for_task', { task: foreign });
     expect(res.body.meta.result_msg).toBe(`Invalid task id: id=${foreign}, company=${companyA}`);
     const publicTask = unique('public-');
-    await r.redis.hSet(r.keys.task('', publicTask), { id: publicTask, company: '', name: publicTask, status: 'completed' });
+    await r.redis.hSet(r.keys.task('', publicTask), {
+      id: publicTask,
+      company: '',
+      name: publicTask,
+      status: 'completed',
+    });
     const pub = await r.call('events.delete_for_task', { task: publicTask });
     expect(pub.status).toBe(403);
-    expect(pub.body.meta).toMatchObject({ result_subcode: 21, result_msg: `Forbidden (modification not allowed) (cannot modify public task(s), ids=('${publicTask}',))` });
+    expect(pub.body.meta).toMatchObject({
+      result_subcode: 21,
+      result_msg: `Forbidden (modification not allowed) (cannot modify public task(s), ids=('${publicTask}',))`,
+    });
     const missing = await r.call('events.delete_for_task', {});
     expect(missing.body.meta.result_msg).toBe("Validation error (error for field 'task'. field is required!)");
   });
@@ -99,7 +111,11 @@ describe('events.delete_for_task', () => {
 describe('an empty task', () => {
   it('answers every scalar-side read with its empty form once the events are deleted', async () => {
     const task = unique('emptied-');
-    await r.add([scalar(task, 'loss', 'a', 1, 1), scalar(task, 'Summary', 's', -2147483648, 1), { type: 'training_stats_vector', task, iter: 1, metric: 'w', variant: 'l', values: [1] }]);
+    await r.add([
+      scalar(task, 'loss', 'a', 1, 1),
+      scalar(task, 'Summary', 's', -2147483648, 1),
+      { type: 'training_stats_vector', task, iter: 1, metric: 'w', variant: 'l', values: [1] },
+    ]);
     await untilCount(r, task, 3);
     expect(await r.data('events.delete_for_task', { task })).toEqual({ deleted: 3 });
     expect((await r.data('events.get_task_metrics', { tasks: [task] })).metrics).toEqual([{ task, metrics: [] }]);
@@ -107,11 +123,28 @@ describe('an empty task', () => {
     expect(await r.data('events.get_scalar_metrics_and_variants', { task })).toEqual({ metrics: {} });
     expect(await r.data('events.scalar_metrics_iter_histogram', { task })).toEqual({});
     expect(await r.data('events.multi_task_scalar_metrics_iter_histogram', { tasks: [task] })).toEqual({ metrics: {} });
-    expect(await r.data('events.scalar_metrics_iter_raw', { task, metric: { metric: 'loss' }, count_total: true })).toMatchObject({ returned: 0, total: 0, variants: {} });
-    expect(await r.data('events.get_scalar_metric_data', { task, metric: 'loss' })).toMatchObject({ events: [], returned: 0, total: 0 });
-    expect(await r.data('events.get_task_latest_scalar_values', { task })).toEqual({ metrics: [], last_iter: 0, name: task, status: 'in_progress', last_timestamp: 0 });
+    expect(
+      await r.data('events.scalar_metrics_iter_raw', { task, metric: { metric: 'loss' }, count_total: true }),
+    ).toMatchObject({ returned: 0, total: 0, variants: {} });
+    expect(await r.data('events.get_scalar_metric_data', { task, metric: 'loss' })).toMatchObject({
+      events: [],
+      returned: 0,
+      total: 0,
+    });
+    expect(await r.data('events.get_task_latest_scalar_values', { task })).toEqual({
+      metrics: [],
+      last_iter: 0,
+      name: task,
+      status: 'in_progress',
+      last_timestamp: 0,
+    });
     expect(await r.data('events.get_task_single_value_metrics', { tasks: [task] })).toEqual({ tasks: [] });
-    expect(await r.data('events.vector_metrics_iter_histogram', { task, metric: 'w', variant: 'l' })).toEqual({ metric: 'w', variant: 'l', vectors: [], iterations: [] });
+    expect(await r.data('events.vector_metrics_iter_histogram', { task, metric: 'w', variant: 'l' })).toEqual({
+      metric: 'w',
+      variant: 'l',
+      vectors: [],
+      iterations: [],
+    });
     expect(await r.data('events.get_task_events', { task })).toMatchObject({ returned: 0, total: 0, events: [] });
   });
 });
@@ -130,12 +163,18 @@ describe('events.delete_for_model', () => {
 
   it('refuses unknown and published models', async () => {
     const unknown = await r.call('events.delete_for_model', { model: 'no-such-model' });
-    expect(unknown.body.meta).toMatchObject({ result_subcode: 201, result_msg: 'Invalid model id: ids=(no-such-model)' });
+    expect(unknown.body.meta).toMatchObject({
+      result_subcode: 201,
+      result_msg: 'Invalid model id: ids=(no-such-model)',
+    });
     const id = unique('ready-');
     await r.add([scalar(id, 'm', 'v', 0, 0, { model_event: true })]);
     await r.redis.hSet(r.keys.model(companyA, id), 'ready', '1');
     const res = await r.call('events.delete_for_model', { model: id });
-    expect(res.body.meta).toMatchObject({ result_subcode: 201, result_msg: `Cannot update events for a published model: company=${companyA}, id=${id}` });
+    expect(res.body.meta).toMatchObject({
+      result_subcode: 201,
+      result_msg: `Cannot update events for a published model: company=${companyA}, id=${id}`,
+    });
     expect(await r.data('events.delete_for_model', { model: id, allow_locked: true })).toEqual({ deleted: 1 });
   });
 });
@@ -170,10 +209,16 @@ describe('sendControl without a writer', () => {
     try {
       const s = alone.service.services;
       const deps = new QueryDeps(s.config, s.logger, s.stores, s.signingSecret);
-      const error = await sendControl(deps, { op: 'delete_entity', c: 'co', n: 't', e: 'x', id: unique('ctl-') }, { timeoutMs: 1500 }).catch((e: unknown) => e);
+      const error = await sendControl(
+        deps,
+        { op: 'delete_entity', c: 'co', n: 't', e: 'x', id: unique('ctl-') },
+        { timeoutMs: 1500 },
+      ).catch((e: unknown) => e);
       expect(isApiError(error)).toBe(true);
       expect((error as { httpStatus: number }).httpStatus).toBe(503);
-      expect((error as Error).message).toBe('Events could not be persisted, retry later (the deletion was not confirmed within 1.5 s)');
+      expect((error as Error).message).toBe(
+        'Events could not be persisted, retry later (the deletion was not confirmed within 1.5 s)',
+      );
     } finally {
       await alone.stop();
     }

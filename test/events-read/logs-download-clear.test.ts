@@ -12,13 +12,16 @@ beforeAll(async () => {
 });
 afterAll(async () => f?.stop());
 
-
 async function withLogs(task: string, events: object[], expected = events.length): Promise<void> {
   await f.add(events);
-  await eventually(() => f.data('events.get_task_log', { task, batch_size: 1 }), (d) => d.total === expected);
+  await eventually(
+    () => f.data('events.get_task_log', { task, batch_size: 1 }),
+    (d) => d.total === expected,
+  );
 }
 
-const download = (query: string, token = f.tokenA) => f.h.call(`events.download_task_log?${query}`, undefined, { token, method: 'GET' });
+const download = (query: string, token = f.tokenA) =>
+  f.h.call(`events.download_task_log?${query}`, undefined, { token, method: 'GET' });
 const taskKey = (task: string, company = f.company('a')) => redisKeys(f.h.env.REDIS_KEY_PREFIX!).task(company, task);
 
 describe('events.download_task_log', () => {
@@ -39,7 +42,10 @@ describe('events.download_task_log', () => {
     expect(r.headers['cache-control']).toBe('no-store, max-age=0');
     const text = r.body as string;
     expect(text.endsWith('\n')).toBe(true);
-    const lines = text.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.msg)).toEqual(['first\nsecond line', 'middle', 'third']);
     expect(lines[1]).toEqual({
       level: 'info',
@@ -55,11 +61,17 @@ describe('events.download_task_log', () => {
 
   it('text with the default format; asctime and timestamp print epoch ms', async () => {
     const r = await download(`line_type=text&task=${task}`);
-    expect(r.body).toBe(`${T0} test-worker warning first\nsecond line\n${T0 + 1} w-9 info middle\n${T0 + 2} test-worker info third\n`);
+    expect(r.body).toBe(
+      `${T0} test-worker warning first\nsecond line\n${T0 + 1} w-9 info middle\n${T0 + 2} test-worker info third\n`,
+    );
   });
 
   it('text with a custom line_format (braces, trailing newlines removed); line_type is case-insensitive', async () => {
-    const r = await f.call('events.download_task_log', { task, line_type: 'TEXT', line_format: '{{{level}}} {timestamp}: {msg}\n\n' });
+    const r = await f.call('events.download_task_log', {
+      task,
+      line_type: 'TEXT',
+      line_format: '{{{level}}} {timestamp}: {msg}\n\n',
+    });
     expect(r.status).toBe(200);
     expect(r.body).toBe(`{warning} ${T0}: first\nsecond line\n{info} ${T0 + 1}: middle\n{info} ${T0 + 2}: third\n`);
     const json = await f.call('events.download_task_log', { task, line_type: 'Json', line_format: '{nope}' });
@@ -79,9 +91,24 @@ describe('events.download_task_log', () => {
       11,
       'Missing required fields (line_format is required for plain text lines)',
     );
-    expectError(await f.call('events.download_task_log', { task, line_type: 'text', line_format: '{msg!r}' }), 400, 16, 'Invalid value for fields (invalid line format): error=');
-    expectError(await f.call('events.download_task_log', { task, line_type: 'text', line_format: '{msg:>20}' }), 400, 16, 'Invalid value for fields (invalid line format)');
-    expectError(await f.call('events.download_task_log', { task, line_type: 'text', line_format: '{a {' }), 400, 16, 'Invalid value for fields (invalid line format)');
+    expectError(
+      await f.call('events.download_task_log', { task, line_type: 'text', line_format: '{msg!r}' }),
+      400,
+      16,
+      'Invalid value for fields (invalid line format): error=',
+    );
+    expectError(
+      await f.call('events.download_task_log', { task, line_type: 'text', line_format: '{msg:>20}' }),
+      400,
+      16,
+      'Invalid value for fields (invalid line format)',
+    );
+    expectError(
+      await f.call('events.download_task_log', { task, line_type: 'text', line_format: '{a {' }),
+      400,
+      16,
+      'Invalid value for fields (invalid line format)',
+    );
     expectError(
       await f.call('events.download_task_log', { task, line_type: 'text', line_format: '{foo} {msg} {bar}' }),
       400,
@@ -112,8 +139,15 @@ describe('events.download_task_log', () => {
   it('streams a large log completely', async () => {
     const big = unique('dl-');
     const n = 12_000;
-    await withLogs(big, Array.from({ length: n }, (_, i) => log(big, T0 + i, `line ${i}`)), 10_000);
-    await eventually(() => download(`line_type=text&line_format={msg}&task=${big}`), (r) => (r.body as string).split('\n').length === n + 1);
+    await withLogs(
+      big,
+      Array.from({ length: n }, (_, i) => log(big, T0 + i, `line ${i}`)),
+      10_000,
+    );
+    await eventually(
+      () => download(`line_type=text&line_format={msg}&task=${big}`),
+      (r) => (r.body as string).split('\n').length === n + 1,
+    );
     const lines = ((await download(`line_type=text&line_format={msg}&task=${big}`)).body as string).split('\n');
     expect(lines).toHaveLength(n + 1);
     expect(lines[0]).toBe('line 0');
@@ -148,9 +182,15 @@ describe('events.clear_task_log', () => {
   it('threshold_sec keeps the newer records (relative to the request time)', async () => {
     const task = unique('clr-');
     const now = Date.now();
-    await withLogs(task, [log(task, now - 7_200_000, 'two hours old'), log(task, now - 1_000, 'fresh'), log(task, now - 4_000_000, 'older')]);
+    await withLogs(task, [
+      log(task, now - 7_200_000, 'two hours old'),
+      log(task, now - 1_000, 'fresh'),
+      log(task, now - 4_000_000, 'older'),
+    ]);
     expect(await f.data('events.clear_task_log', { task, threshold_sec: 3600 })).toEqual({ deleted: 2 });
-    expect((await f.data('events.get_task_log', { task })).events.map((e: { msg: string }) => e.msg)).toEqual(['fresh']);
+    expect((await f.data('events.get_task_log', { task })).events.map((e: { msg: string }) => e.msg)).toEqual([
+      'fresh',
+    ]);
   });
 
   it('include_metrics and exclude_metrics', async () => {
@@ -162,7 +202,9 @@ describe('events.clear_task_log', () => {
       log(task, T0 + 3, 'a2', { metric: 'a' }),
       log(task, T0 + 4, 'c1', { metric: 'c' }),
     ]);
-    expect(await f.data('events.clear_task_log', { task, include_metrics: ['a', 'b'], exclude_metrics: ['b'] })).toEqual({ deleted: 2 });
+    expect(
+      await f.data('events.clear_task_log', { task, include_metrics: ['a', 'b'], exclude_metrics: ['b'] }),
+    ).toEqual({ deleted: 2 });
     expect(await f.data('events.clear_task_log', { task, exclude_metrics: ['c'] })).toEqual({ deleted: 2 });
     expect((await f.data('events.get_task_log', { task })).events.map((e: { msg: string }) => e.msg)).toEqual(['c1']);
   });
@@ -171,19 +213,44 @@ describe('events.clear_task_log', () => {
     const task = unique('clr-');
     await withLogs(task, [log(task, T0, 'x')]);
     await f.redis.hSet(taskKey(task), 'status', 'published');
-    expectError(await f.call('events.clear_task_log', { task }), 400, 101, `Cannot update events for a published task: company=${f.company('a')}, id=${task}`);
+    expectError(
+      await f.call('events.clear_task_log', { task }),
+      400,
+      101,
+      `Cannot update events for a published task: company=${f.company('a')}, id=${task}`,
+    );
     expect(await f.data('events.clear_task_log', { task, allow_locked: true })).toEqual({ deleted: 1 });
   });
 
   it('errors: unknown, foreign and public tasks; negative threshold', async () => {
     const unknown = unique('nope-');
-    expectError(await f.call('events.clear_task_log', { task: unknown }), 400, 101, `Invalid task id: id=${unknown}, company=${f.company('a')}`);
+    expectError(
+      await f.call('events.clear_task_log', { task: unknown }),
+      400,
+      101,
+      `Invalid task id: id=${unknown}, company=${f.company('a')}`,
+    );
     const task = unique('clr-');
     await f.add([log(task, T0, 'x')]);
-    expectError(await f.call('events.clear_task_log', { task }, f.tokenB), 400, 101, `Invalid task id: id=${task}, company=${f.company('b')}`);
-    expectError(await f.call('events.clear_task_log', { task, threshold_sec: -1 }), 400, 12, "Validation error ('-1' is lower than minimum ('0').)");
+    expectError(
+      await f.call('events.clear_task_log', { task }, f.tokenB),
+      400,
+      101,
+      `Invalid task id: id=${task}, company=${f.company('b')}`,
+    );
+    expectError(
+      await f.call('events.clear_task_log', { task, threshold_sec: -1 }),
+      400,
+      12,
+      "Validation error ('-1' is lower than minimum ('0').)",
+    );
     const pub = unique('pub-');
     await f.redis.hSet(taskKey(pub, ''), { id: pub, company: '', name: pub, status: 'in_progress' });
-    expectError(await f.call('events.clear_task_log', { task: pub }), 403, 21, `Forbidden (modification not allowed) (cannot modify public task(s), ids=('${pub}',))`);
+    expectError(
+      await f.call('events.clear_task_log', { task: pub }),
+      403,
+      21,
+      `Forbidden (modification not allowed) (cannot modify public task(s), ids=('${pub}',))`,
+    );
   });
 });

@@ -17,7 +17,15 @@ beforeAll(async () => {
     scalar(t1, 'Summary', 'accuracy', -2147483648, 0.9),
     scalar(t1, 'noiter', 'x', undefined, 3),
     { type: 'training_stats_vector', task: t1, metric: 'weights', variant: 'layer1', iter: 1, values: [1, 2] },
-    { type: 'training_debug_image', task: t1, metric: 'samples', variant: 'input', iter: 2, url: 'http://x/a.png', key: 'a.png' },
+    {
+      type: 'training_debug_image',
+      task: t1,
+      metric: 'samples',
+      variant: 'input',
+      iter: 2,
+      url: 'http://x/a.png',
+      key: 'a.png',
+    },
     { type: 'plot', task: t1, metric: 'roc', variant: 'c1', plot_str: '{}' },
     { type: 'log', task: t1, msg: 'hello' },
     scalar(t2, 'lr', '', 5, 0.1),
@@ -56,7 +64,11 @@ describe('events.get_task_metrics', () => {
   });
 
   it('answers once per distinct id, an empty list when nothing matches', async () => {
-    const m = await r.data('events.get_task_metrics', { tasks: [empty, empty], model_events: true, event_type: 'plot' });
+    const m = await r.data('events.get_task_metrics', {
+      tasks: [empty, empty],
+      model_events: true,
+      event_type: 'plot',
+    });
     expect(m.metrics).toEqual([{ task: empty, metrics: [] }]);
     // `empty` exists only as a model: as a task it is unknown.
     const asTask = await r.call('events.get_task_metrics', { tasks: [empty] });
@@ -82,7 +94,9 @@ describe('events.get_task_metrics', () => {
     const none = await r.call('events.get_task_metrics', {});
     expect(none.body.meta.result_msg).toBe("Validation error (error for field 'tasks'. field is required!)");
     const emptyList = await r.call('events.get_task_metrics', { tasks: [] });
-    expect(emptyList.body.meta.result_msg).toBe("Validation error (value '[]' length is lower than allowed minimum '1'.)");
+    expect(emptyList.body.meta.result_msg).toBe(
+      "Validation error (value '[]' length is lower than allowed minimum '1'.)",
+    );
     const badType = await r.call('events.get_task_metrics', { tasks: [t1], event_type: 'scalar' });
     expect(badType.body.meta.result_msg).toBe(`Validation error (value is wrong, expected type "eventtype" 'scalar')`);
   });
@@ -117,9 +131,13 @@ describe('events.get_scalar_metrics_and_variants / get_vector_metrics_and_varian
   });
 
   it('maps vector metrics, and answers {} for none', async () => {
-    expect((await r.data('events.get_vector_metrics_and_variants', { task: t1 })).metrics).toEqual({ weights: ['layer1'] });
+    expect((await r.data('events.get_vector_metrics_and_variants', { task: t1 })).metrics).toEqual({
+      weights: ['layer1'],
+    });
     expect((await r.data('events.get_vector_metrics_and_variants', { task: t2 })).metrics).toEqual({});
-    expect((await r.data('events.get_scalar_metrics_and_variants', { task: t1, model_events: true })).metrics).toEqual({ 'model-only': ['m'] });
+    expect((await r.data('events.get_scalar_metrics_and_variants', { task: t1, model_events: true })).metrics).toEqual({
+      'model-only': ['m'],
+    });
   });
 
   it('requires task', async () => {

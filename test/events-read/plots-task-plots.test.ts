@@ -59,11 +59,22 @@ describe('events.get_task_plots', () => {
 
   it('iters: N events per metric/variant; plots without iteration rank last', async () => {
     const d = await f.data('events.get_task_plots', { task, iters: 2 });
-    expect(d.plots.map(where)).toEqual(['conf/table@1', 'conf/table@-', 'roc/class1@4', 'roc/class1@3', 'roc/class2@2', 'roc/class2@1']);
+    expect(d.plots.map(where)).toEqual([
+      'conf/table@1',
+      'conf/table@-',
+      'roc/class1@4',
+      'roc/class1@3',
+      'roc/class2@2',
+      'roc/class2@1',
+    ]);
   });
 
   it('metrics filter', async () => {
-    const d = await f.data('events.get_task_plots', { task, iters: 5, metrics: [{ metric: 'roc', variants: ['class2'] }] });
+    const d = await f.data('events.get_task_plots', {
+      task,
+      iters: 5,
+      metrics: [{ metric: 'roc', variants: ['class2'] }],
+    });
     expect(d.plots.map(where)).toEqual(['roc/class2@2', 'roc/class2@1', 'roc/class2@0']);
   });
 
@@ -76,8 +87,18 @@ describe('events.get_task_plots', () => {
 
   it('bad, foreign and other-task cursors are 400/1104', async () => {
     const { scroll_id } = await f.data('events.get_task_plots', { task });
-    expectError(await f.call('events.get_task_plots', { task, scroll_id: `${scroll_id}x` }), 400, 1104, 'Invalid scroll id: scroll_id=');
-    expectError(await f.call('events.get_task_plots', { task: unique('tp-'), scroll_id }), 400, 1104, 'Invalid scroll id');
+    expectError(
+      await f.call('events.get_task_plots', { task, scroll_id: `${scroll_id}x` }),
+      400,
+      1104,
+      'Invalid scroll id: scroll_id=',
+    );
+    expectError(
+      await f.call('events.get_task_plots', { task: unique('tp-'), scroll_id }),
+      400,
+      1104,
+      'Invalid scroll id',
+    );
     expectError(await f.call('events.get_task_plots', { task, scroll_id }, f.tokenB), 400, 1104, 'Invalid scroll id');
   });
 
@@ -86,11 +107,19 @@ describe('events.get_task_plots', () => {
     await f.add([plot(other, 'm', 'v', 1, { plot_str: '{"v": 1}' })]);
     await plotsVisible(other, 1);
     await f.add([plot(other, 'm', 'v', 1, { plot_str: '{"v": 2}' })]);
-    const d = await eventually(() => f.data('events.get_task_plots', { task: other }), (r) => r.plots[0]?.plot_str === '{"v": 2}');
+    const d = await eventually(
+      () => f.data('events.get_task_plots', { task: other }),
+      (r) => r.plots[0]?.plot_str === '{"v": 2}',
+    );
     expect(d.total).toBe(1);
     const empty = unique('tp-');
     await f.add([{ type: 'log', task: empty, msg: 'x' }]);
-    expect(await f.data('events.get_task_plots', { task: empty, no_scroll: true })).toEqual({ plots: [], returned: 0, total: 0, scroll_id: null });
+    expect(await f.data('events.get_task_plots', { task: empty, no_scroll: true })).toEqual({
+      plots: [],
+      returned: 0,
+      total: 0,
+      scroll_id: null,
+    });
   });
 
   it('model events are apart from task events', async () => {
@@ -99,8 +128,15 @@ describe('events.get_task_plots', () => {
     await f.add([plot(id, 'm', 'v', 2, { model_event: true, plot_str: '{"of": "model"}' })]);
     await plotsVisible(id, 1, true);
     await plotsVisible(id, 1);
-    expect((await f.data('events.get_task_plots', { task: id, model_events: true })).plots.map((p: any) => [p.plot_str, p.model_event])).toEqual([['{"of": "model"}', true]]);
-    expect((await f.data('events.get_task_plots', { task: id })).plots.map((p: any) => [p.plot_str, p.model_event])).toEqual([['{"of": "task"}', false]]);
+    expect(
+      (await f.data('events.get_task_plots', { task: id, model_events: true })).plots.map((p: any) => [
+        p.plot_str,
+        p.model_event,
+      ]),
+    ).toEqual([['{"of": "model"}', true]]);
+    expect(
+      (await f.data('events.get_task_plots', { task: id })).plots.map((p: any) => [p.plot_str, p.model_event]),
+    ).toEqual([['{"of": "task"}', false]]);
   });
 
   it('a multi-megabyte plot (stored compressed) round-trips unchanged', async () => {
@@ -116,7 +152,12 @@ describe('events.get_task_plots', () => {
 
   it('unknown task 400/101; iters 0 400/12', async () => {
     expectError(await f.call('events.get_task_plots', { task: unique('nope-') }), 400, 101, 'Invalid task id');
-    expectError(await f.call('events.get_task_plots', { task, iters: 0 }), 400, 12, "Validation error ('0' is lower than minimum ('1').)");
+    expectError(
+      await f.call('events.get_task_plots', { task, iters: 0 }),
+      400,
+      12,
+      "Validation error ('0' is lower than minimum ('1').)",
+    );
   });
 });
 
@@ -142,7 +183,9 @@ describe('events.get_multi_task_plots', () => {
       for (const [variant, entities] of Object.entries(variants as object)) {
         for (const [entity, iterations] of Object.entries(entities as object)) {
           for (const [iter, group] of Object.entries(iterations as object)) {
-            out.push(`${metric}/${variant}/${entity === p1 ? 'p1' : 'p2'}@${iter}:${group.name === p1 ? 'p1' : group.name}:${group.plots.map((e: any) => e.iter).join(',')}`);
+            out.push(
+              `${metric}/${variant}/${entity === p1 ? 'p1' : 'p2'}@${iter}:${group.name === p1 ? 'p1' : group.name}:${group.plots.map((e: any) => e.iter).join(',')}`,
+            );
           }
         }
       }
@@ -152,22 +195,36 @@ describe('events.get_multi_task_plots', () => {
 
   it('latest iteration per task and metric, keyed by metric, variant, task, iteration', async () => {
     const d = await f.data('events.get_multi_task_plots', { tasks: [p1, p2] });
-    expect(shape(d.plots)).toEqual(['loss-curve/x/p1@5:p1:5', 'roc/class1/p1@3:p1:3', 'roc/class1/p2@1:second run:1', 'roc/class2/p2@1:second run:1']);
+    expect(shape(d.plots)).toEqual([
+      'loss-curve/x/p1@5:p1:5',
+      'roc/class1/p1@3:p1:3',
+      'roc/class1/p2@1:second run:1',
+      'roc/class2/p2@1:second run:1',
+    ]);
     expect(d.returned).toBe(2);
     expect(d.total).toBe(4);
-    expect(d.plots.roc.class1[p1]['3'].plots[0].plot_str).toBe(JSON.stringify({ data: [{ x: [3] }], layout: { title: 'roc/class1@3' } }));
+    expect(d.plots.roc.class1[p1]['3'].plots[0].plot_str).toBe(
+      JSON.stringify({ data: [{ x: [3] }], layout: { title: 'roc/class1@3' } }),
+    );
   });
 
   it('last_iters_per_task_metric false: the latest iterations over all metrics of a task', async () => {
     const d = await f.data('events.get_multi_task_plots', { tasks: [p1, p2], last_iters_per_task_metric: false });
-    expect(shape(d.plots)).toEqual(['loss-curve/x/p1@5:p1:5', 'roc/class1/p2@1:second run:1', 'roc/class2/p2@1:second run:1']);
+    expect(shape(d.plots)).toEqual([
+      'loss-curve/x/p1@5:p1:5',
+      'roc/class1/p2@1:second run:1',
+      'roc/class2/p2@1:second run:1',
+    ]);
     expect(d.total).toBe(3);
   });
 
   it('iters 2, the task alias, a metrics filter', async () => {
     const d = await f.data('events.get_multi_task_plots', { task: [p1], iters: 2, metrics: [{ metric: 'roc' }] });
     expect(shape(d.plots)).toEqual(['roc/class1/p1@2:p1:2', 'roc/class1/p1@3:p1:3']);
-    const alias = await f.data('events.get_multi_task_plots', { task: p2, metrics: [{ metric: 'roc', variants: ['class2'] }] });
+    const alias = await f.data('events.get_multi_task_plots', {
+      task: p2,
+      metrics: [{ metric: 'roc', variants: ['class2'] }],
+    });
     expect(shape(alias.plots)).toEqual(['roc/class2/p2@1:second run:1']);
   });
 
@@ -176,14 +233,38 @@ describe('events.get_multi_task_plots', () => {
     const next = await f.data('events.get_multi_task_plots', { tasks: [p1, p2], scroll_id: first.scroll_id });
     expect(next).toEqual({ plots: {}, returned: 0, total: 4, scroll_id: expect.any(String) });
     expect((await f.data('events.get_multi_task_plots', { tasks: [p1], no_scroll: true })).scroll_id).toBeNull();
-    expectError(await f.call('events.get_multi_task_plots', { tasks: [p1], scroll_id: 'garbage' }), 400, 1104, 'Invalid scroll id: scroll_id=garbage');
-    expectError(await f.call('events.get_multi_task_plots', { tasks: [p1], scroll_id: first.scroll_id }, f.tokenB), 400, 1104);
+    expectError(
+      await f.call('events.get_multi_task_plots', { tasks: [p1], scroll_id: 'garbage' }),
+      400,
+      1104,
+      'Invalid scroll id: scroll_id=garbage',
+    );
+    expectError(
+      await f.call('events.get_multi_task_plots', { tasks: [p1], scroll_id: first.scroll_id }, f.tokenB),
+      400,
+      1104,
+    );
   });
 
   it('errors: every requested id named; tasks required', async () => {
     const nope = unique('nope-');
-    expectError(await f.call('events.get_multi_task_plots', { tasks: [p1, nope] }), 400, 101, `Invalid task id: ids=(${p1}, ${nope})`);
-    expectError(await f.call('events.get_multi_task_plots', {}), 400, 12, "Validation error (error for field 'tasks'. field is required!)");
-    expectError(await f.call('events.get_multi_task_plots', { tasks: [] }), 400, 12, "Validation error (value '[]' length is lower than allowed minimum '1'.)");
+    expectError(
+      await f.call('events.get_multi_task_plots', { tasks: [p1, nope] }),
+      400,
+      101,
+      `Invalid task id: ids=(${p1}, ${nope})`,
+    );
+    expectError(
+      await f.call('events.get_multi_task_plots', {}),
+      400,
+      12,
+      "Validation error (error for field 'tasks'. field is required!)",
+    );
+    expectError(
+      await f.call('events.get_multi_task_plots', { tasks: [] }),
+      400,
+      12,
+      "Validation error (value '[]' length is lower than allowed minimum '1'.)",
+    );
   });
 });

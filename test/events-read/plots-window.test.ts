@@ -12,14 +12,18 @@ beforeAll(async () => {
 afterAll(async () => f?.stop());
 
 /** A plot whose plot_str is short enough to assert plot_len on. */
-const plot = (task: string, metric: string, variant: string, iter: number, extra: object = {}) => plotEvent(task, metric, variant, iter, { plot_str: `{"at": ${iter}}`, ...extra });
+const plot = (task: string, metric: string, variant: string, iter: number, extra: object = {}) =>
+  plotEvent(task, metric, variant, iter, { plot_str: `{"at": ${iter}}`, ...extra });
 
 type Page = { scroll_id: string; metrics: Array<{ task: string; iterations: Array<{ iter: number; events: any[] }> }> };
 const iters = (page: Page, i = 0) => page.metrics[i]!.iterations.map((it) => it.iter);
 const navKey = (company: string, id: string) => redisKeys(f.h.env.REDIS_KEY_PREFIX!).navigation(company, id);
 
 async function plotsVisible(task: string, total: number, modelEvents = false): Promise<void> {
-  await eventually(() => f.data('events.get_task_plots', { task, iters: 100, model_events: modelEvents }), (d) => d.total === total);
+  await eventually(
+    () => f.data('events.get_task_plots', { task, iters: 100, model_events: modelEvents }),
+    (d) => d.total === total,
+  );
 }
 
 describe('the contract example: ten iterations, iters 5', () => {
@@ -39,7 +43,9 @@ describe('the contract example: ten iterations, iters 5', () => {
     expect(second.scroll_id).toBe(scroll_id);
     expect(iters(second)).toEqual([4, 3, 2, 1, 0]);
     expect(iters(await f.data('events.plots', { ...body, scroll_id }))).toEqual([]);
-    expect(iters(await f.data('events.plots', { ...body, scroll_id, navigate_earlier: false }))).toEqual([9, 8, 7, 6, 5]);
+    expect(iters(await f.data('events.plots', { ...body, scroll_id, navigate_earlier: false }))).toEqual([
+      9, 8, 7, 6, 5,
+    ]);
     expect(iters(await f.data('events.plots', { ...body, scroll_id }))).toEqual([4, 3, 2, 1, 0]);
     expect(iters(await f.data('events.plots', { ...body, scroll_id, refresh: true }))).toEqual([9, 8, 7, 6, 5]);
   });
@@ -48,7 +54,13 @@ describe('the contract example: ten iterations, iters 5', () => {
     const page: Page = await f.data('events.plots', { metrics: [{ task }], iters: 1 });
     const [iteration] = page.metrics[0]!.iterations;
     expect(iteration!.events.map((e) => `${e.metric}/${e.variant}@${e.iter}`)).toEqual(['m/v1@9', 'm/v2@9']);
-    expect(iteration!.events[0]).toMatchObject({ type: 'plot', task, plot_str: '{"at": 9}', plot_len: 9, model_event: false });
+    expect(iteration!.events[0]).toMatchObject({
+      type: 'plot',
+      task,
+      plot_str: '{"at": 9}',
+      plot_len: 9,
+      model_event: false,
+    });
   });
 
   it("the state lives in Redis under its company's navigation key for 3600 s", async () => {
@@ -62,7 +74,11 @@ describe('the contract example: ten iterations, iters 5', () => {
     const first: Page = await f.data('events.plots', { metrics: [{ task }], iters: 5 });
     await f.redis.pExpire(navKey(f.company('a'), first.scroll_id), 1);
     // expired for Redis (not merely 'probably after 20 ms') before the call that must see it gone
-    await eventually(() => f.redis.exists(navKey(f.company('a'), first.scroll_id)), (n) => n === 0, { everyMs: 5, what: 'the state key expired' });
+    await eventually(
+      () => f.redis.exists(navKey(f.company('a'), first.scroll_id)),
+      (n) => n === 0,
+      { everyMs: 5, what: 'the state key expired' },
+    );
     const again: Page = await f.data('events.plots', { metrics: [{ task }], iters: 5, scroll_id: first.scroll_id });
     expect(again.scroll_id).not.toBe(first.scroll_id);
     expect(iters(again)).toEqual([9, 8, 7, 6, 5]);
@@ -73,9 +89,16 @@ describe('the contract example: ten iterations, iters 5', () => {
   it("another company's state id is not found: a new state", async () => {
     const theirs = unique('win-b-');
     await f.add([plot(theirs, 'x', 'y', 3)], f.tokenB);
-    await eventually(() => f.data('events.get_task_plots', { task: theirs }, f.tokenB), (d) => d.total === 1);
+    await eventually(
+      () => f.data('events.get_task_plots', { task: theirs }, f.tokenB),
+      (d) => d.total === 1,
+    );
     const mine: Page = await f.data('events.plots', { metrics: [{ task }], iters: 5 });
-    const page: Page = await f.data('events.plots', { metrics: [{ task: theirs }], scroll_id: mine.scroll_id }, f.tokenB);
+    const page: Page = await f.data(
+      'events.plots',
+      { metrics: [{ task: theirs }], scroll_id: mine.scroll_id },
+      f.tokenB,
+    );
     expect(page.scroll_id).not.toBe(mine.scroll_id);
     expect(page.metrics.map((m) => m.task)).toEqual([theirs]);
     expect(iters(page)).toEqual([3]);
@@ -95,7 +118,9 @@ describe('selection', () => {
     });
     expect(page.metrics.map((m) => m.task)).toEqual([empty, a]);
     expect(page.metrics[0]!.iterations).toEqual([]);
-    expect(page.metrics[1]!.iterations.map((it) => [it.iter, it.events.map((e) => `${e.metric}/${e.variant}`)])).toEqual([
+    expect(
+      page.metrics[1]!.iterations.map((it) => [it.iter, it.events.map((e) => `${e.metric}/${e.variant}`)]),
+    ).toEqual([
       [2, ['m2/z']],
       [1, ['m1/y']],
     ]);
@@ -108,9 +133,21 @@ describe('selection', () => {
     const first: Page = await f.data('events.plots', { metrics: [{ task }], iters: 3 });
     await f.add([plot(task, 'b', 'v', 5), plot(task, 'a', 'w', 6)]);
     await plotsVisible(task, 3);
-    const later: Page = await f.data('events.plots', { metrics: [{ task }], iters: 3, scroll_id: first.scroll_id, navigate_earlier: false });
-    expect(later.metrics[0]!.iterations.map((it) => [it.iter, it.events.map((e) => `${e.metric}/${e.variant}`)])).toEqual([[6, ['a/w']]]);
-    const refreshed: Page = await f.data('events.plots', { metrics: [{ task }], iters: 3, scroll_id: first.scroll_id, refresh: true });
+    const later: Page = await f.data('events.plots', {
+      metrics: [{ task }],
+      iters: 3,
+      scroll_id: first.scroll_id,
+      navigate_earlier: false,
+    });
+    expect(
+      later.metrics[0]!.iterations.map((it) => [it.iter, it.events.map((e) => `${e.metric}/${e.variant}`)]),
+    ).toEqual([[6, ['a/w']]]);
+    const refreshed: Page = await f.data('events.plots', {
+      metrics: [{ task }],
+      iters: 3,
+      scroll_id: first.scroll_id,
+      refresh: true,
+    });
     expect(iters(refreshed)).toEqual([6, 5, 1]);
   });
 

@@ -10,11 +10,22 @@ const vectors = unique('vectors-');
 
 beforeAll(async () => {
   r = await startServiceFixture();
-  const singles = Array.from({ length: 10_001 }, (_, i) => scalar(many, 'Summary', `v${String(i).padStart(5, '0')}`, -2147483648, i));
+  const singles = Array.from({ length: 10_001 }, (_, i) =>
+    scalar(many, 'Summary', `v${String(i).padStart(5, '0')}`, -2147483648, i),
+  );
   // Requests of at most 2000 series: the writer's summary script takes 16 arguments per series of a request.
   for (let i = 0; i < singles.length; i += 2000) await r.add(singles.slice(i, i + 2000));
   await r.add([scalar(few, 'Summary', 'a', -2147483648, 1)]);
-  await r.add(Array.from({ length: 10_001 }, (_, i) => ({ type: 'training_stats_vector', task: vectors, metric: 'w', variant: 'l', iter: i, values: [i, -i] })));
+  await r.add(
+    Array.from({ length: 10_001 }, (_, i) => ({
+      type: 'training_stats_vector',
+      task: vectors,
+      metric: 'w',
+      variant: 'l',
+      iter: i,
+      values: [i, -i],
+    })),
+  );
   await untilCount(r, many, 10_001, {}, 60_000);
   await untilCount(r, few, 1);
   await untilCount(r, vectors, 10_001, {}, 60_000);

@@ -34,7 +34,10 @@ beforeAll(async () => {
     ...range(100).map((i) => scalar(spiky, 'p', 'v', i, i === 37 ? 1000 : i === 61 ? -500 : 1)),
   ]);
   // Same id as a model, with other data.
-  await r.add([scalar(mixed, 'loss', 'train', 1, 42, { model_event: true }), scalar(empty, 'x', 'y', 1, 1, { model_event: true })]);
+  await r.add([
+    scalar(mixed, 'loss', 'train', 1, 42, { model_event: true }),
+    scalar(empty, 'x', 'y', 1, 1, { model_event: true }),
+  ]);
   // Overwrite iteration 2 of mixed.
   await r.add([scalar(mixed, 'loss', 'train', 2, 20)]);
   await Promise.all([
@@ -59,7 +62,9 @@ describe('events.scalar_metrics_iter_histogram, key=iter', () => {
       expect(d.m.v.name).toBe('v');
     }
     const ten = await hist({ task: worked, samples: 10 });
-    expect(ten).toEqual({ m: { v: { name: 'v', x: range(10).map((i) => i * 10), y: range(10).map((i) => i * 10 + 4.5) } } });
+    expect(ten).toEqual({
+      m: { v: { name: 'v', x: range(10).map((i) => i * 10), y: range(10).map((i) => i * 10 + 4.5) } },
+    });
   });
 
   it('answers every point with samples 0', async () => {
@@ -98,7 +103,9 @@ describe('events.scalar_metrics_iter_histogram, key=iter', () => {
   });
 
   it('keeps model events apart and answers {} without data', async () => {
-    expect(await hist({ task: mixed, model_events: true })).toEqual({ loss: { train: { name: 'train', x: [1], y: [42] } } });
+    expect(await hist({ task: mixed, model_events: true })).toEqual({
+      loss: { train: { name: 'train', x: [1], y: [42] } },
+    });
     expect(await hist({ task: empty, model_events: true, metrics: [{ metric: 'none' }] })).toEqual({});
     const res = await r.call('events.scalar_metrics_iter_histogram', { task: empty });
     expect(res.body.meta.result_subcode).toBe(101);
@@ -172,8 +179,15 @@ describe('validation', () => {
 
 describe('events.multi_task_scalar_metrics_iter_histogram', () => {
   it('regroups series by metric, variant and entity, named after the entity', async () => {
-    const d = await r.data('events.multi_task_scalar_metrics_iter_histogram', { tasks: [worked, mixed, empty].slice(0, 2), samples: 10 });
-    expect(d.metrics.m.v[worked]).toEqual({ name: worked, x: range(10).map((i) => i * 10), y: range(10).map((i) => i * 10 + 4.5) });
+    const d = await r.data('events.multi_task_scalar_metrics_iter_histogram', {
+      tasks: [worked, mixed, empty].slice(0, 2),
+      samples: 10,
+    });
+    expect(d.metrics.m.v[worked]).toEqual({
+      name: worked,
+      x: range(10).map((i) => i * 10),
+      y: range(10).map((i) => i * 10 + 4.5),
+    });
     expect(d.metrics.loss.train[mixed]).toEqual({ name: mixed, x: [-7, 1, 2], y: [3, 1, 20], x_axis_label: 'epoch' });
     expect(Object.keys(d.metrics).sort()).toEqual(['loss', 'm']);
   });
@@ -185,7 +199,13 @@ describe('events.multi_task_scalar_metrics_iter_histogram', () => {
   });
 
   it('answers {"metrics": {}} without data and rejects unknown ids naming all of them', async () => {
-    expect(await r.data('events.multi_task_scalar_metrics_iter_histogram', { tasks: [empty], model_events: true, metrics: [{ metric: 'z' }] })).toEqual({ metrics: {} });
+    expect(
+      await r.data('events.multi_task_scalar_metrics_iter_histogram', {
+        tasks: [empty],
+        model_events: true,
+        metrics: [{ metric: 'z' }],
+      }),
+    ).toEqual({ metrics: {} });
     const res = await r.call('events.multi_task_scalar_metrics_iter_histogram', { tasks: [worked, 'unknown-x'] });
     expect(res.body.meta.result_msg).toBe(`Invalid task id: ids=(${worked}, unknown-x)`);
   });
@@ -193,7 +213,9 @@ describe('events.multi_task_scalar_metrics_iter_histogram', () => {
   it('takes 1 to 100 entities', async () => {
     const ids = range(101).map((i) => `id${i}`);
     const res = await r.call('events.multi_task_scalar_metrics_iter_histogram', { tasks: ids });
-    expect(res.body.meta.result_msg).toBe(`Validation error (value '[${ids.map((i) => `'${i}'`).join(', ')}]' length is bigger than allowed maximum '100'.)`);
+    expect(res.body.meta.result_msg).toBe(
+      `Validation error (value '[${ids.map((i) => `'${i}'`).join(', ')}]' length is bigger than allowed maximum '100'.)`,
+    );
     const none = await r.call('events.multi_task_scalar_metrics_iter_histogram', { tasks: [] });
     expect(none.body.meta.result_msg).toBe("Validation error (value '[]' length is lower than allowed minimum '1'.)");
   });

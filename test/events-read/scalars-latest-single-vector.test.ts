@@ -43,11 +43,22 @@ describe('events.get_task_latest_scalar_values', () => {
     const train = Array.from({ length: 150 }, (_, i) => -(149 - i));
     expect(d.metrics).toEqual([
       { name: 'Another', variants: [{ name: 'z', last_value: 1, last_10_value: 1, last_100_value: 1 }] },
-      { name: 'Summary', variants: [{ name: 'acc', last_value: 0.93, last_10_value: 0.93, last_100_value: 0.93 }, { name: 'f1', last_value: 0.5, last_10_value: 0.5, last_100_value: 0.5 }] },
+      {
+        name: 'Summary',
+        variants: [
+          { name: 'acc', last_value: 0.93, last_10_value: 0.93, last_100_value: 0.93 },
+          { name: 'f1', last_value: 0.5, last_10_value: 0.5, last_100_value: 0.5 },
+        ],
+      },
       {
         name: 'loss',
         variants: [
-          { name: 'train', last_value: -149, last_10_value: mean(train.slice(0, 10)), last_100_value: mean(train.slice(0, 100)) },
+          {
+            name: 'train',
+            last_value: -149,
+            last_10_value: mean(train.slice(0, 10)),
+            last_100_value: mean(train.slice(0, 100)),
+          },
           // The event without iteration ranks after every iteration.
           { name: 'val', last_value: 0.5, last_10_value: 3.75, last_100_value: 3.75 },
         ],
@@ -72,7 +83,8 @@ describe('events.get_task_latest_scalar_values', () => {
     const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
     /** The greatest @timestamp among the task's scalar events, as epoch ms. */
     const greatestReceived = async () => {
-      const events = (await r.data('events.get_task_events', { task: t, event_type: 'training_stats_scalar' })).events as Array<{ '@timestamp': string }>;
+      const events = (await r.data('events.get_task_events', { task: t, event_type: 'training_stats_scalar' }))
+        .events as Array<{ '@timestamp': string }>;
       return Math.max(...events.map((e) => Date.parse(e['@timestamp'])));
     };
     await r.add([scalar(t, 'loss', 'train', 0, 1), scalar(t, 'loss', 'train', 1, 2)]);
@@ -80,17 +92,24 @@ describe('events.get_task_latest_scalar_values', () => {
     const first = await greatestReceived();
     expect((await r.data('events.get_task_latest_scalar_values', { task: t })).last_timestamp).toBe(first);
     // Kept on the task record by the writer, so the read need not scan every point for it.
-    expect(Number(await r.redis.hGet(r.keys.entity(r.h.credentials.a.company, 't', t), LAST_SCALAR_AT_FIELD))).toBe(first);
+    expect(Number(await r.redis.hGet(r.keys.entity(r.h.credentials.a.company, 't', t), LAST_SCALAR_AT_FIELD))).toBe(
+      first,
+    );
 
     await pause();
-    await r.add([{ type: 'log', task: t, msg: 'later' }, { type: 'plot', task: t, metric: 'p', variant: 'v', iter: 5, plot_str: '{}' }]);
+    await r.add([
+      { type: 'log', task: t, msg: 'later' },
+      { type: 'plot', task: t, metric: 'p', variant: 'v', iter: 5, plot_str: '{}' },
+    ]);
     await untilCount(r, t, 4, { event_type: undefined });
     expect((await r.data('events.get_task_latest_scalar_values', { task: t })).last_timestamp).toBe(first);
 
     await pause();
     // A late re-report of an old iteration is still a later receive time.
     await r.add([scalar(t, 'loss', 'train', 0, 3)]);
-    const overwritten = await r.poll('events.get_task_events', { task: t, event_type: 'training_stats_scalar' }, (d) => d.events.some((e: { value: number }) => e.value === 3));
+    const overwritten = await r.poll('events.get_task_events', { task: t, event_type: 'training_stats_scalar' }, (d) =>
+      d.events.some((e: { value: number }) => e.value === 3),
+    );
     const later = Math.max(...overwritten.events.map((e: { '@timestamp': string }) => Date.parse(e['@timestamp'])));
     expect(later).toBeGreaterThan(first);
     await r.poll('events.get_task_latest_scalar_values', { task: t }, (d) => d.last_timestamp === later);
@@ -153,7 +172,11 @@ describe('events.get_task_single_value_metrics', () => {
   it('lists single values per entity in request order, values by metric then variant', async () => {
     const d = await r.data('events.get_task_single_value_metrics', { tasks: [second, empty, task] });
     expect(d.tasks).toEqual([
-      { task: second, task_name: second, values: [{ metric: 'Summary', variant: 'acc', value: 0.7, timestamp: expect.any(Number) }] },
+      {
+        task: second,
+        task_name: second,
+        values: [{ metric: 'Summary', variant: 'acc', value: 0.7, timestamp: expect.any(Number) }],
+      },
       {
         task,
         task_name: task,
@@ -167,10 +190,15 @@ describe('events.get_task_single_value_metrics', () => {
   });
 
   it('filters by metrics, keeps model values apart, answers {"tasks": []} when none', async () => {
-    const d = await r.data('events.get_task_single_value_metrics', { task: [task], metrics: [{ metric: 'Summary', variants: ['f1'] }] });
+    const d = await r.data('events.get_task_single_value_metrics', {
+      task: [task],
+      metrics: [{ metric: 'Summary', variants: ['f1'] }],
+    });
     expect(d.tasks[0].values).toEqual([{ metric: 'Summary', variant: 'f1', value: 0.5, timestamp: T0 + 8 }]);
     const model = await r.data('events.get_task_single_value_metrics', { tasks: [task], model_events: true });
-    expect(model.tasks[0].values).toEqual([{ metric: 'Summary', variant: 'acc', value: 0.99, timestamp: expect.any(Number) }]);
+    expect(model.tasks[0].values).toEqual([
+      { metric: 'Summary', variant: 'acc', value: 0.99, timestamp: expect.any(Number) },
+    ]);
     expect(await r.data('events.get_task_single_value_metrics', { tasks: [empty] })).toEqual({ tasks: [] });
   });
 });
@@ -178,7 +206,15 @@ describe('events.get_task_single_value_metrics', () => {
 describe('events.vector_metrics_iter_histogram', () => {
   it('answers the vectors with an iteration, ascending', async () => {
     const d = await r.data('events.vector_metrics_iter_histogram', { task, metric: 'weights', variant: 'l1' });
-    expect(d).toEqual({ metric: 'weights', variant: 'l1', vectors: [[0.1, 0.5, 0.2], [0.2, 0.4]], iterations: [1, 2] });
+    expect(d).toEqual({
+      metric: 'weights',
+      variant: 'l1',
+      vectors: [
+        [0.1, 0.5, 0.2],
+        [0.2, 0.4],
+      ],
+      iterations: [1, 2],
+    });
     const none = await r.data('events.vector_metrics_iter_histogram', { task, metric: 'weights', variant: 'nope' });
     expect(none).toEqual({ metric: 'weights', variant: 'nope', vectors: [], iterations: [] });
   });

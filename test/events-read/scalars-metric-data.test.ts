@@ -24,7 +24,8 @@ const EXTRA = MIXED_DENSE + MIXED_SPARSE + NEAR + 2 * SPECIAL_ITERS + 2;
 beforeAll(async () => {
   r = await startServiceFixture();
   const events: object[] = [];
-  for (let i = 0; i < ITERS; i++) VARIANTS.forEach((v, k) => events.push(scalar(task, 'loss', v, i, i + k / 10, { timestamp: T0 + k })));
+  for (let i = 0; i < ITERS; i++)
+    VARIANTS.forEach((v, k) => events.push(scalar(task, 'loss', v, i, i + k / 10, { timestamp: T0 + k })));
   events.push(scalar(task, 'loss', 'a', undefined, -1, { timestamp: T0 }));
   events.push(scalar(task, 'loss', 'b', -2147483648, -2, { timestamp: T0 }));
   events.push(scalar(task, 'other', 'a', 5, 5));
@@ -51,7 +52,15 @@ describe('events.get_scalar_metric_data', () => {
       [3999, 'a'],
       [3998, 'c'],
     ]);
-    expect(first.events[0]).toMatchObject({ type: 'training_stats_scalar', task, metric: 'loss', variant: 'c', value: 3999.2, timestamp: T0 + 2, model_event: false });
+    expect(first.events[0]).toMatchObject({
+      type: 'training_stats_scalar',
+      task,
+      metric: 'loss',
+      variant: 'c',
+      value: 3999.2,
+      timestamp: T0 + 2,
+      model_event: false,
+    });
     const seen: any[] = [...first.events];
     let scroll = first.scroll_id;
     for (let guard = 0; guard < 40; guard++) {
@@ -83,12 +92,20 @@ describe('events.get_scalar_metric_data', () => {
     await r.add([scalar(task, 'near', 'b', 0, 0)]);
     await r.poll('events.get_scalar_metric_data', { task, metric: 'near' }, (d) => d.total === 10_000);
     await r.add([scalar(task, 'mixed', 'b', 0, 0)]);
-    await r.poll('events.get_scalar_metric_data', { task, metric: 'mixed' }, (d) => d.total === MIXED_DENSE + MIXED_SPARSE + 1);
+    await r.poll(
+      'events.get_scalar_metric_data',
+      { task, metric: 'mixed' },
+      (d) => d.total === MIXED_DENSE + MIXED_SPARSE + 1,
+    );
   }, 60_000);
 
   it('refuses foreign cursors and requires metric', async () => {
     const first = await read({});
-    const wrongTask = await r.call('events.get_scalar_metric_data', { task: unique('x'), metric: 'loss', scroll_id: first.scroll_id });
+    const wrongTask = await r.call('events.get_scalar_metric_data', {
+      task: unique('x'),
+      metric: 'loss',
+      scroll_id: first.scroll_id,
+    });
     expect(wrongTask.body.meta.result_subcode).toBe(1104);
     const bad = await r.call('events.get_scalar_metric_data', { task, metric: 'loss', scroll_id: 'nope' });
     expect(bad.body.meta.result_msg).toBe('Invalid scroll id: scroll_id=nope');

@@ -71,14 +71,28 @@ describe('paging the full-detail chart', () => {
     expect(next.returned).toBe(7);
     expect(Object.keys(next.variants)).toEqual(['b']);
     expect(next.variants.b.iter[0]).toBe(7);
-    const resized = await raw({ task: big, metric: { metric: 'loss' }, scroll_id: next.scroll_id, batch_size: 3, count_total: true });
+    const resized = await raw({
+      task: big,
+      metric: { metric: 'loss' },
+      scroll_id: next.scroll_id,
+      batch_size: 3,
+      count_total: true,
+    });
     expect(resized.variants.b.iter).toEqual([14, 15, 16]);
     expect(resized.total).toBe(BIG_ITERS);
   }, 60_000);
 
   it('refuses a negative batch_size', async () => {
-    const res = await r.call('events.scalar_metrics_iter_raw', { task: small, metric: { metric: 'm' }, batch_size: -1 });
-    expect(res.body.meta).toMatchObject({ result_code: 400, result_subcode: 12, result_msg: 'Validation error (batch_size should be non negative number)' });
+    const res = await r.call('events.scalar_metrics_iter_raw', {
+      task: small,
+      metric: { metric: 'm' },
+      batch_size: -1,
+    });
+    expect(res.body.meta).toMatchObject({
+      result_code: 400,
+      result_subcode: 12,
+      result_msg: 'Validation error (batch_size should be non negative number)',
+    });
   });
 });
 
@@ -86,7 +100,10 @@ describe('selection and order', () => {
   it('includes single values by iteration, excludes events without one, and treats 0 as a position', async () => {
     const all = await raw({ task: small, metric: { metric: 'm' }, count_total: true });
     expect(all.total).toBe(5);
-    expect(all.variants).toEqual({ a: { y: [99, 10, 12, 13], iter: [-2147483648, 0, 1, 2] }, b: { y: [11], iter: [0] } });
+    expect(all.variants).toEqual({
+      a: { y: [99, 10, 12, 13], iter: [-2147483648, 0, 1, 2] },
+      b: { y: [11], iter: [0] },
+    });
     const p1 = await raw({ task: small, metric: { metric: 'm' }, batch_size: 1 });
     expect(p1.variants).toEqual({ a: { y: [99], iter: [-2147483648] } });
     const p2 = await raw({ task: small, metric: { metric: 'm' }, scroll_id: p1.scroll_id });
@@ -130,18 +147,42 @@ describe('selection and order', () => {
 describe('cursor refusals', () => {
   it('refuses bad, foreign and other-task cursors with 400/1104', async () => {
     const mine = await raw({ task: small, metric: { metric: 'm' }, batch_size: 1 });
-    const bad = await r.call('events.scalar_metrics_iter_raw', { task: small, metric: { metric: 'm' }, scroll_id: 'garbage' });
-    expect(bad.body.meta).toMatchObject({ result_code: 400, result_subcode: 1104, result_msg: 'Invalid scroll id: scroll_id=garbage' });
-    const otherTask = await r.call('events.scalar_metrics_iter_raw', { task: big, metric: { metric: 'm' }, scroll_id: mine.scroll_id });
+    const bad = await r.call('events.scalar_metrics_iter_raw', {
+      task: small,
+      metric: { metric: 'm' },
+      scroll_id: 'garbage',
+    });
+    expect(bad.body.meta).toMatchObject({
+      result_code: 400,
+      result_subcode: 1104,
+      result_msg: 'Invalid scroll id: scroll_id=garbage',
+    });
+    const otherTask = await r.call('events.scalar_metrics_iter_raw', {
+      task: big,
+      metric: { metric: 'm' },
+      scroll_id: mine.scroll_id,
+    });
     expect(otherTask.body.meta.result_subcode).toBe(1104);
-    const otherCompany = await r.call('events.scalar_metrics_iter_raw', { task: other, metric: { metric: 'm' }, scroll_id: mine.scroll_id }, r.tokenB);
+    const otherCompany = await r.call(
+      'events.scalar_metrics_iter_raw',
+      { task: other, metric: { metric: 'm' }, scroll_id: mine.scroll_id },
+      r.tokenB,
+    );
     expect(otherCompany.body.meta.result_subcode).toBe(1104);
     const tampered = mine.scroll_id.replace(/^./, (c: string) => (c === 'e' ? 'f' : 'e'));
-    const t = await r.call('events.scalar_metrics_iter_raw', { task: small, metric: { metric: 'm' }, scroll_id: tampered });
+    const t = await r.call('events.scalar_metrics_iter_raw', {
+      task: small,
+      metric: { metric: 'm' },
+      scroll_id: tampered,
+    });
     expect(t.body.meta.result_subcode).toBe(1104);
     // A get_task_events cursor is not a raw cursor.
     const events = await r.data('events.get_task_events', { task: small, batch_size: 1 });
-    const wrongKind = await r.call('events.scalar_metrics_iter_raw', { task: small, metric: { metric: 'm' }, scroll_id: events.scroll_id });
+    const wrongKind = await r.call('events.scalar_metrics_iter_raw', {
+      task: small,
+      metric: { metric: 'm' },
+      scroll_id: events.scroll_id,
+    });
     expect(wrongKind.body.meta.result_subcode).toBe(1104);
   });
 

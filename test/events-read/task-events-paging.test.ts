@@ -25,7 +25,14 @@ function ev(kind: string, id: string, iter: number | undefined, ts: number, extr
     case 'vector':
       return { type: 'training_stats_vector', metric: 'w', variant: id, values: [ts], ...common };
     case 'image':
-      return { type: 'training_debug_image', metric: 'img', variant: 'v', key: id, url: `http://files/${id}`, ...common };
+      return {
+        type: 'training_debug_image',
+        metric: 'img',
+        variant: 'v',
+        key: id,
+        url: `http://files/${id}`,
+        ...common,
+      };
     case 'plot':
       return { type: 'plot', metric: 'plots', variant: id, plot_str: `{"id": "${id}"}`, ...common };
     default:
@@ -56,7 +63,8 @@ function expectedOrder(order: 'asc' | 'desc'): string[] {
   const dir = order === 'asc' ? 1 : -1;
   return [...expectedEvents]
     .sort((a, b) => {
-      if (a.iter === undefined || b.iter === undefined) return (a.iter === undefined ? 1 : 0) - (b.iter === undefined ? 1 : 0) || dir * (a.ts - b.ts);
+      if (a.iter === undefined || b.iter === undefined)
+        return (a.iter === undefined ? 1 : 0) - (b.iter === undefined ? 1 : 0) || dir * (a.ts - b.ts);
       return dir * (a.iter - b.iter) || dir * (a.ts - b.ts);
     })
     .map((e) => e.id);
@@ -84,7 +92,12 @@ async function readAll(body: object, batch: number): Promise<string[][]> {
   const pages: string[][] = [];
   let scroll: string | undefined;
   for (let guard = 0; guard < 20; guard++) {
-    const d = await r.data('events.get_task_events', { task, ...body, batch_size: batch, ...(scroll ? { scroll_id: scroll } : {}) });
+    const d = await r.data('events.get_task_events', {
+      task,
+      ...body,
+      batch_size: batch,
+      ...(scroll ? { scroll_id: scroll } : {}),
+    });
     pages.push(d.events.map(idOf));
     if (d.returned === 0) return pages;
     scroll = d.scroll_id;
@@ -107,7 +120,13 @@ describe('events.get_task_events order and paging', () => {
   });
 
   it('never splits an iteration or the no-iteration group across pages', async () => {
-    expect(await readAll({}, 2)).toEqual([['s0b', 's0a', 'p0'], ['s1a', 'v1'], ['s2b', 's2c', 'i2x', 's2a', 'i2y'], ['snone', 'log20', 'log5', 'pnone', 'log10'], []]);
+    expect(await readAll({}, 2)).toEqual([
+      ['s0b', 's0a', 'p0'],
+      ['s1a', 'v1'],
+      ['s2b', 's2c', 'i2x', 's2a', 'i2y'],
+      ['snone', 'log20', 'log5', 'pnone', 'log10'],
+      [],
+    ]);
     expect((await readAll({ order: 'desc' }, 1)).map((p) => p.length)).toEqual([5, 2, 3, 5, 0]);
     expect((await readAll({}, 4)).flat()).toEqual(expectedOrder('asc'));
   });
@@ -134,10 +153,20 @@ describe('events.get_task_events order and paging', () => {
     const images = await r.data('events.get_task_events', { task, event_type: 'training_debug_image', batch_size: 1 });
     expect(images.events.map(idOf)).toEqual(['i2x', 'i2y']);
     expect(images.total).toBe(2);
-    const filtered = await r.data('events.get_task_events', { task, metrics: [{ metric: 'loss', variants: ['s2a', 'snone'] }, { metric: 'w' }], batch_size: 1 });
+    const filtered = await r.data('events.get_task_events', {
+      task,
+      metrics: [{ metric: 'loss', variants: ['s2a', 'snone'] }, { metric: 'w' }],
+      batch_size: 1,
+    });
     expect(filtered.events.map(idOf)).toEqual(['v1']);
     expect(filtered.total).toBe(3);
-    const next = await r.data('events.get_task_events', { task, scroll_id: filtered.scroll_id, event_type: 'log', order: 'desc', batch_size: 1 });
+    const next = await r.data('events.get_task_events', {
+      task,
+      scroll_id: filtered.scroll_id,
+      event_type: 'log',
+      order: 'desc',
+      batch_size: 1,
+    });
     expect(next.events.map(idOf)).toEqual(['s2a']);
     expect(next.total).toBe(3);
     const last = await r.data('events.get_task_events', { task, scroll_id: next.scroll_id });
@@ -165,7 +194,11 @@ describe('events.get_task_events order and paging', () => {
     const d = await r.data('events.get_task_events', { task: iterLogs });
     expect(d.events.map((e: any) => e.msg ?? e.iter)).toEqual([0, 'at-1', 2, 'plain']);
     const byOne = await r.data('events.get_task_events', { task: iterLogs, batch_size: 1, order: 'desc' });
-    const second = await r.data('events.get_task_events', { task: iterLogs, scroll_id: byOne.scroll_id, batch_size: 1 });
+    const second = await r.data('events.get_task_events', {
+      task: iterLogs,
+      scroll_id: byOne.scroll_id,
+      batch_size: 1,
+    });
     expect(second.events.map((e: any) => e.msg)).toEqual(['at-1']);
   });
 });
@@ -195,7 +228,10 @@ describe('limits and errors', () => {
   it('refuses cursors of another entity, company or operation', async () => {
     const d = await r.data('events.get_task_events', { task, batch_size: 1 });
     const otherTask = await r.call('events.get_task_events', { task: many, scroll_id: d.scroll_id });
-    expect(otherTask.body.meta).toMatchObject({ result_subcode: 1104, result_msg: `Invalid scroll id: scroll_id=${d.scroll_id}` });
+    expect(otherTask.body.meta).toMatchObject({
+      result_subcode: 1104,
+      result_msg: `Invalid scroll id: scroll_id=${d.scroll_id}`,
+    });
     const bTask = unique('b-');
     await r.add([scalar(bTask, 'm', 'v', 0, 0)], r.tokenB);
     const otherCompany = await r.call('events.get_task_events', { task: bTask, scroll_id: d.scroll_id }, r.tokenB);

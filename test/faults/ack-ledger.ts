@@ -26,13 +26,22 @@ export class RequestHistory {
 
   /** The steps with their times in seconds relative to `origin` (the fault's start: negative before it). */
   describe(origin: number): string {
-    return this.steps.map(([at, step]) => `${at < origin ? '' : '+'}${((at - origin) / 1000).toFixed(2)}s ${step}`).join(', ');
+    return this.steps
+      .map(([at, step]) => `${at < origin ? '' : '+'}${((at - origin) / 1000).toFixed(2)}s ${step}`)
+      .join(', ');
   }
 }
 
 /** Answers of one kind of traffic (ingest or reads): counters, first examples, and failure windows per client. */
 export class ClientTally {
-  readonly counters: ClientCounters = { requests: 0, serverErrors: 0, tooMany: 0, noAnswer: 0, rejected: 0, abandoned: 0 };
+  readonly counters: ClientCounters = {
+    requests: 0,
+    serverErrors: 0,
+    tooMany: 0,
+    noAnswer: 0,
+    rejected: 0,
+    abandoned: 0,
+  };
   /** A few answers that explain the counters (first of each kind). */
   readonly examples: string[] = [];
   /** client → when its current run of failed attempts began (the first failed attempt's send). */
@@ -46,7 +55,8 @@ export class ClientTally {
   note(kind: keyof ClientCounters, example?: string): void {
     this.counters[kind]++;
     const tagged = `${this.label}${kind}`;
-    if (example !== undefined && this.examples.length < 12 && !this.examples.some((e) => e.startsWith(`${tagged}:`))) this.examples.push(`${tagged}: ${example}`);
+    if (example !== undefined && this.examples.length < 12 && !this.examples.some((e) => e.startsWith(`${tagged}:`)))
+      this.examples.push(`${tagged}: ${example}`);
   }
 
   /** An attempt of `client`, sent at `sentAt`, failed and will be retried. */

@@ -33,15 +33,21 @@ const settings: ScenarioSettings = {
 const suite = scenarioSuite(() => openClusterFaultDeployment({ log: () => {}, maxHeapMb: 192 }), 180_000);
 
 describe('a clustered store node killed with -9 under load through nginx', () => {
-  it.each([NATS_LEADER_KILL, REDIS_MASTER_KILL])('$name: fails over, nothing acknowledged is lost or duplicated, failures last a bounded time', async (target) => {
-    const row = await suite.run(target, 'cluster-failover', settings);
-    const why = row.notes.join('\n');
-    expectNothingLost(row);
-    // Another node took over, and the killed one came back (full strength: cluster-health.ts).
-    expect(why).toMatch(/took over/);
-    expect(row.backSeconds, why).toBeDefined();
-    expect(row.failingSeconds, why).toBeLessThan(FAILING_BOUND_S);
-    expect(row.readFailingSeconds, why).toBeLessThan(FAILING_BOUND_S);
-    console.log(`${row.scenario}: acked ${row.acked}, failing for ${row.failingSeconds.toFixed(1)} s, reads failed ${row.readFailures}/${row.reads}, recovered in ${row.recoverSeconds?.toFixed(1)} s, back in ${row.backSeconds?.toFixed(1)} s`);
-  }, 150_000);
+  it.each([NATS_LEADER_KILL, REDIS_MASTER_KILL])(
+    '$name: fails over, nothing acknowledged is lost or duplicated, failures last a bounded time',
+    async (target) => {
+      const row = await suite.run(target, 'cluster-failover', settings);
+      const why = row.notes.join('\n');
+      expectNothingLost(row);
+      // Another node took over, and the killed one came back (full strength: cluster-health.ts).
+      expect(why).toMatch(/took over/);
+      expect(row.backSeconds, why).toBeDefined();
+      expect(row.failingSeconds, why).toBeLessThan(FAILING_BOUND_S);
+      expect(row.readFailingSeconds, why).toBeLessThan(FAILING_BOUND_S);
+      console.log(
+        `${row.scenario}: acked ${row.acked}, failing for ${row.failingSeconds.toFixed(1)} s, reads failed ${row.readFailures}/${row.reads}, recovered in ${row.recoverSeconds?.toFixed(1)} s, back in ${row.backSeconds?.toFixed(1)} s`,
+      );
+    },
+    150_000,
+  );
 });

@@ -37,7 +37,11 @@ export interface ClusterFaultDeployment extends FaultDeployment {
 const NATS_REPLICAS = 3;
 const REDIS_MASTERS = 3;
 
-export async function openClusterFaultDeployment(options: { log: (line: string) => void; dataDir?: string; maxHeapMb?: number }): Promise<ClusterFaultDeployment> {
+export async function openClusterFaultDeployment(options: {
+  log: (line: string) => void;
+  dataDir?: string;
+  maxHeapMb?: number;
+}): Promise<ClusterFaultDeployment> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'clearml-faults-cluster-'));
   const credentials = [benchCredential('company-a'), benchCredential('company-b')] as const;
   const credentialsFile = path.join(dataDir, 'credentials.json');
@@ -73,15 +77,28 @@ export async function openClusterFaultDeployment(options: { log: (line: string) 
     });
     const started = stack;
     // Reconnects forever: the bench's connection outlives the loss of any node.
-    nats = await connect({ servers: urlList(started.natsUrl), name: 'fault-bench', maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    nats = await connect({
+      servers: urlList(started.natsUrl),
+      name: 'fault-bench',
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+    });
     const connection = nats;
     const waitServiceReady = async (label: string, timeoutMs: number) => {
       const outcome = await waitUntilReady({ url: started.serviceUrls[label]!, probe: answersReady, timeoutMs });
-      if (outcome.kind !== 'ready') throw new Error(`${label} not ready within ${timeoutMs} ms: ${outcome.kind === 'timeout' ? outcome.lastError : 'exited'}`);
+      if (outcome.kind !== 'ready')
+        throw new Error(
+          `${label} not ready within ${timeoutMs} ms: ${outcome.kind === 'timeout' ? outcome.lastError : 'exited'}`,
+        );
     };
-    const waitRedisFullStrength = (timeoutMs: number) => waitFullStrength('the Redis Cluster', () => redisShortfall(started, REDIS_MASTERS), timeoutMs);
+    const waitRedisFullStrength = (timeoutMs: number) =>
+      waitFullStrength('the Redis Cluster', () => redisShortfall(started, REDIS_MASTERS), timeoutMs);
     const waitJetStreamFullStrength = (timeoutMs: number) =>
-      waitFullStrength('the events stream', () => jetStreamShortfall(connection, BENCH_PREFIX, BENCH_PARTITIONS, NATS_REPLICAS), timeoutMs);
+      waitFullStrength(
+        'the events stream',
+        () => jetStreamShortfall(connection, BENCH_PREFIX, BENCH_PARTITIONS, NATS_REPLICAS),
+        timeoutMs,
+      );
     return {
       dataDir,
       stack: started,
@@ -100,7 +117,8 @@ export async function openClusterFaultDeployment(options: { log: (line: string) 
         for (;;) {
           const down = started.labels().filter((label) => started.pidOf(label) === undefined);
           if (down.length === 0) break;
-          if (Date.now() > deadline) throw new Error(`not running (the supervisor did not restart them): ${down.join(', ')}`);
+          if (Date.now() > deadline)
+            throw new Error(`not running (the supervisor did not restart them): ${down.join(', ')}`);
           log(`  waiting for the supervisor to restart ${down.join(', ')}`);
           await sleep(1_000);
         }

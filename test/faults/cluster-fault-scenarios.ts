@@ -25,13 +25,19 @@ import { sendSignal } from './service-process.js';
 
 export type ClusterScenario = Scenario<ClusterFaultDeployment>;
 
-export const NATS_LEADER_KILL: ClusterScenario = { name: 'nats-server (stream leader) kill -9', inject: killNatsLeader };
+export const NATS_LEADER_KILL: ClusterScenario = {
+  name: 'nats-server (stream leader) kill -9',
+  inject: killNatsLeader,
+};
 export const REDIS_MASTER_KILL: ClusterScenario = { name: 'redis-server (master) kill -9', inject: killRedisMaster };
 
 export const CLUSTER_SCENARIOS: readonly ClusterScenario[] = [
   NATS_LEADER_KILL,
   REDIS_MASTER_KILL,
-  ...(['ingest', 'writer', 'query'] as const).map((target): ClusterScenario => ({ name: `${target} process kill -9`, inject: (d, t) => killServiceProcess(d, `${target}-1`, t) })),
+  ...(['ingest', 'writer', 'query'] as const).map((target): ClusterScenario => ({
+    name: `${target} process kill -9`,
+    inject: (d, t) => killServiceProcess(d, `${target}-1`, t),
+  })),
 ];
 
 function kill(deployment: ClusterFaultDeployment, label: string): number {
@@ -41,10 +47,20 @@ function kill(deployment: ClusterFaultDeployment, label: string): number {
   return pid;
 }
 
-async function killServiceProcess(deployment: ClusterFaultDeployment, label: string, { restartTimeoutMs }: FaultTiming): Promise<InjectedFault> {
+async function killServiceProcess(
+  deployment: ClusterFaultDeployment,
+  label: string,
+  { restartTimeoutMs }: FaultTiming,
+): Promise<InjectedFault> {
   const killedPid = kill(deployment, label);
   const endedAt = Date.now();
-  const back = waitRestarted({ what: label, pidOf: () => deployment.stack.pidOf(label), killedPid, timeoutMs: restartTimeoutMs, answers: (left) => deployment.waitServiceReady(label, left) });
+  const back = waitRestarted({
+    what: label,
+    pidOf: () => deployment.stack.pidOf(label),
+    killedPid,
+    timeoutMs: restartTimeoutMs,
+    answers: (left) => deployment.waitServiceReady(label, left),
+  });
   return { endedAt, targets: [label], back };
 }
 
@@ -94,7 +110,12 @@ async function killRedisMaster(deployment: ClusterFaultDeployment, timing: Fault
 async function killStoreNode(
   deployment: ClusterFaultDeployment,
   { restartTimeoutMs }: FaultTiming,
-  node: { label: string; role: string; successor: () => Promise<string | undefined>; fullStrength: (timeoutMs: number) => Promise<void> },
+  node: {
+    label: string;
+    role: string;
+    successor: () => Promise<string | undefined>;
+    fullStrength: (timeoutMs: number) => Promise<void>;
+  },
 ): Promise<InjectedFault> {
   const { stack } = deployment;
   kill(deployment, node.label);

@@ -28,8 +28,22 @@ export interface AuditResult {
 const PAGE = 10_000;
 const EXAMPLES = 5;
 
-export async function auditEvents(queryUrl: string, tokens: readonly string[], ledger: AckLedger): Promise<AuditResult> {
-  const result: AuditResult = { acked: 0, stored: 0, lost: 0, duplicated: 0, storedUnacked: 0, lostExamples: [], duplicateExamples: [], duplicatesByTask: [], readErrors: [] };
+export async function auditEvents(
+  queryUrl: string,
+  tokens: readonly string[],
+  ledger: AckLedger,
+): Promise<AuditResult> {
+  const result: AuditResult = {
+    acked: 0,
+    stored: 0,
+    lost: 0,
+    duplicated: 0,
+    storedUnacked: 0,
+    lostExamples: [],
+    duplicateExamples: [],
+    duplicatesByTask: [],
+    readErrors: [],
+  };
   for (const [task, acked] of ledger.acked) {
     const read = await readTask(queryUrl, `Bearer ${tokens[ledger.companyOf.get(task)!]}`, task);
     if ('error' in read) {
@@ -42,7 +56,8 @@ export async function auditEvents(queryUrl: string, tokens: readonly string[], l
       if ((counts.get(key) ?? 0) > 0) result.stored++;
       else {
         result.lost++;
-        if (result.lostExamples.length < EXAMPLES) result.lostExamples.push(`${task} ${wrong.get(key) ?? key} (request: ${ledger.historyOf(task, key)})`);
+        if (result.lostExamples.length < EXAMPLES)
+          result.lostExamples.push(`${task} ${wrong.get(key) ?? key} (request: ${ledger.historyOf(task, key)})`);
       }
     }
     let duplicatedHere = 0;
@@ -54,7 +69,12 @@ export async function auditEvents(queryUrl: string, tokens: readonly string[], l
         duplicatedHere += count - 1;
         if (!exampleHere) {
           exampleHere = true;
-          result.duplicateExamples.push(`${key.includes(task) ? '' : `${task} `}${key} ×${count}${acked.has(key) ? '' : ' (never acknowledged)'} (copies received by ingest at ${receivedAt.get(key)!.map((at) => relative(at, ledger.faultAt)).join(', ')}; request: ${ledger.historyOf(task, key)})`);
+          result.duplicateExamples.push(
+            `${key.includes(task) ? '' : `${task} `}${key} ×${count}${acked.has(key) ? '' : ' (never acknowledged)'} (copies received by ingest at ${receivedAt
+              .get(key)!
+              .map((at) => relative(at, ledger.faultAt))
+              .join(', ')}; request: ${ledger.historyOf(task, key)})`,
+          );
         }
       }
     }
@@ -63,7 +83,8 @@ export async function auditEvents(queryUrl: string, tokens: readonly string[], l
   return result;
 }
 
-type TaskRead = { counts: Map<string, number>; wrong: Map<string, string>; receivedAt: Map<string, number[]> } | { error: string };
+type TaskRead =
+  { counts: Map<string, number>; wrong: Map<string, string>; receivedAt: Map<string, number[]> } | { error: string };
 
 const relative = (at: number, origin: number) => `${at < origin ? '' : '+'}${((at - origin) / 1000).toFixed(2)}s`;
 
@@ -74,7 +95,11 @@ async function readTask(queryUrl: string, auth: string, task: string): Promise<T
   const receivedAt = new Map<string, number[]>();
   let scrollId: string | undefined;
   for (let page = 0; page < 10_000; page++) {
-    const answer = await readPage(queryUrl, auth, { task, batch_size: PAGE, ...(scrollId ? { scroll_id: scrollId } : {}) });
+    const answer = await readPage(queryUrl, auth, {
+      task,
+      batch_size: PAGE,
+      ...(scrollId ? { scroll_id: scrollId } : {}),
+    });
     if ('error' in answer) return answer;
     const events = answer.events;
     if (events.length === 0) return { counts, wrong, receivedAt };
@@ -82,16 +107,22 @@ async function readTask(queryUrl: string, auth: string, task: string): Promise<T
       const identified = keyOfStored(task, event);
       if ('key' in identified) {
         counts.set(identified.key, (counts.get(identified.key) ?? 0) + 1);
-        receivedAt.set(identified.key, [...(receivedAt.get(identified.key) ?? []), Date.parse(String(event['@timestamp']))]);
-      }
-      else wrong.set(identified.wrong.split(' ')[0]!, identified.wrong);
+        receivedAt.set(identified.key, [
+          ...(receivedAt.get(identified.key) ?? []),
+          Date.parse(String(event['@timestamp'])),
+        ]);
+      } else wrong.set(identified.wrong.split(' ')[0]!, identified.wrong);
     }
     scrollId = answer.scrollId;
   }
   return { error: 'more than 10,000 pages' };
 }
 
-async function readPage(queryUrl: string, auth: string, body: Record<string, unknown>): Promise<{ events: Record<string, unknown>[]; scrollId: string } | { error: string }> {
+async function readPage(
+  queryUrl: string,
+  auth: string,
+  body: Record<string, unknown>,
+): Promise<{ events: Record<string, unknown>[]; scrollId: string } | { error: string }> {
   let last = '';
   for (let attempt = 0; attempt < 3; attempt++) {
     try {

@@ -47,12 +47,22 @@ describe('the events stream deleted while the service runs', () => {
     expect(red.checks['ingest-stream']).toMatch(/missing/);
     expect(red.checks.nats).toBe('ok');
 
-    await eventually(() => ready(h), (r) => r.status === 200, { timeoutMs: 30_000, what: '/ready green again' });
-    expect((await jsm.streams.info(streamName(h.config.NATS_STREAM_PREFIX))).config.name).toBe(streamName(h.config.NATS_STREAM_PREFIX));
+    await eventually(
+      () => ready(h),
+      (r) => r.status === 200,
+      { timeoutMs: 30_000, what: '/ready green again' },
+    );
+    expect((await jsm.streams.info(streamName(h.config.NATS_STREAM_PREFIX))).config.name).toBe(
+      streamName(h.config.NATS_STREAM_PREFIX),
+    );
     // The stream takes events again (JetStream acknowledged them), and the writer stores them: its
     // consumers went with the stream and are created again.
     expect((await addLog(h, token, task, 'after')).status).toBe(200);
-    const stored = await eventually(() => h.call('events.get_task_log', { task }, { token }), (r) => r.status === 200 && (r.body.data.events as Array<{ msg: string }>).some((e) => e.msg === 'after'), { timeoutMs: 45_000, what: 'the event sent after the stream came back is stored' });
+    const stored = await eventually(
+      () => h.call('events.get_task_log', { task }, { token }),
+      (r) => r.status === 200 && (r.body.data.events as Array<{ msg: string }>).some((e) => e.msg === 'after'),
+      { timeoutMs: 45_000, what: 'the event sent after the stream came back is stored' },
+    );
     expect((stored.body.data.events as Array<{ msg: string }>).map((e) => e.msg)).toContain('after');
   }, 90_000);
 });
@@ -89,6 +99,8 @@ describe('an events stream at its limits', () => {
     const refused = await addLog(h, token, unique('t-'), 'refused');
     expect(refused.status).toBe(503);
     expect(refused.headers['retry-after']).toBe('5');
-    expect(refused.body.meta.result_msg).toBe('Events could not be persisted, retry later (event log full) (maximum messages exceeded)');
+    expect(refused.body.meta.result_msg).toBe(
+      'Events could not be persisted, retry later (event log full) (maximum messages exceeded)',
+    );
   });
 });

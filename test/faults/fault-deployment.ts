@@ -65,5 +65,10 @@ export const BENCH_PREFIX = 'faults';
 export const BENCH_PARTITIONS = 8;
 
 export function benchCredential(company: string): BenchCredential {
-  return { access_key: `FAULTS${randomBytes(6).toString('hex').toUpperCase()}`, secret_key: randomBytes(18).toString('base64url'), company, user: `${company}-user` };
+  return {
+    access_key: `FAULTS${randomBytes(6).toString('hex').toUpperCase()}`,
+    secret_key: randomBytes(18).toString('base64url'),
+    company,
+    user: `${company}-user`,
+  };
 }

@@ -25,7 +25,14 @@ export interface LoadShape {
 }
 
 /** 8 clients of 40 events every ~200 ms: about 1,500 events/s, a fifth of what this machine ingests. */
-export const FULL_LOAD: LoadShape = { http: 2, grpcAddBatch: 1, grpcStream: 1, reads: 0, batchEvents: 40, intervalMs: 200 };
+export const FULL_LOAD: LoadShape = {
+  http: 2,
+  grpcAddBatch: 1,
+  grpcStream: 1,
+  reads: 0,
+  batchEvents: 40,
+  intervalMs: 200,
+};
 
 /** The same through nginx, and two read clients per company: reads must survive a query process's loss too. */
 export const CLUSTER_LOAD: LoadShape = { ...FULL_LOAD, reads: 2 };

@@ -32,7 +32,8 @@ function seconds(value: number | undefined): string {
 export function formatTable(rows: readonly ScenarioRow[]): string {
   const cells = [COLUMNS.map(([name]) => name), ...rows.map((row) => COLUMNS.map(([, value]) => value(row)))];
   const widths = COLUMNS.map((_, i) => Math.max(...cells.map((line) => line[i]!.length)));
-  const line = (values: string[]) => `| ${values.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join(' | ')} |`;
+  const line = (values: string[]) =>
+    `| ${values.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join(' | ')} |`;
   const rule = `|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
   return [line(cells[0]!), rule, ...cells.slice(1).map(line)].join('\n');
 }

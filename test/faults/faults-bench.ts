@@ -44,7 +44,10 @@ if (!Number.isFinite(pauseSeconds) || pauseSeconds < 0) {
   process.stderr.write('--pause-seconds expects a number of seconds\n');
   process.exit(2);
 }
-const wanted = values.only?.split(',').map((part) => part.trim().toLowerCase()).filter(Boolean);
+const wanted = values.only
+  ?.split(',')
+  .map((part) => part.trim().toLowerCase())
+  .filter(Boolean);
 const table = (values.cluster ? CLUSTER_SCENARIOS : ALL_SCENARIOS) as readonly Scenario<FaultDeployment>[];
 const scenarios = wanted ? table.filter((s) => wanted.some((part) => s.name.toLowerCase().includes(part))) : table;
 const shape = values.cluster ? CLUSTER_LOAD : FULL_LOAD;
@@ -84,13 +87,19 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 async function main(): Promise<number> {
   const started = Date.now();
-  progress(`fault bench${values.cluster ? ' (cluster)' : ''}: ${scenarios.length} scenarios${values.cluster ? '' : `, faults of ${pauseSeconds} s`}, load ${JSON.stringify(shape)}`);
-  deployment = values.cluster ? await openClusterFaultDeployment({ log: progress }) : await openLocalFaultDeployment({ log: progress });
+  progress(
+    `fault bench${values.cluster ? ' (cluster)' : ''}: ${scenarios.length} scenarios${values.cluster ? '' : `, faults of ${pauseSeconds} s`}, load ${JSON.stringify(shape)}`,
+  );
+  deployment = values.cluster
+    ? await openClusterFaultDeployment({ log: progress })
+    : await openLocalFaultDeployment({ log: progress });
   if (interrupted) {
     await cleanup(true);
     return 130;
   }
-  progress(`${values.cluster ? 'cluster' : 'stack and split deployment'} up in ${deployment.dataDir} (ingest ${deployment.ingestUrl}, gRPC ${deployment.grpcAddress}, query ${deployment.queryUrl})`);
+  progress(
+    `${values.cluster ? 'cluster' : 'stack and split deployment'} up in ${deployment.dataDir} (ingest ${deployment.ingestUrl}, gRPC ${deployment.grpcAddress}, query ${deployment.queryUrl})`,
+  );
   const tokens = await Promise.all(deployment.credentials.map((credential) => login(deployment!.queryUrl, credential)));
   watch = await PipelineWatch.open(deployment.natsUrl, deployment.streamPrefix, deployment.partitions);
   const run = randomBytes(3).toString('hex');
@@ -99,7 +108,9 @@ async function main(): Promise<number> {
     progress(`scenario ${i + 1}/${scenarios.length}: ${target.name}`);
     const row = await runScenario(deployment, watch, tokens, target, `faults-${run}-s${i + 1}`, settings);
     rows.push(row);
-    progress(`  ${row.scenario}: acked ${row.acked} (${row.requests} requests), lost ${row.lost}, duplicated ${row.duplicated}, 5xx ${row.serverErrors}, no answer ${row.noAnswer}, failing for ${row.failingSeconds.toFixed(1)} s, reads failed ${row.readFailures}/${row.reads}${row.unrecovered ? ', UNRECOVERED' : ''} (${Math.round(row.seconds)} s)`);
+    progress(
+      `  ${row.scenario}: acked ${row.acked} (${row.requests} requests), lost ${row.lost}, duplicated ${row.duplicated}, 5xx ${row.serverErrors}, no answer ${row.noAnswer}, failing for ${row.failingSeconds.toFixed(1)} s, reads failed ${row.readFailures}/${row.reads}${row.unrecovered ? ', UNRECOVERED' : ''} (${Math.round(row.seconds)} s)`,
+    );
   }
   const totals = totalsOf(rows);
   const clean = totals.lost === 0 && totals.duplicated === 0 && totals.unrecovered === 0 && totals.rejected === 0;
@@ -107,7 +118,8 @@ async function main(): Promise<number> {
   process.stdout.write(`\n${formatTable(rows)}\n\n`);
   const notes = formatNotes(rows);
   if (notes) process.stdout.write(`${notes}\n\n`);
-  if (totals.rejected > 0) process.stdout.write(`${totals.rejected} answers refused well-formed events (4xx): see the notes\n`);
+  if (totals.rejected > 0)
+    process.stdout.write(`${totals.rejected} answers refused well-formed events (4xx): see the notes\n`);
   process.stdout.write(`total time ${Math.round((Date.now() - started) / 1000)} s\n`);
   process.stdout.write(`${finalLine(totals, bench)}\n`);
   return clean ? 0 : 1;

@@ -14,10 +14,23 @@
  * is "no answer".
  */
 import { create, toBinary } from '@bufbuild/protobuf';
-import { credentials, makeClientConstructor, Metadata, status as GrpcCode, type Client, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
+import {
+  credentials,
+  makeClientConstructor,
+  Metadata,
+  status as GrpcCode,
+  type Client,
+  type ClientDuplexStream,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eventsIngestDefinition } from '../../ingest/grpc/events-ingest-definition.js';
-import { EventBatchSchema, EventChunkSchema, type AddResult, type ChunkAck } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
+import {
+  EventBatchSchema,
+  EventChunkSchema,
+  type AddResult,
+  type ChunkAck,
+} from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
 import { RESULT_CODE_METADATA } from '../../ingest/grpc/grpc-error-status.js';
 import { sendBatchesInTurn, type LoadClientOptions } from './load-client.js';
 import { loadBatch, protoEvents } from './load-events.js';
@@ -36,7 +49,11 @@ const definition = {
 const IngestClient = makeClientConstructor(definition as never, 'clearml.events.v1.EventsIngest');
 
 interface BytesClient extends Client {
-  AddBatch(metadata: Metadata, options: { deadline: number }, callback: (error: ServiceError | null, result?: AddResult) => void): { write(bytes: Buffer): boolean; end(): void };
+  AddBatch(
+    metadata: Metadata,
+    options: { deadline: number },
+    callback: (error: ServiceError | null, result?: AddResult) => void,
+  ): { write(bytes: Buffer): boolean; end(): void };
   StreamEvents(metadata: Metadata): ClientDuplexStream<Buffer, ChunkAck>;
 }
 
@@ -58,7 +75,12 @@ export function attemptOfStatus(error: ServiceError): Attempt {
   const code = Number(error.metadata?.get(RESULT_CODE_METADATA)[0]);
   if (code > 0) {
     const retryAfter = error.metadata.get('retry-after')[0];
-    return { kind: 'answered', code, message: error.details, retryAfterSec: retryAfter === undefined ? undefined : Number(retryAfter) };
+    return {
+      kind: 'answered',
+      code,
+      message: error.details,
+      retryAfterSec: retryAfter === undefined ? undefined : Number(retryAfter),
+    };
   }
   return { kind: 'no-answer', reason: `${GrpcCode[error.code] ?? error.code} ${error.details}` };
 }
@@ -70,7 +92,9 @@ export async function runGrpcAddBatchClient(address: string, options: LoadClient
     await sendBatchesInTurn(options, (batch) => {
       const events = protoEvents(batch);
       const half = Math.ceil(events.length / 2);
-      const messages = [events.slice(0, half), events.slice(half)].map((part) => Buffer.from(toBinary(EventBatchSchema, create(EventBatchSchema, { events: part }))));
+      const messages = [events.slice(0, half), events.slice(half)].map((part) =>
+        Buffer.from(toBinary(EventBatchSchema, create(EventBatchSchema, { events: part }))),
+      );
       return () => addBatchOnce(client, metadata, messages, options.policy.timeoutMs);
     });
   } finally {
@@ -78,7 +102,12 @@ export async function runGrpcAddBatchClient(address: string, options: LoadClient
   }
 }
 
-function addBatchOnce(client: BytesClient, metadata: Metadata, messages: Buffer[], timeoutMs: number): Promise<Attempt> {
+function addBatchOnce(
+  client: BytesClient,
+  metadata: Metadata,
+  messages: Buffer[],
+  timeoutMs: number,
+): Promise<Attempt> {
   return new Promise((resolve) => {
     const call = client.AddBatch(metadata, { deadline: Date.now() + timeoutMs }, (error, result) => {
       resolve(error ? attemptOfStatus(error) : { kind: 'answered', code: 200, added: result?.added });
@@ -117,7 +146,9 @@ export async function runGrpcStreamClient(address: string, options: LoadClientOp
     const batch = loadBatch(options.task, nextEvent, options.batchEvents);
     nextEvent += options.batchEvents;
     ledger.counters.requests++;
-    const bytes = Buffer.from(toBinary(EventChunkSchema, create(EventChunkSchema, { chunkId: id, events: protoEvents(batch) })));
+    const bytes = Buffer.from(
+      toBinary(EventChunkSchema, create(EventChunkSchema, { chunkId: id, events: protoEvents(batch) })),
+    );
     const history = new RequestHistory();
     histories.set(id, history);
     ledger.recordRequest(options.task, batch.keys, history);

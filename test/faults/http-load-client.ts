@@ -14,7 +14,11 @@ export async function runHttpClient(baseUrl: string, options: LoadClientOptions)
   try {
     await sendBatchesInTurn(options, (batch) => {
       const body = Buffer.from(batch.events.map((e) => JSON.stringify(e)).join('\n'));
-      const headers = { authorization: `Bearer ${options.token}`, 'content-type': 'application/json-lines', 'content-length': String(body.length) };
+      const headers = {
+        authorization: `Bearer ${options.token}`,
+        'content-type': 'application/json-lines',
+        'content-length': String(body.length),
+      };
       return () => postOnce(url, agent, headers, body, options.policy.timeoutMs);
     });
   } finally {
@@ -23,7 +27,13 @@ export async function runHttpClient(baseUrl: string, options: LoadClientOptions)
 }
 
 /** One POST; any transport failure or timeout is "no answer". */
-export function postOnce(url: string, agent: http.Agent, headers: Record<string, string>, body: Buffer | string, timeoutMs: number): Promise<Attempt> {
+export function postOnce(
+  url: string,
+  agent: http.Agent,
+  headers: Record<string, string>,
+  body: Buffer | string,
+  timeoutMs: number,
+): Promise<Attempt> {
   return new Promise((resolve) => {
     let settled = false;
     const settle = (attempt: Attempt) => {
@@ -42,7 +52,9 @@ export function postOnce(url: string, agent: http.Agent, headers: Record<string,
       settle({ kind: 'no-answer', reason: `no answer within ${timeoutMs} ms` });
       request.destroy();
     }, timeoutMs);
-    request.on('error', (error) => settle({ kind: 'no-answer', reason: (error as NodeJS.ErrnoException).code ?? error.message }));
+    request.on('error', (error) =>
+      settle({ kind: 'no-answer', reason: (error as NodeJS.ErrnoException).code ?? error.message }),
+    );
     request.end(body);
   });
 }

@@ -22,7 +22,10 @@ export interface LoadClientOptions {
 }
 
 /** Sends batch after batch while producing; `attemptOf(batch)` makes one attempt, the same bytes each time. */
-export async function sendBatchesInTurn(options: LoadClientOptions, attemptOf: (batch: LoadBatch) => () => Promise<Attempt>): Promise<void> {
+export async function sendBatchesInTurn(
+  options: LoadClientOptions,
+  attemptOf: (batch: LoadBatch) => () => Promise<Attempt>,
+): Promise<void> {
   for (let n = 0; options.producing(); n += options.batchEvents) {
     const batch = loadBatch(options.task, n, options.batchEvents);
     const { acked, history } = await sendUntilFinal({

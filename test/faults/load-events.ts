@@ -13,7 +13,18 @@ import { EventSchema, type Event } from '../../ingest/grpc/gen/clearml/events/v1
 export type EventKind = 'scalar' | 'log' | 'plot' | 'image';
 
 /** Kinds in the order they repeat within a batch: mostly scalars and logs, as training jobs send. */
-const MIX: readonly EventKind[] = ['scalar', 'log', 'scalar', 'log', 'scalar', 'plot', 'scalar', 'log', 'scalar', 'image'];
+const MIX: readonly EventKind[] = [
+  'scalar',
+  'log',
+  'scalar',
+  'log',
+  'scalar',
+  'plot',
+  'scalar',
+  'log',
+  'scalar',
+  'image',
+];
 
 export interface LoadBatch {
   task: string;
@@ -35,7 +46,13 @@ export function loadBatch(task: string, n0: number, count: number, now = Date.no
     const common = { task, iter: n, timestamp: now };
     switch (kind) {
       case 'scalar':
-        events.push({ type: 'training_stats_scalar', ...common, metric: 'loss', variant: 'train', value: scalarValue(n) });
+        events.push({
+          type: 'training_stats_scalar',
+          ...common,
+          metric: 'loss',
+          variant: 'train',
+          value: scalarValue(n),
+        });
         keys.push(`scalar:${n}`);
         break;
       case 'log': {
@@ -45,11 +62,35 @@ export function loadBatch(task: string, n0: number, count: number, now = Date.no
         break;
       }
       case 'plot':
-        events.push({ type: 'plot', ...common, metric: 'confusion', variant: 'val', plot_str: JSON.stringify({ data: [{ type: 'heatmap', z: [[n, 1], [2, n]] }], layout: { title: `n ${n}` } }) });
+        events.push({
+          type: 'plot',
+          ...common,
+          metric: 'confusion',
+          variant: 'val',
+          plot_str: JSON.stringify({
+            data: [
+              {
+                type: 'heatmap',
+                z: [
+                  [n, 1],
+                  [2, n],
+                ],
+              },
+            ],
+            layout: { title: `n ${n}` },
+          }),
+        });
         keys.push(`plot:${n}`);
         break;
       case 'image':
-        events.push({ type: 'training_debug_image', ...common, metric: 'samples', variant: 'val', key: `samples/val/${n}.png`, url: imageUrl(task, n) });
+        events.push({
+          type: 'training_debug_image',
+          ...common,
+          metric: 'samples',
+          variant: 'val',
+          key: `samples/val/${n}.png`,
+          url: imageUrl(task, n),
+        });
         keys.push(`image:${n}`);
         break;
     }
@@ -85,13 +126,19 @@ export function keyOfStored(task: string, event: Record<string, unknown>): { key
   const n = event.iter as number;
   switch (event.type) {
     case 'training_stats_scalar':
-      return event.value === scalarValue(n) ? { key: `scalar:${n}` } : { wrong: `scalar:${n} has value ${String(event.value)}` };
+      return event.value === scalarValue(n)
+        ? { key: `scalar:${n}` }
+        : { wrong: `scalar:${n} has value ${String(event.value)}` };
     case 'log':
       return { key: `log:${String(event.msg)}` };
     case 'plot':
-      return typeof event.plot_str === 'string' && event.plot_str.includes(`"n ${n}"`) ? { key: `plot:${n}` } : { wrong: `plot:${n} has another figure` };
+      return typeof event.plot_str === 'string' && event.plot_str.includes(`"n ${n}"`)
+        ? { key: `plot:${n}` }
+        : { wrong: `plot:${n} has another figure` };
     case 'training_debug_image':
-      return event.url === imageUrl(task, n) ? { key: `image:${n}` } : { wrong: `image:${n} has url ${String(event.url)}` };
+      return event.url === imageUrl(task, n)
+        ? { key: `image:${n}` }
+        : { wrong: `image:${n} has url ${String(event.url)}` };
     default:
       return { wrong: `unexpected event type ${String(event.type)}` };
   }

@@ -36,9 +36,16 @@ export interface LocalFaultDeployment extends FaultDeployment {
 
 const STORES: readonly StackServer[] = ['nats', 'influxdb', 'redis'];
 
-export async function openLocalFaultDeployment(options: { log: (line: string) => void; dataDir?: string }): Promise<LocalFaultDeployment> {
+export async function openLocalFaultDeployment(options: {
+  log: (line: string) => void;
+  dataDir?: string;
+}): Promise<LocalFaultDeployment> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'clearml-faults-'));
-  const stack = await startLocalStack({ dataDir: path.join(dataDir, 'stack'), restartOnExit: true, log: (line) => options.log(`[stack] ${line}`) });
+  const stack = await startLocalStack({
+    dataDir: path.join(dataDir, 'stack'),
+    restartOnExit: true,
+    log: (line) => options.log(`[stack] ${line}`),
+  });
   const services: Partial<Record<ServiceTarget, ServiceProcess>> = {};
   let stopped: Promise<void> | undefined;
   const stop = (keep = false) => {

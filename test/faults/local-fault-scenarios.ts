@@ -38,17 +38,27 @@ export function scenario(component: Component, fault: FaultKind): LocalScenario 
     name: `${COMPONENT_NAMES[component]} ${FAULT_NAMES[fault]}`,
     component,
     fault,
-    inject: async (deployment, timing) => ({ ...(await injectFault(deployment, component, fault, timing)), targets: [component] }),
+    inject: async (deployment, timing) => ({
+      ...(await injectFault(deployment, component, fault, timing)),
+      targets: [component],
+    }),
   };
 }
 
-export const ALL_SCENARIOS: readonly LocalScenario[] = (['ingest', 'writer', 'query', 'nats', 'influxdb', 'redis'] as const).flatMap((component) => [
+export const ALL_SCENARIOS: readonly LocalScenario[] = (
+  ['ingest', 'writer', 'query', 'nats', 'influxdb', 'redis'] as const
+).flatMap((component) => [
   scenario(component, 'kill'),
   scenario(component, 'stall'),
   ...(isServiceTarget(component) ? [] : [scenario(component, 'stop')]),
 ]);
 
-async function injectFault(deployment: LocalFaultDeployment, component: Component, fault: FaultKind, { pauseMs, restartTimeoutMs }: FaultTiming): Promise<Omit<InjectedFault, 'targets'>> {
+async function injectFault(
+  deployment: LocalFaultDeployment,
+  component: Component,
+  fault: FaultKind,
+  { pauseMs, restartTimeoutMs }: FaultTiming,
+): Promise<Omit<InjectedFault, 'targets'>> {
   const pid = deployment.pidOf(component);
   if (pid === undefined) throw new Error(`${COMPONENT_NAMES[component]} is not running`);
   switch (fault) {
@@ -60,7 +70,13 @@ async function injectFault(deployment: LocalFaultDeployment, component: Componen
       }
       sendSignal(pid, 'SIGKILL');
       const endedAt = Date.now();
-      const back = waitRestarted({ what: COMPONENT_NAMES[component], pidOf: () => deployment.pidOf(component), killedPid: pid, timeoutMs: restartTimeoutMs, answers: (left) => deployment.waitStoreUp(component, left) });
+      const back = waitRestarted({
+        what: COMPONENT_NAMES[component],
+        pidOf: () => deployment.pidOf(component),
+        killedPid: pid,
+        timeoutMs: restartTimeoutMs,
+        answers: (left) => deployment.waitStoreUp(component, left),
+      });
       return { endedAt, back };
     }
     case 'stall': {

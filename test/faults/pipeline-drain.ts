@@ -25,7 +25,12 @@ export class PipelineWatch {
   /** `natsUrl`: one URL or several, comma-separated (a cluster's seeds). */
   static async open(natsUrl: string, prefix: string, partitions: number): Promise<PipelineWatch> {
     // Reconnects forever: the bench's own connection outlives NATS faults.
-    const nc = await connect({ servers: urlList(natsUrl), name: 'fault-bench', maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    const nc = await connect({
+      servers: urlList(natsUrl),
+      name: 'fault-bench',
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+    });
     return new PipelineWatch(nc, prefix, partitions);
   }
 
@@ -35,7 +40,8 @@ export class PipelineWatch {
     for (let p = 0; p < this.partitions; p++) {
       try {
         const info = await jsm.consumers.info(streamName(this.prefix), consumerName(this.prefix, p));
-        if (info.num_pending > 0 || info.num_ack_pending > 0) left.push(`p${p}: ${info.num_pending} pending, ${info.num_ack_pending} unacknowledged`);
+        if (info.num_pending > 0 || info.num_ack_pending > 0)
+          left.push(`p${p}: ${info.num_pending} pending, ${info.num_ack_pending} unacknowledged`);
       } catch (error) {
         left.push(`p${p}: ${(error as Error).message}`);
       }

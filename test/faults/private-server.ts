@@ -36,7 +36,8 @@ export async function startPrivateServer(server: StoreServer): Promise<PrivateSe
   if (server === 'redis') delete (existing as Partial<typeof existing>).redisUrl;
   const stack: LocalStack = await startLocalStack({ dataDir, existing });
   const [pid] = stack.pids;
-  if (pid === undefined || stack.pids.length !== 1) throw new Error(`expected exactly one started server, got pids ${stack.pids.join(', ')}`);
+  if (pid === undefined || stack.pids.length !== 1)
+    throw new Error(`expected exactly one started server, got pids ${stack.pids.join(', ')}`);
   const url = server === 'nats' ? stack.natsUrl : server === 'influxdb' ? stack.influxUrl : stack.redisUrl;
   const variable = server === 'nats' ? 'NATS_URL' : server === 'influxdb' ? 'INFLUX_URL' : 'REDIS_URL';
   let paused = false;

@@ -39,7 +39,11 @@ export async function runReadClient(queryUrl: string, options: ReadClientOptions
     for (let n = 0; options.producing(); n++) {
       const [operation, body] = READS[n % READS.length]!;
       const text = JSON.stringify(body(task));
-      const headers = { authorization: `Bearer ${options.token}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) };
+      const headers = {
+        authorization: `Bearer ${options.token}`,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(text)),
+      };
       await sendUntilFinal({
         send: () => postOnce(`${queryUrl}/v2.23/${operation}`, agent, headers, text, options.policy.timeoutMs),
         expected: undefined,

@@ -44,6 +44,10 @@ export async function measureRecovery(options: {
     return true;
   });
   if (!ingested) return undefined;
-  const read = await tryUntil(async () => (await callOperation(options.queryUrl, 'events.get_task_events', { task, batch_size: 1 }, auth, TRY_TIMEOUT_MS)).status === 200);
+  const read = await tryUntil(
+    async () =>
+      (await callOperation(options.queryUrl, 'events.get_task_events', { task, batch_size: 1 }, auth, TRY_TIMEOUT_MS))
+        .status === 200,
+  );
   return read ? (Date.now() - options.from) / 1000 : undefined;
 }

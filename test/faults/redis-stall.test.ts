@@ -21,20 +21,32 @@ describe('Redis stopped (SIGSTOP)', () => {
   it('answers 503 within the command timeout for ingest, a log read and a report read, and recovers after SIGCONT', async () => {
     const task = unique('t-');
     expect((await addLog(task, 'before')).status).toBe(200);
-    await eventually(() => read(task), (r) => r.body?.data?.total === 1, { timeoutMs: 30_000, what: 'log line stored' });
+    await eventually(
+      () => read(task),
+      (r) => r.body?.data?.total === 1,
+      { timeoutMs: 30_000, what: 'log line stored' },
+    );
     expect((await reports()).status).toBe(200);
 
     f.server.pause();
     try {
       const ingest = await timed(() => addLog(task, 'during'));
       expect(ingest.result.status).toBe(503);
-      expect(ingest.result.body.meta).toMatchObject({ result_code: 503, result_subcode: 0, result_msg: 'Events could not be persisted, retry later' });
+      expect(ingest.result.body.meta).toMatchObject({
+        result_code: 503,
+        result_subcode: 0,
+        result_msg: 'Events could not be persisted, retry later',
+      });
       expect(ingest.ms).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
 
       for (const call of [() => read(task), reports]) {
         const answer = await timed(call);
         expect(answer.result.status).toBe(503);
-        expect(answer.result.body.meta).toMatchObject({ result_code: 503, result_subcode: 0, result_msg: 'Store unavailable, retry later' });
+        expect(answer.result.body.meta).toMatchObject({
+          result_code: 503,
+          result_subcode: 0,
+          result_msg: 'Store unavailable, retry later',
+        });
         expect(answer.ms).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
       }
 
@@ -46,8 +58,16 @@ describe('Redis stopped (SIGSTOP)', () => {
       f.server.resume();
     }
 
-    await eventually(() => addLog(task, 'after'), (r) => r.status === 200, { timeoutMs: 30_000, what: 'ingest answers 200 again' });
-    const after = await eventually(() => read(task), (r) => r.status === 200 && r.body.data.events.some((e: { msg: string }) => e.msg === 'after'), { timeoutMs: 30_000, what: 'log read sees the new line' });
+    await eventually(
+      () => addLog(task, 'after'),
+      (r) => r.status === 200,
+      { timeoutMs: 30_000, what: 'ingest answers 200 again' },
+    );
+    const after = await eventually(
+      () => read(task),
+      (r) => r.status === 200 && r.body.data.events.some((e: { msg: string }) => e.msg === 'after'),
+      { timeoutMs: 30_000, what: 'log read sees the new line' },
+    );
     const msgs = after.body.data.events.map((e: { msg: string }) => e.msg);
     expect(msgs).toContain('before');
     // The 503'd line was never published: the line after it (same task, same partition) is the barrier.

@@ -78,12 +78,16 @@ export async function runScenario<D extends FaultDeployment>(
   const load = new FaultLoad(deployment, tokens, taskPrefix, settings.shape, settings.policy);
   load.start();
   const warmupEnd = Date.now() + settings.warmupMs;
-  while (Date.now() < warmupEnd || (!load.everyClientAcked && Date.now() < warmupEnd + 4 * settings.warmupMs)) await sleep(100);
+  while (Date.now() < warmupEnd || (!load.everyClientAcked && Date.now() < warmupEnd + 4 * settings.warmupMs))
+    await sleep(100);
   if (!load.everyClientAcked) notes.push('not every client had a 200 before the fault');
   log(`  ${target.name}: load running (${load.ledger.ackedCount} events acknowledged), injecting the fault`);
 
   load.ledger.faultAt = Date.now();
-  const fault = await target.inject(deployment, { pauseMs: settings.pauseMs, restartTimeoutMs: settings.restartTimeoutMs ?? settings.recoveryTimeoutMs });
+  const fault = await target.inject(deployment, {
+    pauseMs: settings.pauseMs,
+    restartTimeoutMs: settings.restartTimeoutMs ?? settings.recoveryTimeoutMs,
+  });
   let backSeconds: number | undefined;
   const back = fault.back.then(
     () => (backSeconds = (Date.now() - fault.endedAt) / 1000),
@@ -102,7 +106,9 @@ export async function runScenario<D extends FaultDeployment>(
   await back;
   // The fault's own notes grow until it is back (which node took over, and when).
   notes.push(...(fault.notes ?? []));
-  log(`  ${target.name}: ${recoverSeconds === undefined ? `NOT recovered within ${settings.recoveryTimeoutMs / 1000} s` : `recovered in ${recoverSeconds.toFixed(1)} s`}; load goes on ${settings.tailMs / 1000} s`);
+  log(
+    `  ${target.name}: ${recoverSeconds === undefined ? `NOT recovered within ${settings.recoveryTimeoutMs / 1000} s` : `recovered in ${recoverSeconds.toFixed(1)} s`}; load goes on ${settings.tailMs / 1000} s`,
+  );
   await sleep(settings.tailMs);
   await load.finish(settings.finishTimeoutMs);
   log(`  ${target.name}: load done, ${load.ledger.ackedCount} acknowledged; waiting for the pipeline to drain`);
@@ -114,18 +120,32 @@ export async function runScenario<D extends FaultDeployment>(
 
   const pidsAfter = deployment.processPids();
   for (const [label, pid] of Object.entries(pidsBefore)) {
-    if (!fault.targets.includes(label) && pidsAfter[label] !== pid) notes.push(`${label} exited on its own during the scenario`);
+    if (!fault.targets.includes(label) && pidsAfter[label] !== pid)
+      notes.push(`${label} exited on its own during the scenario`);
   }
   const { counters, examples, reads } = load.ledger;
   if (audit.lostExamples.length > 0) notes.push(`lost e.g. ${audit.lostExamples.join(', ')}`);
   if (audit.duplicatesByTask.length > 0) notes.push(`duplicated per task: ${audit.duplicatesByTask.join(', ')}`);
   notes.push(...audit.duplicateExamples.map((e) => `duplicated e.g. ${e}`));
   notes.push(...audit.readErrors.map((e) => `read failed: ${e}`));
-  if (audit.storedUnacked > 0) notes.push(`${audit.storedUnacked} events stored without a 200 (their answer was lost; not an error by itself)`);
+  if (audit.storedUnacked > 0)
+    notes.push(`${audit.storedUnacked} events stored without a 200 (their answer was lost; not an error by itself)`);
   notes.push(...[...examples, ...reads.examples].map((e) => `client saw ${e}`));
-  if (load.ledger.longestFailingClient) notes.push(`longest run of failures: ${load.ledger.longestFailingClient}, ${(load.ledger.longestFailingMs / 1000).toFixed(1)} s`);
-  if (reads.longestFailingClient) notes.push(`longest run of read failures: ${reads.longestFailingClient}, ${(reads.longestFailingMs / 1000).toFixed(1)} s`);
-  const unrecovered = recoverSeconds === undefined || backSeconds === undefined || !drain.drained || counters.abandoned > 0 || reads.counters.abandoned > 0 || audit.readErrors.length > 0;
+  if (load.ledger.longestFailingClient)
+    notes.push(
+      `longest run of failures: ${load.ledger.longestFailingClient}, ${(load.ledger.longestFailingMs / 1000).toFixed(1)} s`,
+    );
+  if (reads.longestFailingClient)
+    notes.push(
+      `longest run of read failures: ${reads.longestFailingClient}, ${(reads.longestFailingMs / 1000).toFixed(1)} s`,
+    );
+  const unrecovered =
+    recoverSeconds === undefined ||
+    backSeconds === undefined ||
+    !drain.drained ||
+    counters.abandoned > 0 ||
+    reads.counters.abandoned > 0 ||
+    audit.readErrors.length > 0;
   return {
     scenario: target.name,
     requests: counters.requests,
@@ -153,8 +173,13 @@ export async function runScenario<D extends FaultDeployment>(
 }
 
 /** Every process up and the pipeline empty before a scenario starts, whatever the previous one left. */
-async function ensureHealthy(deployment: FaultDeployment, watch: PipelineWatch, settings: ScenarioSettings): Promise<void> {
+async function ensureHealthy(
+  deployment: FaultDeployment,
+  watch: PipelineWatch,
+  settings: ScenarioSettings,
+): Promise<void> {
   await deployment.ensureUp(settings.recoveryTimeoutMs, settings.log);
   const drain = await watch.waitDrained(settings.drainTimeoutMs);
-  if (!drain.drained) settings.log(`  warning: the pipeline still holds work of the previous scenario: ${drain.detail}`);
+  if (!drain.drained)
+    settings.log(`  warning: the pipeline still holds work of the previous scenario: ${drain.detail}`);
 }

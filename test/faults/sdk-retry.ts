@@ -29,7 +29,13 @@ export type Verdict = 'acked' | 'retry' | 'rejected';
  * 200 answers), counting it in the tally; `sentAt` (epoch ms, now when not
  * known) starts the client's run of failures when it is the first.
  */
-export function judge(attempt: Attempt, expected: number | undefined, tally: ClientTally, where: string, sentAt = Date.now()): Verdict {
+export function judge(
+  attempt: Attempt,
+  expected: number | undefined,
+  tally: ClientTally,
+  where: string,
+  sentAt = Date.now(),
+): Verdict {
   const verdict = classify(attempt, expected, tally, where);
   if (verdict === 'retry') tally.failed(where, sentAt);
   else if (verdict === 'acked') tally.succeeded(where);
@@ -65,7 +71,8 @@ export function describeAttempt(attempt: Attempt): string {
 
 /** The wait before re-send number `retry` (1, 2, ...): doubling, with jitter, capped; Retry-After wins. */
 export function backoffMs(retry: number, policy: RetryPolicy, retryAfterSec?: number): number {
-  if (retryAfterSec !== undefined && Number.isFinite(retryAfterSec) && retryAfterSec >= 0) return Math.min(policy.maxDelayMs, retryAfterSec * 1000);
+  if (retryAfterSec !== undefined && Number.isFinite(retryAfterSec) && retryAfterSec >= 0)
+    return Math.min(policy.maxDelayMs, retryAfterSec * 1000);
   const base = Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** (retry - 1));
   return base * (0.75 + Math.random() * 0.5);
 }

@@ -9,7 +9,13 @@ export interface CallAnswer {
   body: { meta?: { result_msg?: string }; data?: any };
 }
 
-export async function callOperation(baseUrl: string, operation: string, body: unknown, auth: string, timeoutMs: number): Promise<CallAnswer> {
+export async function callOperation(
+  baseUrl: string,
+  operation: string,
+  body: unknown,
+  auth: string,
+  timeoutMs: number,
+): Promise<CallAnswer> {
   const response = await fetch(`${baseUrl}/v2.23/${operation}`, {
     method: 'POST',
     headers: { authorization: auth, 'content-type': 'application/json' },

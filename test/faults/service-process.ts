@@ -7,7 +7,12 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { answersReady, LAUNCHER, repositoryRoot, type ServiceTarget } from '../../deploy/cluster-stack/service-target.js';
+import {
+  answersReady,
+  LAUNCHER,
+  repositoryRoot,
+  type ServiceTarget,
+} from '../../deploy/cluster-stack/service-target.js';
 import { spawnServer, type ServerProcess } from '../../deploy/local-stack/server-process.js';
 import { waitUntilReady } from '../../deploy/local-stack/wait-ready.js';
 
@@ -66,8 +71,10 @@ export class ServiceProcess {
     const child = this.child;
     if (!child) throw new Error(`${this.target} was never started`);
     const outcome = await waitUntilReady({ url: this.baseUrl, probe: answersReady, timeoutMs, exited: child.exited });
-    if (outcome.kind === 'exited') throw new Error(`${this.target} exited (${JSON.stringify(outcome.exit)}); see ${child.logFile}`);
-    if (outcome.kind === 'timeout') throw new Error(`${this.target} not ready within ${timeoutMs} ms: ${outcome.lastError}; see ${child.logFile}`);
+    if (outcome.kind === 'exited')
+      throw new Error(`${this.target} exited (${JSON.stringify(outcome.exit)}); see ${child.logFile}`);
+    if (outcome.kind === 'timeout')
+      throw new Error(`${this.target} not ready within ${timeoutMs} ms: ${outcome.lastError}; see ${child.logFile}`);
   }
 
   /** Sends a signal to the current process (SIGSTOP, SIGCONT); nothing when it is not running. */

@@ -23,7 +23,11 @@ const settings: ScenarioSettings = {
 const suite = scenarioSuite(() => openLocalFaultDeployment({ log: () => {} }), 120_000);
 
 describe('a store killed with -9 under load', () => {
-  it.each([scenario('nats', 'kill'), scenario('redis', 'kill')])('$name: nothing acknowledged is lost or duplicated, and the service recovers', async (target) => {
-    expectNothingLost(await suite.run(target, `faults-test-${target.component}`, settings));
-  }, 100_000);
+  it.each([scenario('nats', 'kill'), scenario('redis', 'kill')])(
+    '$name: nothing acknowledged is lost or duplicated, and the service recovers',
+    async (target) => {
+      expectNothingLost(await suite.run(target, `faults-test-${target.component}`, settings));
+    },
+    100_000,
+  );
 });

@@ -13,10 +13,35 @@ export interface ApiAnswer {
   outcome: RawOutcome;
 }
 
-export async function apiCall(port: number, op: string, body: unknown, headers: Array<[string, string]>, deadlineMs = 30_000, contentType = 'application/json'): Promise<ApiAnswer> {
-  const bytes = body === undefined ? Buffer.alloc(0) : Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-  const outcome = await sendRaw(port, encodeRequest({ method: 'POST', target: `/v2.23/${op}`, headers: [['content-type', contentType], ...headers], body: bytes }, `127.0.0.1:${port}`), deadlineMs);
-  if (outcome.kind !== 'answer') return { status: 0, json: undefined, text: outcome.kind === 'hang' ? 'no answer (deadline)' : outcome.error, outcome };
+export async function apiCall(
+  port: number,
+  op: string,
+  body: unknown,
+  headers: Array<[string, string]>,
+  deadlineMs = 30_000,
+  contentType = 'application/json',
+): Promise<ApiAnswer> {
+  const bytes =
+    body === undefined
+      ? Buffer.alloc(0)
+      : Buffer.isBuffer(body)
+        ? body
+        : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+  const outcome = await sendRaw(
+    port,
+    encodeRequest(
+      { method: 'POST', target: `/v2.23/${op}`, headers: [['content-type', contentType], ...headers], body: bytes },
+      `127.0.0.1:${port}`,
+    ),
+    deadlineMs,
+  );
+  if (outcome.kind !== 'answer')
+    return {
+      status: 0,
+      json: undefined,
+      text: outcome.kind === 'hang' ? 'no answer (deadline)' : outcome.error,
+      outcome,
+    };
   const text = outcome.body.toString('utf8');
   let json: unknown;
   try {

@@ -76,7 +76,18 @@ async function sendHttp(c: HttpCase, ctx: SendContext): Promise<CaseOutcome> {
   const outcome = await sendRaw(ctx.port, encoded, ctx.deadlineMs);
   const rendered = renderHttp(request);
   const sizes = { bodyBytes: request.body.length, headBytes: encoded.length - request.body.length };
-  if (outcome.kind !== 'answer') return { kind: outcome.kind, status: '-', is5xx: false, notEnvelope: false, ms: outcome.ms, request: rendered, answer: outcome.kind === 'dropped' ? outcome.error : 'no answer', siblings, ...sizes };
+  if (outcome.kind !== 'answer')
+    return {
+      kind: outcome.kind,
+      status: '-',
+      is5xx: false,
+      notEnvelope: false,
+      ms: outcome.ms,
+      request: rendered,
+      answer: outcome.kind === 'dropped' ? outcome.error : 'no answer',
+      siblings,
+      ...sizes,
+    };
   const text = outcome.body.toString('utf8');
   if (outcome.status === 200 && siblings.length > 0) {
     try {
@@ -100,7 +111,10 @@ async function sendHttp(c: HttpCase, ctx: SendContext): Promise<CaseOutcome> {
 
 function renderGrpc(c: GrpcCase, bytes: Uint8Array[]): string {
   const messages = bytes.map((b) => `${b.length}B:${clip(Buffer.from(b).toString('hex'), 160)}`).join(' ');
-  return `${c.op} auth=${c.auth} caller=${c.caller} metadata=${JSON.stringify(c.metadata)} messages=[${messages}] spec=${clip(JSON.stringify(c.messages, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v)), 600)}`;
+  return `${c.op} auth=${c.auth} caller=${c.caller} metadata=${JSON.stringify(c.metadata)} messages=[${messages}] spec=${clip(
+    JSON.stringify(c.messages, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v)),
+    600,
+  )}`;
 }
 
 async function sendGrpc(c: GrpcCase, ctx: SendContext): Promise<CaseOutcome> {
@@ -126,14 +140,40 @@ async function sendGrpc(c: GrpcCase, ctx: SendContext): Promise<CaseOutcome> {
   for (const ack of answer.acks) {
     const index = Number(ack.chunkId);
     const siblings = perMessage[index] ?? [];
-    if (siblings.length > 0 && ack.errorCode === undefined && answerAcknowledges({ added: ack.added, errors: ack.errors, errors_info: ack.errorsInfo }, siblings, eventsIn(index))) ctx.ledger.markAcked(siblings);
+    if (
+      siblings.length > 0 &&
+      ack.errorCode === undefined &&
+      answerAcknowledges(
+        { added: ack.added, errors: ack.errors, errors_info: ack.errorsInfo },
+        siblings,
+        eventsIn(index),
+      )
+    )
+      ctx.ledger.markAcked(siblings);
   }
-  if (c.op !== 'grpc.StreamEvents' && answer.kind === 'answer' && answer.code === 0 && answer.result !== undefined && all.length > 0) {
+  if (
+    c.op !== 'grpc.StreamEvents' &&
+    answer.kind === 'answer' &&
+    answer.code === 0 &&
+    answer.result !== undefined &&
+    all.length > 0
+  ) {
     const total = c.messages.reduce((sum, _m, i) => sum + eventsIn(i), 0);
-    if (answerAcknowledges({ added: answer.result.added, errors: answer.result.errors, errors_info: answer.result.errorsInfo }, all, total)) ctx.ledger.markAcked(all);
+    if (
+      answerAcknowledges(
+        { added: answer.result.added, errors: answer.result.errors, errors_info: answer.result.errorsInfo },
+        all,
+        total,
+      )
+    )
+      ctx.ledger.markAcked(all);
   }
-  const status = answer.resultCode !== undefined ? String(answer.resultCode) : answer.code === 0 ? '200' : `grpc:${answer.code}`;
-  const acks = answer.acks.length > 0 ? ` acks=${JSON.stringify(answer.acks, (_k, v) => (typeof v === 'bigint' ? Number(v) : v)).slice(0, 200)}` : '';
+  const status =
+    answer.resultCode !== undefined ? String(answer.resultCode) : answer.code === 0 ? '200' : `grpc:${answer.code}`;
+  const acks =
+    answer.acks.length > 0
+      ? ` acks=${JSON.stringify(answer.acks, (_k, v) => (typeof v === 'bigint' ? Number(v) : v)).slice(0, 200)}`
+      : '';
   return {
     kind: answer.kind,
     status,

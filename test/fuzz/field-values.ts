@@ -5,7 +5,15 @@
  */
 import fc from 'fast-check';
 import { ID_MUTATIONS, IdRef, ScrollRef, type IdMutation, type Pool, type SymbolicTree } from './fuzz-world.js';
-import { anyJson, deepJson, hostileNumber, hostileString, longString, prototypeObject, wrongTypeFor } from './hostile-values.js';
+import {
+  anyJson,
+  deepJson,
+  hostileNumber,
+  hostileString,
+  longString,
+  prototypeObject,
+  wrongTypeFor,
+} from './hostile-values.js';
 import { KeyedObject, RawJson } from './json-text.js';
 import type { FieldKind } from './operation-catalogue.js';
 
@@ -18,14 +26,24 @@ export interface FieldContext {
 }
 
 const baseRef = (pools: Pool[]): fc.Arbitrary<IdRef> =>
-  fc.tuple(fc.constantFrom<'own' | 'foreign'>('own', 'own', 'foreign'), fc.constantFrom(...pools), fc.nat(7)).map(([whose, pool, index]) => new IdRef(whose, pool, index));
+  fc
+    .tuple(fc.constantFrom<'own' | 'foreign'>('own', 'own', 'foreign'), fc.constantFrom(...pools), fc.nat(7))
+    .map(([whose, pool, index]) => new IdRef(whose, pool, index));
 
 export const idMutation: fc.Arbitrary<IdMutation> = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom(...ID_MUTATIONS).map((text) => ({ kind: 'suffix' as const, text })) },
   { weight: 2, arbitrary: fc.constantFrom(...ID_MUTATIONS).map((text) => ({ kind: 'prefix' as const, text })) },
-  { weight: 1, arbitrary: fc.constantFrom(['{', '}'], ['*', '*'], [' ', ' '], ['\n', '\n'], ['"', '"']).map(([open, close]) => ({ kind: 'wrap' as const, open: open!, close: close! })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(['{', '}'], ['*', '*'], [' ', ' '], ['\n', '\n'], ['"', '"'])
+      .map(([open, close]) => ({ kind: 'wrap' as const, open: open!, close: close! })),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: 'upper' as const }) },
-  { weight: 2, arbitrary: fc.constantFrom(127, 128, 129, 256, 4096, 70_000).map((length) => ({ kind: 'long' as const, length })) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(127, 128, 129, 256, 4096, 70_000).map((length) => ({ kind: 'long' as const, length })),
+  },
   { weight: 2, arbitrary: baseRef(['target', 'witness']).map((other) => ({ kind: 'join' as const, other })) },
   { weight: 1, arbitrary: fc.constant({ kind: 'prefixed-by-company' as const }) },
 );
@@ -39,7 +57,13 @@ export function idRef(pools: Pool[], context: FieldContext): fc.Arbitrary<IdRef>
 }
 
 export const scrollRef: fc.Arbitrary<ScrollRef> = fc
-  .tuple(fc.constantFrom<'own' | 'foreign'>('own', 'foreign'), fc.nat(40), fc.constantFrom('none', 'none', 'append', 'flip', 'truncate', 'reencode', 'double') as fc.Arbitrary<ScrollRef['mutation']>)
+  .tuple(
+    fc.constantFrom<'own' | 'foreign'>('own', 'foreign'),
+    fc.nat(40),
+    fc.constantFrom('none', 'none', 'append', 'flip', 'truncate', 'reencode', 'double') as fc.Arbitrary<
+      ScrollRef['mutation']
+    >,
+  )
   .map(([whose, index, mutation]) => new ScrollRef(whose, index, mutation));
 
 /** Forged scroll ids: random hex (a navigation state id that does not exist), JWT look-alikes, nonsense. */
@@ -50,21 +74,57 @@ export const forgedScroll: fc.Arbitrary<SymbolicTree> = fc.oneof(
   hostileString,
 );
 
-const metricName: fc.Arbitrary<SymbolicTree> = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...KNOWN_METRICS) }, { weight: 2, arbitrary: hostileString });
-const variantName: fc.Arbitrary<SymbolicTree> = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...KNOWN_VARIANTS) }, { weight: 2, arbitrary: hostileString });
+const metricName: fc.Arbitrary<SymbolicTree> = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...KNOWN_METRICS) },
+  { weight: 2, arbitrary: hostileString },
+);
+const variantName: fc.Arbitrary<SymbolicTree> = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...KNOWN_VARIANTS) },
+  { weight: 2, arbitrary: hostileString },
+);
 
 const metricVariant: fc.Arbitrary<SymbolicTree> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ metric: metricName, variants: fc.array(variantName, { maxLength: 3 }) }, { requiredKeys: ['metric'] }) },
+  {
+    weight: 4,
+    arbitrary: fc.record(
+      { metric: metricName, variants: fc.array(variantName, { maxLength: 3 }) },
+      { requiredKeys: ['metric'] },
+    ),
+  },
   { weight: 1, arbitrary: anyJson },
   { weight: 1, arbitrary: fc.record({ metric: wrongTypeFor('string'), variants: wrongTypeFor('list') }) },
 );
 
-const many = <T>(item: fc.Arbitrary<T>, count: number): fc.Arbitrary<T[]> => item.map((one) => Array.from({ length: count }, () => one));
+const many = <T>(item: fc.Arbitrary<T>, count: number): fc.Arbitrary<T[]> =>
+  item.map((one) => Array.from({ length: count }, () => one));
 
-const plausibleInt = fc.oneof(fc.constantFrom(0, 1, 2, 3, 5, 10, 100, 500, 1000, 6000, 6001, 10_000, 10_001, 200_000, 200_001, -1, -2_147_483_648), fc.integer({ min: -5, max: 50 }));
+const plausibleInt = fc.oneof(
+  fc.constantFrom(0, 1, 2, 3, 5, 10, 100, 500, 1000, 6000, 6001, 10_000, 10_001, 200_000, 200_001, -1, -2_147_483_648),
+  fc.integer({ min: -5, max: 50 }),
+);
 
 const queryList: fc.Arbitrary<SymbolicTree> = fc.oneof(
-  fc.array(fc.oneof(fc.constantFrom<SymbolicTree>('__$not', '__$all', '__$and', '__$any', '__$or', '__$nope', '-', '-x', null, 'archived', 'hidden', 'created', 'published'), hostileString), { maxLength: 5 }),
+  fc.array(
+    fc.oneof(
+      fc.constantFrom<SymbolicTree>(
+        '__$not',
+        '__$all',
+        '__$and',
+        '__$any',
+        '__$or',
+        '__$nope',
+        '-',
+        '-x',
+        null,
+        'archived',
+        'hidden',
+        'created',
+        'published',
+      ),
+      hostileString,
+    ),
+    { maxLength: 5 },
+  ),
   hostileString,
 );
 
@@ -83,13 +143,20 @@ const sectionValue = (context: FieldContext): fc.Arbitrary<SymbolicTree> =>
 
 /** A plausible value of the kind. */
 function plausible(kind: FieldKind | 'unknown', context: FieldContext): fc.Arbitrary<SymbolicTree> {
-  if (typeof kind === 'object') return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...kind.enum) }, { weight: 1, arbitrary: fc.constantFrom(...kind.enum).map((v) => v.toUpperCase()) });
+  if (typeof kind === 'object')
+    return fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...kind.enum) },
+      { weight: 1, arbitrary: fc.constantFrom(...kind.enum).map((v) => v.toUpperCase()) },
+    );
   switch (kind) {
     case 'task':
       return idRef(['target', 'target', 'witness', 'model', 'report'], context);
     case 'tasks':
       return fc.oneof(
-        { weight: 4, arbitrary: fc.array(idRef(['target', 'witness', 'model'], context), { minLength: 1, maxLength: 4 }) },
+        {
+          weight: 4,
+          arbitrary: fc.array(idRef(['target', 'witness', 'model'], context), { minLength: 1, maxLength: 4 }),
+        },
         { weight: 1, arbitrary: fc.constantFrom(99, 100, 101, 1000).chain((n) => many(idRef(['target'], context), n)) },
         { weight: 1, arbitrary: fc.constant<SymbolicTree>([]) },
       );
@@ -108,11 +175,43 @@ function plausible(kind: FieldKind | 'unknown', context: FieldContext): fc.Arbit
     case 'metricVariant':
       return metricVariant;
     case 'metricVariants':
-      return fc.oneof({ weight: 5, arbitrary: fc.array(metricVariant, { maxLength: 4 }) }, { weight: 1, arbitrary: fc.constantFrom(1000, 10_000).chain((n) => many(fc.record({ metric: fc.constantFrom<SymbolicTree>(...KNOWN_METRICS), variants: fc.constant<SymbolicTree>(['train']) }), n)) });
+      return fc.oneof(
+        { weight: 5, arbitrary: fc.array(metricVariant, { maxLength: 4 }) },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom(1000, 10_000).chain((n) =>
+            many(
+              fc.record({
+                metric: fc.constantFrom<SymbolicTree>(...KNOWN_METRICS),
+                variants: fc.constant<SymbolicTree>(['train']),
+              }),
+              n,
+            ),
+          ),
+        },
+      );
     case 'taskMetricVariants':
       return fc.oneof(
-        { weight: 5, arbitrary: fc.array(fc.record({ task: idRef(['target', 'witness', 'model'], context), metric: metricName, variants: fc.array(variantName, { maxLength: 3 }) }, { requiredKeys: ['task'] }), { maxLength: 4 }) },
-        { weight: 1, arbitrary: fc.constantFrom(1000, 10_000).chain((n) => many(fc.record({ task: idRef(['target'], context) }), n)) },
+        {
+          weight: 5,
+          arbitrary: fc.array(
+            fc.record(
+              {
+                task: idRef(['target', 'witness', 'model'], context),
+                metric: metricName,
+                variants: fc.array(variantName, { maxLength: 3 }),
+              },
+              { requiredKeys: ['task'] },
+            ),
+            { maxLength: 4 },
+          ),
+        },
+        {
+          weight: 1,
+          arbitrary: fc
+            .constantFrom(1000, 10_000)
+            .chain((n) => many(fc.record({ task: idRef(['target'], context) }), n)),
+        },
       );
     case 'int':
       return plausibleInt;
@@ -121,31 +220,144 @@ function plausible(kind: FieldKind | 'unknown', context: FieldContext): fc.Arbit
     case 'timestamp':
       return fc.oneof(fc.constantFrom<SymbolicTree>(0, null, Date.now(), 1, -1), fc.nat());
     case 'scroll':
-      return fc.oneof({ weight: 4, arbitrary: scrollRef }, { weight: 2, arbitrary: forgedScroll }, { weight: 1, arbitrary: fc.constantFrom<SymbolicTree>(null, '') });
+      return fc.oneof(
+        { weight: 4, arbitrary: scrollRef },
+        { weight: 2, arbitrary: forgedScroll },
+        { weight: 1, arbitrary: fc.constantFrom<SymbolicTree>(null, '') },
+      );
     case 'string':
       return fc.oneof(fc.string({ minLength: 3, maxLength: 12 }), hostileString);
     case 'regex':
-      return fc.constantFrom<SymbolicTree>('a', '(?P<n>x)(?P=n)', '(?i)abc', '(?x)a', '(', '[', '(a+)+$', '.*'.repeat(50), '\\', '(?<=a)b', '\\p{L}', '', 'a{1000000}');
+      return fc.constantFrom<SymbolicTree>(
+        'a',
+        '(?P<n>x)(?P=n)',
+        '(?i)abc',
+        '(?x)a',
+        '(',
+        '[',
+        '(a+)+$',
+        '.*'.repeat(50),
+        '\\',
+        '(?<=a)b',
+        '\\p{L}',
+        '',
+        'a{1000000}',
+      );
     case 'lineFormat':
-      return fc.constantFrom<SymbolicTree>('{asctime} {worker} {level} {msg}', '{msg}', '', '{', '}', '{}', '{0}', '{msg!r}', '{msg:>20}', '{nope}', '{{}}', '{__class__}', '{msg.__class__}', '{' + 'msg'.repeat(1000) + '}');
+      return fc.constantFrom<SymbolicTree>(
+        '{asctime} {worker} {level} {msg}',
+        '{msg}',
+        '',
+        '{',
+        '}',
+        '{}',
+        '{0}',
+        '{msg!r}',
+        '{msg:>20}',
+        '{nope}',
+        '{{}}',
+        '{__class__}',
+        '{msg.__class__}',
+        '{' + 'msg'.repeat(1000) + '}',
+      );
     case 'queryList':
       return queryList;
     case 'filters':
       return fc.oneof(
-        fc.record({ tags: fc.record({ any: fc.record({ include: queryList, exclude: queryList }), all: fc.record({ include: queryList, exclude: queryList }), op: fc.constantFrom('and', 'or', 'xor') }, { requiredKeys: [] }) }),
+        fc.record({
+          tags: fc.record(
+            {
+              any: fc.record({ include: queryList, exclude: queryList }),
+              all: fc.record({ include: queryList, exclude: queryList }),
+              op: fc.constantFrom('and', 'or', 'xor'),
+            },
+            { requiredKeys: [] },
+          ),
+        }),
         prototypeObject,
         anyJson,
       );
     case 'multiField':
-      return fc.oneof(fc.record({ pattern: fc.oneof(hostileString, fc.constantFrom('(', 'weekly')), fields: fc.array(fc.constantFrom('id', 'name', 'tags', 'project', 'nope', '__proto__', 'constructor.prototype', ''), { maxLength: 4 }) }), fc.record({ datetime: fc.constantFrom('>=2024-01-01', 'x'), fields: fc.constant<SymbolicTree>(['last_update']) }), anyJson);
+      return fc.oneof(
+        fc.record({
+          pattern: fc.oneof(hostileString, fc.constantFrom('(', 'weekly')),
+          fields: fc.array(
+            fc.constantFrom('id', 'name', 'tags', 'project', 'nope', '__proto__', 'constructor.prototype', ''),
+            { maxLength: 4 },
+          ),
+        }),
+        fc.record({
+          datetime: fc.constantFrom('>=2024-01-01', 'x'),
+          fields: fc.constant<SymbolicTree>(['last_update']),
+        }),
+        anyJson,
+      );
     case 'orderBy':
-      return fc.oneof(fc.array(fc.constantFrom('-last_update', 'name', 'id', '@text_score', '-@text_score', '@x', '__proto__', 'constructor', 'last_metrics.x.y', '-', ''), { maxLength: 4 }), hostileString);
+      return fc.oneof(
+        fc.array(
+          fc.constantFrom(
+            '-last_update',
+            'name',
+            'id',
+            '@text_score',
+            '-@text_score',
+            '@x',
+            '__proto__',
+            'constructor',
+            'last_metrics.x.y',
+            '-',
+            '',
+          ),
+          { maxLength: 4 },
+        ),
+        hostileString,
+      );
     case 'onlyFields':
-      return fc.array(fc.constantFrom('name', 'id', '-name', 'project.name', 'user.name', 'company.name', 'last_metrics', '__proto__', '__proto__.x', 'constructor.prototype', 'prototype', 'project.*', '-', '', 'nope.x', 'execution.*'), { maxLength: 5 });
+      return fc.array(
+        fc.constantFrom(
+          'name',
+          'id',
+          '-name',
+          'project.name',
+          'user.name',
+          'company.name',
+          'last_metrics',
+          '__proto__',
+          '__proto__.x',
+          'constructor.prototype',
+          'prototype',
+          'project.*',
+          '-',
+          '',
+          'nope.x',
+          'execution.*',
+        ),
+        { maxLength: 5 },
+      );
     case 'datetime':
-      return fc.oneof(fc.array(fc.constantFrom<SymbolicTree>('>=2024-01-01', '<2024-06-01T00:00:00Z', null, '1e999', '99999999999999999', 'x', '>=+275760-09-13'), { maxLength: 3 }), hostileString);
+      return fc.oneof(
+        fc.array(
+          fc.constantFrom<SymbolicTree>(
+            '>=2024-01-01',
+            '<2024-06-01T00:00:00Z',
+            null,
+            '1e999',
+            '99999999999999999',
+            'x',
+            '>=+275760-09-13',
+          ),
+          { maxLength: 3 },
+        ),
+        hostileString,
+      );
     case 'range':
-      return fc.oneof(fc.tuple(fc.constantFrom<SymbolicTree>(null, '2024-01-01', 0, '1e999'), fc.constantFrom<SymbolicTree>(null, '2030-01-01', 1e308)), anyJson);
+      return fc.oneof(
+        fc.tuple(
+          fc.constantFrom<SymbolicTree>(null, '2024-01-01', 0, '1e999'),
+          fc.constantFrom<SymbolicTree>(null, '2030-01-01', 1e308),
+        ),
+        anyJson,
+      );
     case 'section':
       return fc.oneof({ weight: 4, arbitrary: sectionValue(context) }, { weight: 1, arbitrary: anyJson });
     case 'unknown':
@@ -166,5 +378,10 @@ export function fieldValue(kind: FieldKind | 'unknown', context: FieldContext): 
 
 /** Strictly the wrong type for the field, or an absurd size. */
 export function wrongValue(): fc.Arbitrary<SymbolicTree> {
-  return fc.oneof({ weight: 6, arbitrary: anyJson }, { weight: 1, arbitrary: deepJson }, { weight: 1, arbitrary: longString }, { weight: 1, arbitrary: fc.constant(new RawJson('-0')) });
+  return fc.oneof(
+    { weight: 6, arbitrary: anyJson },
+    { weight: 1, arbitrary: deepJson },
+    { weight: 1, arbitrary: longString },
+    { weight: 1, arbitrary: fc.constant(new RawJson('-0')) },
+  );
 }

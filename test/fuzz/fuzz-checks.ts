@@ -38,10 +38,17 @@ export async function partitionStates(natsUrl: string, prefix: string, partition
 }
 
 /** Waits until every partition has nothing pending; returns the partitions still busy at the deadline. */
-export async function waitForDrain(natsUrl: string, prefix: string, partitions: number, deadlineMs: number): Promise<PartitionState[]> {
+export async function waitForDrain(
+  natsUrl: string,
+  prefix: string,
+  partitions: number,
+  deadlineMs: number,
+): Promise<PartitionState[]> {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
-    const busy = (await partitionStates(natsUrl, prefix, partitions)).filter((s) => s.pending !== 0 || s.ackPending !== 0);
+    const busy = (await partitionStates(natsUrl, prefix, partitions)).filter(
+      (s) => s.pending !== 0 || s.ackPending !== 0,
+    );
     if (busy.length === 0 || Date.now() > deadline) return busy;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -54,14 +61,20 @@ export interface WriterCounters {
 
 /** The writer's store-retry and dead-letter counters from /metrics (undefined when /metrics does not answer). */
 export async function writerCounters(port: number): Promise<WriterCounters | undefined> {
-  const outcome = await sendRaw(port, encodeRequest({ method: 'GET', target: '/metrics', headers: [], body: Buffer.alloc(0) }, `127.0.0.1:${port}`), 10_000);
+  const outcome = await sendRaw(
+    port,
+    encodeRequest({ method: 'GET', target: '/metrics', headers: [], body: Buffer.alloc(0) }, `127.0.0.1:${port}`),
+    10_000,
+  );
   if (outcome.kind !== 'answer' || outcome.status !== 200) return undefined;
   const counters: WriterCounters = { retries: 0, deadLetters: {} };
   for (const line of outcome.body.toString('utf8').split('\n')) {
-    if (line.startsWith('clearml_writer_store_retries_total')) counters.retries += Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (line.startsWith('clearml_writer_store_retries_total'))
+      counters.retries += Number(line.slice(line.lastIndexOf(' ') + 1));
     if (line.startsWith('clearml_writer_dead_letters_total')) {
       const reason = /reason="([^"]*)"/.exec(line)?.[1] ?? '?';
-      counters.deadLetters[reason] = (counters.deadLetters[reason] ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
+      counters.deadLetters[reason] =
+        (counters.deadLetters[reason] ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
     }
   }
   return counters;
@@ -92,7 +105,12 @@ const READS: Array<(task: string) => [string, Record<string, unknown>]> = [
  * company's ids (`<id>:lm`, ...) that the caller may have registered itself:
  * those may answer 200, but must never carry the other company's marker.
  */
-export async function isolationViolations(port: number, world: World, deadlineMs: number, full: boolean): Promise<string[]> {
+export async function isolationViolations(
+  port: number,
+  world: World,
+  deadlineMs: number,
+  full: boolean,
+): Promise<string[]> {
   const violations: string[] = [];
   for (const caller of ['a', 'b'] as CompanyKey[]) {
     const me = world.companies[caller];
@@ -104,22 +122,36 @@ export async function isolationViolations(port: number, world: World, deadlineMs
         const answer = await apiCall(port, op, body, token, deadlineMs);
         const sub = answer.json?.meta?.result_subcode;
         if (answer.status === 0) continue; // no answer: counted as a hang or crash elsewhere
-        if (answer.status !== 400 || sub !== 101 || answer.text.includes(other.marker)) violations.push(`${caller} read ${other.key}'s ${task} via ${op}: ${answer.status}/${sub} ${answer.text.slice(0, 200)}`);
+        if (answer.status !== 400 || sub !== 101 || answer.text.includes(other.marker))
+          violations.push(
+            `${caller} read ${other.key}'s ${task} via ${op}: ${answer.status}/${sub} ${answer.text.slice(0, 200)}`,
+          );
       }
       if (!full) continue;
       for (const suffix of ID_MUTATIONS.slice(0, 12)) {
         for (const read of READS) {
           const [op, body] = read(task + suffix);
           const answer = await apiCall(port, op, body, token, deadlineMs);
-          if (answer.text.includes(other.marker)) violations.push(`${caller} read ${other.key}'s data through ${JSON.stringify(task + suffix)} via ${op}: ${answer.text.slice(0, 200)}`);
+          if (answer.text.includes(other.marker))
+            violations.push(
+              `${caller} read ${other.key}'s data through ${JSON.stringify(task + suffix)} via ${op}: ${answer.text.slice(0, 200)}`,
+            );
         }
       }
     }
     // Wrong credentials must be refused whatever happened to the process before.
-    const wrong = await apiCall(port, 'events.get_task_log', { task: me.witnesses[0] }, basic(me.credential.access_key, 'wrong-secret'), deadlineMs);
-    if (wrong.status !== 0 && wrong.status !== 401) violations.push(`wrong secret for ${caller} answered ${wrong.status}: ${wrong.text.slice(0, 200)}`);
+    const wrong = await apiCall(
+      port,
+      'events.get_task_log',
+      { task: me.witnesses[0] },
+      basic(me.credential.access_key, 'wrong-secret'),
+      deadlineMs,
+    );
+    if (wrong.status !== 0 && wrong.status !== 401)
+      violations.push(`wrong secret for ${caller} answered ${wrong.status}: ${wrong.text.slice(0, 200)}`);
     const none = await apiCall(port, 'events.get_task_log', { task: me.witnesses[0] }, [], deadlineMs);
-    if (none.status !== 0 && none.status !== 401) violations.push(`no credentials answered ${none.status}: ${none.text.slice(0, 200)}`);
+    if (none.status !== 0 && none.status !== 401)
+      violations.push(`no credentials answered ${none.status}: ${none.text.slice(0, 200)}`);
   }
   return violations;
 }

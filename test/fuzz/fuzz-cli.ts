@@ -50,11 +50,28 @@ export function parseArgs(argv: string[]) {
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
   }
-  const known = ['requests', 'seed', 'time-limit', 'concurrency', 'deadline-ms', 'slow-ms', 'drain-deadline', 'readback-deadline', 'max-restarts', 'skip', 'replay', 'max-body-bytes', 'max-line-bytes', 'partitions', 'keep'];
+  const known = [
+    'requests',
+    'seed',
+    'time-limit',
+    'concurrency',
+    'deadline-ms',
+    'slow-ms',
+    'drain-deadline',
+    'readback-deadline',
+    'max-restarts',
+    'skip',
+    'replay',
+    'max-body-bytes',
+    'max-line-bytes',
+    'partitions',
+    'keep',
+  ];
   for (const name of args.keys()) if (!known.includes(name)) throw new Error(`unknown option --${name}\n${USAGE}`);
   const seedText = args.get('seed') ?? '1';
   const skip = new Set((args.get('skip') ?? '').split(',').filter(Boolean));
-  for (const cls of skip) if (![...HTTP_CLASSES, ...GRPC_CLASSES].includes(cls as never)) throw new Error(`unknown class ${cls}\n${USAGE}`);
+  for (const cls of skip)
+    if (![...HTTP_CLASSES, ...GRPC_CLASSES].includes(cls as never)) throw new Error(`unknown class ${cls}\n${USAGE}`);
   return {
     requests: integer(args.get('requests') ?? '10000', '--requests'),
     seed: seedText === 'random' ? Math.floor(Math.random() * 2 ** 31) : integer(seedText, '--seed'),
@@ -66,7 +83,12 @@ export function parseArgs(argv: string[]) {
     readbackDeadlineMs: seconds(args.get('readback-deadline') ?? '60s') * 1000,
     maxRestarts: integer(args.get('max-restarts') ?? '5', '--max-restarts'),
     skip,
-    replay: args.has('replay') ? args.get('replay')!.split(',').map((i) => integer(i, '--replay')) : undefined,
+    replay: args.has('replay')
+      ? args
+          .get('replay')!
+          .split(',')
+          .map((i) => integer(i, '--replay'))
+      : undefined,
     maxBodyBytes: integer(args.get('max-body-bytes') ?? String(1024 * 1024), '--max-body-bytes'),
     maxLineBytes: integer(args.get('max-line-bytes') ?? String(64 * 1024), '--max-line-bytes'),
     partitions: Math.max(1, integer(args.get('partitions') ?? '8', '--partitions')),
@@ -81,13 +103,19 @@ function log(line: string): void {
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'clearml-fuzz-'));
-  log(`fuzz: ${args.replay ? `replaying ${args.replay.join(',')}` : `${args.requests} requests`}, seed ${args.seed}${args.skip.size ? `, skipping ${[...args.skip].join(',')}` : ''}; data in ${dataDir}`);
+  log(
+    `fuzz: ${args.replay ? `replaying ${args.replay.join(',')}` : `${args.requests} requests`}, seed ${args.seed}${args.skip.size ? `, skipping ${[...args.skip].join(',')}` : ''}; data in ${dataDir}`,
+  );
   const stack = await startLocalStack({
     dataDir: path.join(dataDir, 'stack'),
     existing: { natsUrl: process.env.NATS_URL, influxUrl: process.env.INFLUX_URL, redisUrl: process.env.REDIS_URL },
     log: (line) => log(`[stack] ${line}`),
   });
-  const service = new FuzzService(stack, path.join(dataDir, 'service'), { maxBodyBytes: args.maxBodyBytes, maxLineBytes: args.maxLineBytes, partitions: args.partitions });
+  const service = new FuzzService(stack, path.join(dataDir, 'service'), {
+    maxBodyBytes: args.maxBodyBytes,
+    maxLineBytes: args.maxLineBytes,
+    partitions: args.partitions,
+  });
   let report: FuzzReport | undefined;
   try {
     await service.start();
@@ -108,7 +136,9 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`fuzz failed to run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `fuzz failed to run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exit(2);
   },
 );

@@ -60,7 +60,10 @@ export function summaryLine(r: FuzzReport): string {
 }
 
 export function passed(r: FuzzReport): boolean {
-  return r.status5xx + r.hangs + r.crashes + r.ackedUnreadable + r.partitionsStalled === 0 && r.isolationViolations.length === 0;
+  return (
+    r.status5xx + r.hangs + r.crashes + r.ackedUnreadable + r.partitionsStalled === 0 &&
+    r.isolationViolations.length === 0
+  );
 }
 
 /** The message shape of an answer: ids, numbers and quoted values blurred so that one class groups together. */
@@ -76,8 +79,10 @@ function shape(answer: string): string {
 /** The class of a finding: its cause when the service logged one, else its kind, status and message shape. */
 function classKey(f: Finding): string {
   // The file, not the line: a stack overflow surfaces at any line of the recursion.
-  if (f.what === '5xx' && f.cause) return `5xx ${f.outcome.status} ${f.cause.error}${f.cause.where ? ` in ${f.cause.where.replace(/:\d+$/, '')}` : ''}`;
-  if (f.what === 'hang' || f.what === 'dropped') return `${f.what} ${f.op} ${f.what === 'dropped' ? shape(f.outcome.answer) : ''}`;
+  if (f.what === '5xx' && f.cause)
+    return `5xx ${f.outcome.status} ${f.cause.error}${f.cause.where ? ` in ${f.cause.where.replace(/:\d+$/, '')}` : ''}`;
+  if (f.what === 'hang' || f.what === 'dropped')
+    return `${f.what} ${f.op} ${f.what === 'dropped' ? shape(f.outcome.answer) : ''}`;
   return `${f.what} ${f.outcome.status} ${shape(f.outcome.answer)}`;
 }
 
@@ -90,11 +95,15 @@ export interface FindingGroup {
 }
 
 export function groupFindings(findings: Finding[]): FindingGroup[] {
-  const groups = new Map<string, { key: string; count: number; example: Finding; classes: Set<string>; ops: Set<string> }>();
+  const groups = new Map<
+    string,
+    { key: string; count: number; example: Finding; classes: Set<string>; ops: Set<string> }
+  >();
   for (const f of findings) {
     const key = classKey(f);
     const group = groups.get(key);
-    if (group === undefined) groups.set(key, { key, count: 1, example: f, classes: new Set([f.cls]), ops: new Set([f.op]) });
+    if (group === undefined)
+      groups.set(key, { key, count: 1, example: f, classes: new Set([f.cls]), ops: new Set([f.op]) });
     else {
       group.count++;
       group.classes.add(f.cls);
@@ -102,17 +111,29 @@ export function groupFindings(findings: Finding[]): FindingGroup[] {
       if (f.outcome.request.length < group.example.outcome.request.length) group.example = f;
     }
   }
-  return [...groups.values()].sort((a, b) => b.count - a.count).map((g) => ({ ...g, classes: [...g.classes], ops: [...g.ops].sort() }));
+  return [...groups.values()]
+    .sort((a, b) => b.count - a.count)
+    .map((g) => ({ ...g, classes: [...g.classes], ops: [...g.ops].sort() }));
 }
 
 /** Everything but the summary line, which the caller prints last (after its own clean-up output). */
 export function printReport(r: FuzzReport, print: (line: string) => void, maxGroups = 40): void {
   print(`--- fuzz report (${Math.round(r.elapsedMs / 1000)} s) ---`);
   if (r.stoppedEarly) print(`stopped early: ${r.stoppedEarly}`);
-  print(`well-formed: ${r.wellFormed.requests} requests, ${r.wellFormed.events} events, ${r.wellFormed.acked} acknowledged`);
-  if (r.wellFormedRefused.length > 0) print(`well-formed requests not acknowledged: ${r.wellFormedRefused.length}, e.g.\n    ${r.wellFormedRefused.slice(0, 3).join('\n    ')}`);
-  print(`coverage: ${Object.entries(r.coverage).map(([op, n]) => `${op}=${n}`).join(' ')}`);
-  if (r.unhinted.length > 0) print(`operations or fields without a hint (fuzzed with values of every kind): ${r.unhinted.join(', ')}`);
+  print(
+    `well-formed: ${r.wellFormed.requests} requests, ${r.wellFormed.events} events, ${r.wellFormed.acked} acknowledged`,
+  );
+  if (r.wellFormedRefused.length > 0)
+    print(
+      `well-formed requests not acknowledged: ${r.wellFormedRefused.length}, e.g.\n    ${r.wellFormedRefused.slice(0, 3).join('\n    ')}`,
+    );
+  print(
+    `coverage: ${Object.entries(r.coverage)
+      .map(([op, n]) => `${op}=${n}`)
+      .join(' ')}`,
+  );
+  if (r.unhinted.length > 0)
+    print(`operations or fields without a hint (fuzzed with values of every kind): ${r.unhinted.join(', ')}`);
   for (const p of r.setupProblems) print(`setup: ${p}`);
   for (const e of r.fuzzerErrors.slice(0, 10)) print(`fuzzer error (request not sent): ${e}`);
   const groups = groupFindings(r.findings);
@@ -121,30 +142,48 @@ export function printReport(r: FuzzReport, print: (line: string) => void, maxGro
     print(`  [${g.count}x] ${g.key}`);
     print(`      operations: ${g.ops.join(', ')}; generators: ${g.classes.join(', ')}`);
     print(`      e.g. #${g.example.index} ${g.example.outcome.request}`);
-    print(`      -> ${g.example.outcome.answer} (${g.example.outcome.ms} ms)${g.example.cause?.where ? ` [${g.example.cause.where}]` : ''}`);
+    print(
+      `      -> ${g.example.outcome.answer} (${g.example.outcome.ms} ms)${g.example.cause?.where ? ` [${g.example.cause.where}]` : ''}`,
+    );
   }
   if (groups.length > maxGroups) print(`  … ${groups.length - maxGroups} more classes`);
   for (const c of r.crashRecords) {
     print(`crash at ${new Date(c.at).toISOString()}: exit code=${c.code} signal=${c.signal}; last output:`);
     for (const line of c.tail.slice(-12)) print(`    ${line}`);
   }
-  if (r.slow.length > 0) print(`slow answers (after the slow threshold, before the deadline): ${r.slow.length}, e.g. ${r.slow.slice(0, 5).join('; ')}`);
+  if (r.slow.length > 0)
+    print(
+      `slow answers (after the slow threshold, before the deadline): ${r.slow.length}, e.g. ${r.slow.slice(0, 5).join('; ')}`,
+    );
   if (r.lostToCrash > 0) print(`requests lost while the service was down: ${r.lostToCrash}`);
-  if (r.oversizeResets > 0) print(`oversize requests answered by a connection reset (no 413 or 431 seen): ${r.oversizeResets}`);
-  if (r.notEnvelope > 0) print(`error answers that are not a ClearML envelope: ${r.notEnvelope} (see the not-envelope classes above)`);
-  for (const p of r.stalled) print(`partition ${p.partition} not drained: num_pending=${p.pending} num_ack_pending=${p.ackPending}${p.error ? ` (${p.error})` : ''}`);
+  if (r.oversizeResets > 0)
+    print(`oversize requests answered by a connection reset (no 413 or 431 seen): ${r.oversizeResets}`);
+  if (r.notEnvelope > 0)
+    print(`error answers that are not a ClearML envelope: ${r.notEnvelope} (see the not-envelope classes above)`);
+  for (const p of r.stalled)
+    print(
+      `partition ${p.partition} not drained: num_pending=${p.pending} num_ack_pending=${p.ackPending}${p.error ? ` (${p.error})` : ''}`,
+    );
   if (r.stalledWitnesses.length > 0) print(`witness tasks on stalled partitions: ${r.stalledWitnesses.join(', ')}`);
   if (r.retriesGrowing) print('writer store retries still growing after the run');
-  if (r.counters) print(`writer: store retries=${r.counters.retries} dead letters=${JSON.stringify(r.counters.deadLetters)}`);
+  if (r.counters)
+    print(`writer: store retries=${r.counters.retries} dead letters=${JSON.stringify(r.counters.deadLetters)}`);
   const byVia = new Map<string, number>();
-  for (const u of r.unreadable) byVia.set(`${u.event.via}/${u.event.type}/seen=${u.seen}`, (byVia.get(`${u.event.via}/${u.event.type}/seen=${u.seen}`) ?? 0) + 1);
-  if (r.unreadable.length > 0) print(`acknowledged but not readable exactly once: ${[...byVia].map(([k, n]) => `${k}:${n}`).join(' ')}`);
+  for (const u of r.unreadable)
+    byVia.set(
+      `${u.event.via}/${u.event.type}/seen=${u.seen}`,
+      (byVia.get(`${u.event.via}/${u.event.type}/seen=${u.seen}`) ?? 0) + 1,
+    );
+  if (r.unreadable.length > 0)
+    print(`acknowledged but not readable exactly once: ${[...byVia].map(([k, n]) => `${k}:${n}`).join(' ')}`);
   const shown = new Map<string, number>();
   for (const u of r.unreadable) {
     const group = `${u.event.via}/${u.event.type}/seen=${u.seen}`;
     if ((shown.get(group) ?? 0) >= 3) continue;
     shown.set(group, (shown.get(group) ?? 0) + 1);
-    print(`    e.g. ${u.event.company} ${u.event.task} ${u.event.type}#${u.event.n} via ${u.event.via} seen ${u.seen}x${u.event.request === undefined ? '' : ` (request #${u.event.request})`}`);
+    print(
+      `    e.g. ${u.event.company} ${u.event.task} ${u.event.type}#${u.event.n} via ${u.event.via} seen ${u.seen}x${u.event.request === undefined ? '' : ` (request #${u.event.request})`}`,
+    );
   }
   for (const e of r.readErrors.slice(0, 5)) print(`read-back error: ${e}`);
   for (const v of r.isolationViolations.slice(0, 10)) print(`isolation: ${v}`);

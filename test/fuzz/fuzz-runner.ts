@@ -60,7 +60,13 @@ export function caseArbitrary(skip: ReadonlySet<string>) {
   const entries = [...httpCaseArbitrary(ops, skip), ...grpcCaseArbitrary(skip)];
   if (entries.length === 0) throw new Error('every generator class is skipped');
   const unhinted = ops.flatMap((op) => fieldsOf(op).unhinted);
-  return { ops, unhinted, arbitrary: fc.oneof(...entries.map((e) => ({ weight: e.weight, arbitrary: e.arbitrary as fc.Arbitrary<FuzzCase> }))) };
+  return {
+    ops,
+    unhinted,
+    arbitrary: fc.oneof(
+      ...entries.map((e) => ({ weight: e.weight, arbitrary: e.arbitrary as fc.Arbitrary<FuzzCase> })),
+    ),
+  };
 }
 
 export async function runFuzz(service: FuzzService, stack: StackUrls, options: FuzzOptions): Promise<FuzzReport> {
@@ -71,18 +77,62 @@ export async function runFuzz(service: FuzzService, stack: StackUrls, options: F
   const limits = { maxBodyBytes: service.settings.maxBodyBytes, maxLineBytes: service.settings.maxLineBytes };
   const { partitions } = service.settings;
   let grpc = new GrpcSender(service.grpcPort, limits.maxBodyBytes);
-  const ctx = (): SendContext => ({ world, ledger, limits, port: service.apiPort, grpc, deadlineMs: options.deadlineMs });
+  const ctx = (): SendContext => ({
+    world,
+    ledger,
+    limits,
+    port: service.apiPort,
+    grpc,
+    deadlineMs: options.deadlineMs,
+  });
 
   options.log(`setting up: logins, reports, target data, scroll ids (seed ${options.seed})`);
-  const setupProblems = (await setUpWorld(service.apiPort, world, options.deadlineMs, async () => void (await waitForDrain(stack.natsUrl, service.prefix, partitions, 30_000)))).map((p) => `${p.step}: ${p.answer}`);
+  const setupProblems = (
+    await setUpWorld(
+      service.apiPort,
+      world,
+      options.deadlineMs,
+      async () => void (await waitForDrain(stack.natsUrl, service.prefix, partitions, 30_000)),
+    )
+  ).map((p) => `${p.step}: ${p.answer}`);
 
   const report: FuzzReport = {
-    requests: 0, status5xx: 0, hangs: 0, crashes: 0, ackedUnreadable: 0, partitionsStalled: 0, isolationViolations: [], notEnvelope: 0, oversizeResets: 0, lostToCrash: 0,
-    findings: [], fuzzerErrors: [], slow: [], wellFormedRefused: [], crashRecords: [], stalled: [], stalledWitnesses: [], retriesGrowing: false, unreadable: [], readErrors: [], setupProblems,
-    wellFormed: { requests: 0, events: 0, acked: 0 }, coverage: Object.fromEntries([...ops.map((op) => op.name), 'grpc.Add', 'grpc.AddBatch', 'grpc.StreamEvents'].map((name) => [name, 0])), unhinted, elapsedMs: 0,
+    requests: 0,
+    status5xx: 0,
+    hangs: 0,
+    crashes: 0,
+    ackedUnreadable: 0,
+    partitionsStalled: 0,
+    isolationViolations: [],
+    notEnvelope: 0,
+    oversizeResets: 0,
+    lostToCrash: 0,
+    findings: [],
+    fuzzerErrors: [],
+    slow: [],
+    wellFormedRefused: [],
+    crashRecords: [],
+    stalled: [],
+    stalledWitnesses: [],
+    retriesGrowing: false,
+    unreadable: [],
+    readErrors: [],
+    setupProblems,
+    wellFormed: { requests: 0, events: 0, acked: 0 },
+    coverage: Object.fromEntries(
+      [...ops.map((op) => op.name), 'grpc.Add', 'grpc.AddBatch', 'grpc.StreamEvents'].map((name) => [name, 0]),
+    ),
+    unhinted,
+    elapsedMs: 0,
   };
 
-  const record = async (index: string, cls: string, op: string, outcome: CaseOutcome, crashesBefore: number): Promise<void> => {
+  const record = async (
+    index: string,
+    cls: string,
+    op: string,
+    outcome: CaseOutcome,
+    crashesBefore: number,
+  ): Promise<void> => {
     // A connection refused or reset is reported before the exit of the process that caused it: give the exit time to arrive.
     if (outcome.kind === 'dropped' && service.crashes.length === crashesBefore && service.serving) await sleep(1_000);
     if (outcome.kind !== 'answer' && (service.crashes.length > crashesBefore || !service.serving)) {
@@ -135,21 +185,31 @@ export async function runFuzz(service: FuzzService, stack: StackUrls, options: F
     const rate = ((report.requests - lastSent) * 1000) / Math.max(1, Date.now() - lastTick);
     lastSent = report.requests;
     lastTick = Date.now();
-    options.log(`${report.requests}/${indexes.length} sent (${rate.toFixed(0)}/s) 5xx=${report.status5xx} hangs=${report.hangs} crashes=${service.crashes.length} well-formed acked=${ledger.acked().length}/${ledger.all().length}`);
+    options.log(
+      `${report.requests}/${indexes.length} sent (${rate.toFixed(0)}/s) 5xx=${report.status5xx} hangs=${report.hangs} crashes=${service.crashes.length} well-formed acked=${ledger.acked().length}/${ledger.all().length}`,
+    );
   }, options.progressEveryMs);
   let canaryBusy = false;
   const canary = setInterval(() => {
     if (canaryBusy || !service.serving) return;
     canaryBusy = true;
     void isolationViolations(service.apiPort, world, options.deadlineMs, false)
-      .then((violations) => report.isolationViolations.push(...violations.map((v) => `during the run (after ${report.requests} requests): ${v}`)))
+      .then((violations) =>
+        report.isolationViolations.push(
+          ...violations.map((v) => `during the run (after ${report.requests} requests): ${v}`),
+        ),
+      )
       .finally(() => (canaryBusy = false));
   }, 5_000);
 
   // Requests still unanswered after `slowMs` go on waiting (up to the deadline) while the worker moves on:
   // a loaded machine makes answers slow, and only what stays unanswered until the deadline is a hang.
   const lingering = new Set<Promise<void>>();
-  const dispatch = async (send: () => Promise<CaseOutcome>, settle: (outcome: CaseOutcome) => Promise<void>, what: string): Promise<void> => {
+  const dispatch = async (
+    send: () => Promise<CaseOutcome>,
+    settle: (outcome: CaseOutcome) => Promise<void>,
+    what: string,
+  ): Promise<void> => {
     const done = send().then(
       async (outcome) => {
         if (outcome.kind === 'answer' && outcome.ms > options.slowMs) report.slow.push(`${what}: ${outcome.ms} ms`);
@@ -159,7 +219,10 @@ export async function runFuzz(service: FuzzService, stack: StackUrls, options: F
       (error: unknown) => void report.fuzzerErrors.push(`${what}: ${(error as Error).stack ?? String(error)}`),
     );
     let timer: NodeJS.Timeout | undefined;
-    const slow = await Promise.race([done.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), options.slowMs)))]);
+    const slow = await Promise.race([
+      done.then(() => false),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), options.slowMs))),
+    ]);
     clearTimeout(timer);
     if (!slow) return;
     lingering.add(done);
@@ -185,7 +248,10 @@ export async function runFuzz(service: FuzzService, stack: StackUrls, options: F
         async (outcome) => {
           for (const sibling of outcome.siblings) sibling.request = i;
           await record(String(i), c.cls, c.op, outcome, crashesBefore);
-          if (options.replay !== undefined) options.log(`#${i} [${c.cls}] ${outcome.request}\n   -> ${outcome.kind} ${outcome.status} ${outcome.answer} (${outcome.ms} ms)`);
+          if (options.replay !== undefined)
+            options.log(
+              `#${i} [${c.cls}] ${outcome.request}\n   -> ${outcome.kind} ${outcome.status} ${outcome.answer} (${outcome.ms} ms)`,
+            );
         },
         `#${i} [${c.cls}] ${c.op}`,
       );
@@ -196,7 +262,10 @@ export async function runFuzz(service: FuzzService, stack: StackUrls, options: F
         await dispatch(
           () => sendWellFormed(k, ctx()),
           async (outcome) => {
-            if (outcome.siblings.some((e) => !e.acked)) report.wellFormedRefused.push(`wf${k} ${outcome.request.slice(0, 200)} -> ${outcome.kind} ${outcome.status} ${outcome.answer.slice(0, 300)}`);
+            if (outcome.siblings.some((e) => !e.acked))
+              report.wellFormedRefused.push(
+                `wf${k} ${outcome.request.slice(0, 200)} -> ${outcome.kind} ${outcome.status} ${outcome.answer.slice(0, 300)}`,
+              );
             await record(`wf${k}`, 'well-formed', outcome.op ?? 'well-formed', outcome, before);
           },
           `wf${k}`,

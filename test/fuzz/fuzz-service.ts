@@ -15,7 +15,9 @@ import type { FuzzCredential } from './fuzz-world.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The fuzzer runs from dist/test/fuzz (npm run fuzz) or from test/fuzz (vitest): find the built launcher either way. */
-const launcher = root.endsWith(`${path.sep}dist`) ? path.join(root, 'shared/launcher/main.js') : path.join(root, 'dist/shared/launcher/main.js');
+const launcher = root.endsWith(`${path.sep}dist`)
+  ? path.join(root, 'shared/launcher/main.js')
+  : path.join(root, 'dist/shared/launcher/main.js');
 
 export interface StackUrls {
   natsUrl: string;
@@ -56,7 +58,12 @@ export class FuzzService {
     readonly settings: ServiceSettings,
   ) {
     mkdirSync(dataDir, { recursive: true });
-    const credential = (company: string): FuzzCredential => ({ access_key: `AK${randomBytes(6).toString('hex')}`, secret_key: `sk-${randomBytes(12).toString('hex')}`, company, user: `user-${company}` });
+    const credential = (company: string): FuzzCredential => ({
+      access_key: `AK${randomBytes(6).toString('hex')}`,
+      secret_key: `sk-${randomBytes(12).toString('hex')}`,
+      company,
+      user: `user-${company}`,
+    });
     this.credentials = { a: credential(`company-a-${this.prefix}`), b: credential(`company-b-${this.prefix}`) };
     writeFileSync(path.join(dataDir, 'credentials.json'), JSON.stringify(Object.values(this.credentials)));
     this.log = createWriteStream(path.join(dataDir, 'service.log'));
@@ -102,7 +109,10 @@ export class FuzzService {
     if (this.apiPort === 0) [this.apiPort, this.grpcPort] = await Promise.all([findFreePort(), findFreePort()]);
     this.ready = false;
     // Source maps: the stacks the service logs name TypeScript lines, which the report quotes as causes.
-    const child = spawn(process.execPath, ['--enable-source-maps', launcher, 'all'], { env: this.env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--enable-source-maps', launcher, 'all'], {
+      env: this.env(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.child = child;
     const keep = (chunk: Buffer) => {
       this.log.write(chunk);
@@ -120,13 +130,20 @@ export class FuzzService {
     });
     const deadline = Date.now() + readyWithinMs;
     for (;;) {
-      if (!this.alive) throw new Error(`service exited during start-up (${child.exitCode ?? child.signalCode}):\n${this.tail.join('\n')}`);
-      const ready = await fetch(`http://127.0.0.1:${this.apiPort}/ready`).then((r) => r.status === 200, () => false);
+      if (!this.alive)
+        throw new Error(
+          `service exited during start-up (${child.exitCode ?? child.signalCode}):\n${this.tail.join('\n')}`,
+        );
+      const ready = await fetch(`http://127.0.0.1:${this.apiPort}/ready`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ready) {
         this.ready = true;
         return;
       }
-      if (Date.now() > deadline) throw new Error(`service not ready within ${readyWithinMs} ms:\n${this.tail.join('\n')}`);
+      if (Date.now() > deadline)
+        throw new Error(`service not ready within ${readyWithinMs} ms:\n${this.tail.join('\n')}`);
       await new Promise((r) => setTimeout(r, 200));
     }
   }

@@ -51,8 +51,42 @@ export interface World {
 
 /** Ways an id is bent into another entity's key, or into something no key builder expects. */
 export const ID_MUTATIONS = [
-  ':lm', ':mv', ':1', ':2', ':0', ':n', ':log', ':task', ':model', ':*', '*', '{', '}', '{x}', ' ', '\n', '\r\n', '\u0000', '\t',
-  ',c=x', ' c=x', '=', ',', '\\', "'", '"', '/', '/..', '\uD800', '😀', '\u202E', '.', '$', '#', '?', '%00',
+  ':lm',
+  ':mv',
+  ':1',
+  ':2',
+  ':0',
+  ':n',
+  ':log',
+  ':task',
+  ':model',
+  ':*',
+  '*',
+  '{',
+  '}',
+  '{x}',
+  ' ',
+  '\n',
+  '\r\n',
+  '\u0000',
+  '\t',
+  ',c=x',
+  ' c=x',
+  '=',
+  ',',
+  '\\',
+  "'",
+  '"',
+  '/',
+  '/..',
+  '\uD800',
+  '😀',
+  '\u202E',
+  '.',
+  '$',
+  '#',
+  '?',
+  '%00',
 ] as const;
 
 export type IdMutation =
@@ -84,7 +118,10 @@ export class ScrollRef {
 /** Tree leaves that become strings at send time. */
 export type Symbolic = IdRef | ScrollRef;
 
-export function worldNames(seed: number, key: CompanyKey): Pick<CompanyWorld, 'targets' | 'witnesses' | 'models' | 'marker'> {
+export function worldNames(
+  seed: number,
+  key: CompanyKey,
+): Pick<CompanyWorld, 'targets' | 'witnesses' | 'models' | 'marker'> {
   const base = `fz${seed.toString(36)}${key}`;
   return {
     targets: [0, 1, 2].map((i) => `${base}t${i}`),
@@ -104,7 +141,13 @@ function pick<T>(items: readonly T[], index: number): T | undefined {
 
 export function resolveId(ref: IdRef, world: World, caller: CompanyKey): string {
   const company = world.companies[ref.whose === 'own' ? caller : otherCompany(caller)];
-  const pools: Record<Pool, string[]> = { target: company.targets, witness: company.witnesses, model: company.models, report: company.reports, project: company.projects };
+  const pools: Record<Pool, string[]> = {
+    target: company.targets,
+    witness: company.witnesses,
+    model: company.models,
+    report: company.reports,
+    project: company.projects,
+  };
   const base = pick(pools[ref.pool], ref.index) ?? pick(company.targets, ref.index)!;
   const m = ref.mutation;
   if (m === undefined) return base;
@@ -160,7 +203,9 @@ export function resolveTree(tree: SymbolicTree, world: World, caller: CompanyKey
   if (tree instanceof ScrollRef) return resolveScroll(tree, world, caller);
   if (tree === null || typeof tree !== 'object' || tree instanceof RawJson) return tree;
   if (Array.isArray(tree)) return tree.map((item) => resolveTree(item, world, caller));
-  if (tree instanceof KeyedObject) return new KeyedObject(tree.entries.map(([k, v]) => [k, resolveTree(v, world, caller)] as const));
-  if (tree instanceof KeyedSymbolic) return new KeyedObject(tree.entries.map(([k, v]) => [k, resolveTree(v, world, caller)] as const));
+  if (tree instanceof KeyedObject)
+    return new KeyedObject(tree.entries.map(([k, v]) => [k, resolveTree(v, world, caller)] as const));
+  if (tree instanceof KeyedSymbolic)
+    return new KeyedObject(tree.entries.map(([k, v]) => [k, resolveTree(v, world, caller)] as const));
   return new KeyedObject(Object.entries(tree).map(([k, v]) => [k, resolveTree(v, world, caller)] as const));
 }

@@ -22,7 +22,10 @@ afterAll(() => {
 describe('fuzz', () => {
   it('generates the same request for the same seed and index, whatever the run length', () => {
     const { arbitrary } = caseArbitrary(new Set());
-    const render = (i: number) => JSON.stringify(fc.sample(arbitrary, { seed: caseSeed(SEED, i), numRuns: 1 })[0], (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
+    const render = (i: number) =>
+      JSON.stringify(fc.sample(arbitrary, { seed: caseSeed(SEED, i), numRuns: 1 })[0], (_k, v) =>
+        typeof v === 'bigint' ? `${v}n` : v,
+      );
     expect([17, 404, 999].map(render)).toEqual([17, 404, 999].map(render));
     expect(render(17)).not.toEqual(render(18));
   });
@@ -54,7 +57,9 @@ describe('fuzz', () => {
       });
       printReport(report, log);
       log(summaryLine(report));
-      const uncovered = Object.entries(report.coverage).filter(([, n]) => n === 0).map(([op]) => op);
+      const uncovered = Object.entries(report.coverage)
+        .filter(([, n]) => n === 0)
+        .map(([op]) => op);
       const counts = {
         requests: report.requests,
         status_5xx: report.status5xx,

@@ -5,7 +5,15 @@
  * of 500 or more, or, without one, a server-fault status (INTERNAL, UNKNOWN,
  * DATA_LOSS).
  */
-import { credentials, makeClientConstructor, Metadata, status as GrpcStatus, type Client, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import {
+  credentials,
+  makeClientConstructor,
+  Metadata,
+  status as GrpcStatus,
+  type Client,
+  type ServiceError,
+  type StatusObject,
+} from '@grpc/grpc-js';
 import { fromBinary } from '@bufbuild/protobuf';
 import { eventsIngestDefinition } from '../../ingest/grpc/events-ingest-definition.js';
 import { AddResultSchema, ChunkAckSchema } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
@@ -14,7 +22,10 @@ const passThrough = (bytes: Uint8Array): Buffer => Buffer.from(bytes);
 const keep = (bytes: Buffer): Buffer => bytes;
 
 const definition = Object.fromEntries(
-  Object.entries(eventsIngestDefinition).map(([name, method]) => [name, { ...method, requestSerialize: passThrough, responseDeserialize: keep }]),
+  Object.entries(eventsIngestDefinition).map(([name, method]) => [
+    name,
+    { ...method, requestSerialize: passThrough, responseDeserialize: keep },
+  ]),
 );
 const RawClient = makeClientConstructor(definition as never, 'clearml.events.v1.EventsIngest');
 
@@ -26,7 +37,13 @@ export interface GrpcAnswer {
   resultCode?: number;
   /** AddResult of Add/AddBatch, or the acks of StreamEvents. */
   result?: { added: number; errors: number; errorsInfo: Record<string, number> };
-  acks: Array<{ chunkId: bigint; added: number; errors: number; errorsInfo: Record<string, number>; errorCode?: number }>;
+  acks: Array<{
+    chunkId: bigint;
+    added: number;
+    errors: number;
+    errorsInfo: Record<string, number>;
+    errorCode?: number;
+  }>;
   ms: number;
 }
 
@@ -53,7 +70,12 @@ export class GrpcSender {
     this.client.close();
   }
 
-  async send(op: 'grpc.Add' | 'grpc.AddBatch' | 'grpc.StreamEvents', metadataPairs: Array<[string, string]>, messages: Uint8Array[], deadlineMs: number): Promise<GrpcAnswer> {
+  async send(
+    op: 'grpc.Add' | 'grpc.AddBatch' | 'grpc.StreamEvents',
+    metadataPairs: Array<[string, string]>,
+    messages: Uint8Array[],
+    deadlineMs: number,
+  ): Promise<GrpcAnswer> {
     const started = performance.now();
     const metadata = new Metadata();
     for (const [key, value] of metadataPairs) {
@@ -72,7 +94,12 @@ export class GrpcSender {
       const raw = error?.metadata?.get('clearml-result-code')[0];
       const resultCode = raw === undefined ? undefined : Number(raw);
       const decoded = result === undefined ? undefined : fromBinary(AddResultSchema, result);
-      const kind = code === GrpcStatus.DEADLINE_EXCEEDED ? 'hang' : code === GrpcStatus.UNAVAILABLE && resultCode === undefined ? 'dropped' : 'answer';
+      const kind =
+        code === GrpcStatus.DEADLINE_EXCEEDED
+          ? 'hang'
+          : code === GrpcStatus.UNAVAILABLE && resultCode === undefined
+            ? 'dropped'
+            : 'answer';
       return {
         kind,
         code,
@@ -85,12 +112,19 @@ export class GrpcSender {
     };
     if (op === 'grpc.Add') {
       return new Promise((resolve) => {
-        this.client.Add(messages[0] ?? new Uint8Array(), metadata, options, (error: ServiceError | null, result?: Buffer) => resolve(finish(error, result)));
+        this.client.Add(
+          messages[0] ?? new Uint8Array(),
+          metadata,
+          options,
+          (error: ServiceError | null, result?: Buffer) => resolve(finish(error, result)),
+        );
       });
     }
     if (op === 'grpc.AddBatch') {
       return new Promise((resolve) => {
-        const call = this.client.AddBatch(metadata, options, (error: ServiceError | null, result?: Buffer) => resolve(finish(error, result)));
+        const call = this.client.AddBatch(metadata, options, (error: ServiceError | null, result?: Buffer) =>
+          resolve(finish(error, result)),
+        );
         call.on('error', () => undefined);
         for (const message of messages) call.write(message);
         call.end();
@@ -101,7 +135,13 @@ export class GrpcSender {
       call.on('data', (bytes: Buffer) => {
         try {
           const ack = fromBinary(ChunkAckSchema, bytes);
-          acks.push({ chunkId: ack.chunkId, added: ack.added, errors: ack.errors, errorsInfo: { ...ack.errorsInfo }, errorCode: ack.error?.code });
+          acks.push({
+            chunkId: ack.chunkId,
+            added: ack.added,
+            errors: ack.errors,
+            errorsInfo: { ...ack.errorsInfo },
+            errorCode: ack.error?.code,
+          });
         } catch {
           acks.push({ chunkId: -1n, added: 0, errors: 0, errorsInfo: {}, errorCode: 500 });
         }

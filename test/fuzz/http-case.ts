@@ -11,9 +11,24 @@ import { KeyedObject, RawJson, toJsonText, type JsonTree } from './json-text.js'
 import type { RawRequest } from './raw-http.js';
 
 export type AuthKind =
-  | 'bearer' | 'basic' | 'cookie' | 'none' | 'forged-signature' | 'alg-none' | 'expired' | 'foreign-claims' | 'garbage-bearer'
-  | 'lowercase-bearer' | 'basic-bad-base64' | 'basic-wrong-secret' | 'basic-no-colon' | 'huge-bearer' | 'bearer-plus-foreign-cookie'
-  | 'cookie-garbage' | 'empty-authorization' | 'unicode-authorization';
+  | 'bearer'
+  | 'basic'
+  | 'cookie'
+  | 'none'
+  | 'forged-signature'
+  | 'alg-none'
+  | 'expired'
+  | 'foreign-claims'
+  | 'garbage-bearer'
+  | 'lowercase-bearer'
+  | 'basic-bad-base64'
+  | 'basic-wrong-secret'
+  | 'basic-no-colon'
+  | 'huge-bearer'
+  | 'bearer-plus-foreign-cookie'
+  | 'cookie-garbage'
+  | 'empty-authorization'
+  | 'unicode-authorization';
 
 /** Where a well-formed event of the caller's witness task goes inside a hostile batch. */
 export class SiblingSlot {
@@ -84,7 +99,12 @@ function textOf(value: JsonTree): string | undefined {
  */
 export function flattenToPairs(value: JsonTree, allowPrototypeKeys: boolean, prefix = ''): Array<[string, string]> {
   const out: Array<[string, string]> = [];
-  const entries = value instanceof KeyedObject ? value.entries : value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof RawJson) ? Object.entries(value) : undefined;
+  const entries =
+    value instanceof KeyedObject
+      ? value.entries
+      : value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof RawJson)
+        ? Object.entries(value)
+        : undefined;
   if (entries === undefined) {
     if (Array.isArray(value)) {
       for (const item of value) {
@@ -107,7 +127,9 @@ function encodePairs(parts: QueryPart[], world: World, caller: CompanyKey, allow
   const out: string[] = [];
   for (const part of parts) {
     if ('raw' in part) out.push(part.raw);
-    else for (const [key, value] of flattenToPairs(resolveTree(part.value, world, caller), allowPrototypeKeys, part.key)) out.push(`${pctEncode(key)}=${pctEncode(value)}`);
+    else
+      for (const [key, value] of flattenToPairs(resolveTree(part.value, world, caller), allowPrototypeKeys, part.key))
+        out.push(`${pctEncode(key)}=${pctEncode(value)}`);
   }
   return out.join('&');
 }
@@ -133,13 +155,33 @@ export function authHeaders(kind: AuthKind, world: World, caller: CompanyKey): A
       return [];
     case 'forged-signature':
       // The caller's own token with the other company in its claims, signature unchanged.
-      return [['authorization', `Bearer ${head}.${b64url({ ...claims, identity: { ...(claims.identity as object), company: other.credential.company } })}.${own.token.split('.')[2]}`]];
+      return [
+        [
+          'authorization',
+          `Bearer ${head}.${b64url({ ...claims, identity: { ...(claims.identity as object), company: other.credential.company } })}.${own.token.split('.')[2]}`,
+        ],
+      ];
     case 'alg-none':
-      return [['authorization', `Bearer ${b64url({ alg: 'none', typ: 'JWT' })}.${b64url({ ...claims, identity: { user: 'x', company: other.credential.company, role: 'root' } })}.`]];
+      return [
+        [
+          'authorization',
+          `Bearer ${b64url({ alg: 'none', typ: 'JWT' })}.${b64url({ ...claims, identity: { user: 'x', company: other.credential.company, role: 'root' } })}.`,
+        ],
+      ];
     case 'expired':
-      return [['authorization', `Bearer ${jwt.sign({ ...claims, iat: 1_000_000, exp: 1_000_060 }, world.authSecret, { algorithm: 'HS256', noTimestamp: true })}`]];
+      return [
+        [
+          'authorization',
+          `Bearer ${jwt.sign({ ...claims, iat: 1_000_000, exp: 1_000_060 }, world.authSecret, { algorithm: 'HS256', noTimestamp: true })}`,
+        ],
+      ];
     case 'foreign-claims':
-      return [['authorization', `Bearer ${jwt.sign({ identity: { user: 'x', company: other.credential.company }, exp: 9_999_999_999 }, 'not-the-secret-not-the-secret-xx', { algorithm: 'HS256' })}`]];
+      return [
+        [
+          'authorization',
+          `Bearer ${jwt.sign({ identity: { user: 'x', company: other.credential.company }, exp: 9_999_999_999 }, 'not-the-secret-not-the-secret-xx', { algorithm: 'HS256' })}`,
+        ],
+      ];
     case 'garbage-bearer':
       return [['authorization', 'Bearer a.b.c']];
     case 'lowercase-bearer':
@@ -153,11 +195,17 @@ export function authHeaders(kind: AuthKind, world: World, caller: CompanyKey): A
     case 'huge-bearer':
       return [['authorization', `Bearer ${'A'.repeat(60_000)}.${'B'.repeat(100)}.C`]];
     case 'bearer-plus-foreign-cookie':
-      return [['authorization', `Bearer ${own.token}`], ['cookie', `clearml_token_basic=${other.token}; __proto__=x; constructor=y`]];
+      return [
+        ['authorization', `Bearer ${own.token}`],
+        ['cookie', `clearml_token_basic=${other.token}; __proto__=x; constructor=y`],
+      ];
     case 'cookie-garbage':
       return [['cookie', `clearml_token_basic=%E0%A4%A; clearml_token_basic=${other.token}; =; ;;`]];
     case 'empty-authorization':
-      return [['authorization', ''], ['cookie', `clearml_token_basic=${own.token}`]];
+      return [
+        ['authorization', ''],
+        ['cookie', `clearml_token_basic=${own.token}`],
+      ];
     case 'unicode-authorization':
       return [['authorization', `Bearer ${own.token}\u00e9\u202E`]];
   }
@@ -167,8 +215,16 @@ function filler(bytes: number): string {
   return 'x'.repeat(Math.max(0, bytes));
 }
 
-function bodyBytes(body: BodySpec, world: World, caller: CompanyKey, limits: Limits, sibling: SiblingWriter, allowPrototypeKeys: boolean): Buffer {
-  const resolve = (tree: SymbolicTree | SiblingSlot): string => toJsonText(tree instanceof SiblingSlot ? sibling(tree) : resolveTree(tree, world, caller), 4 * limits.maxBodyBytes);
+function bodyBytes(
+  body: BodySpec,
+  world: World,
+  caller: CompanyKey,
+  limits: Limits,
+  sibling: SiblingWriter,
+  allowPrototypeKeys: boolean,
+): Buffer {
+  const resolve = (tree: SymbolicTree | SiblingSlot): string =>
+    toJsonText(tree instanceof SiblingSlot ? sibling(tree) : resolveTree(tree, world, caller), 4 * limits.maxBodyBytes);
   switch (body.kind) {
     case 'none':
       return Buffer.alloc(0);
@@ -179,7 +235,10 @@ function bodyBytes(body: BodySpec, world: World, caller: CompanyKey, limits: Lim
     case 'bytes':
       return Buffer.from(body.hex, 'hex');
     case 'lines':
-      return Buffer.from(body.lines.map((line) => (typeof line === 'string' ? line : resolve(line))).join(body.eol), 'utf8');
+      return Buffer.from(
+        body.lines.map((line) => (typeof line === 'string' ? line : resolve(line))).join(body.eol),
+        'utf8',
+      );
     case 'array':
       return Buffer.from(`[${body.items.map(resolve).join(',')}]`, 'utf8');
     case 'form':
@@ -194,7 +253,10 @@ function bodyBytes(body: BodySpec, world: World, caller: CompanyKey, limits: Lim
     }
     case 'many-entities': {
       const prefix = `${world.companies[caller].targets[0]}-e`;
-      if (body.shape === 'tasks-field') return Buffer.from(JSON.stringify({ [body.field ?? 'tasks']: Array.from({ length: body.count }, (_, i) => `${prefix}${i}`) }));
+      if (body.shape === 'tasks-field')
+        return Buffer.from(
+          JSON.stringify({ [body.field ?? 'tasks']: Array.from({ length: body.count }, (_, i) => `${prefix}${i}`) }),
+        );
       const lines: string[] = [];
       const budget = limits.maxBodyBytes - 64;
       let size = 0;

@@ -16,7 +16,8 @@ export class KeyedObject {
   constructor(readonly entries: ReadonlyArray<readonly [string, JsonTree]>) {}
 }
 
-export type JsonTree = null | boolean | number | string | RawJson | KeyedObject | JsonTree[] | { [key: string]: JsonTree };
+export type JsonTree =
+  null | boolean | number | string | RawJson | KeyedObject | JsonTree[] | { [key: string]: JsonTree };
 
 /** `depth` nested arrays (or objects) around `inner`, written without recursion. */
 export function deepNest(depth: number, kind: 'array' | 'object', inner = '1'): RawJson {

@@ -23,7 +23,11 @@ export type RawOutcome =
 export function encodeRequest(request: RawRequest, host: string): Buffer {
   const lines = [`${request.method} ${request.target} HTTP/1.1`, `host: ${host}`, 'connection: close'];
   for (const [name, value] of request.headers) lines.push(`${name}: ${value}`);
-  if (!request.headers.some(([name]) => name.toLowerCase() === 'content-length' || name.toLowerCase() === 'transfer-encoding')) {
+  if (
+    !request.headers.some(
+      ([name]) => name.toLowerCase() === 'content-length' || name.toLowerCase() === 'transfer-encoding',
+    )
+  ) {
     lines.push(`content-length: ${request.body.length}`);
   }
   return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'utf8'), request.body]);

@@ -43,7 +43,10 @@ export function causesByCall(logFile: string): Map<string, Cause> {
     }
     if (entry.call === undefined || entry.err === undefined) continue;
     const message = (entry.err.message ?? entry.msg ?? '').replace(/\s+/g, ' ').slice(0, 120);
-    out.set(entry.call, { error: `${entry.err.type ?? 'Error'}: ${message}`, where: firstOwnFrame(entry.err.stack ?? '') });
+    out.set(entry.call, {
+      error: `${entry.err.type ?? 'Error'}: ${message}`,
+      where: firstOwnFrame(entry.err.stack ?? ''),
+    });
   }
   return out;
 }

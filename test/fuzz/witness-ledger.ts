@@ -35,7 +35,14 @@ export class WitnessLedger {
   /** A new well-formed event of the company's witness task `witness` (type chosen by `typeIndex`). */
   make(company: CompanyKey, witness: number, typeIndex: number, via: string): WitnessEvent {
     const tasks = this.world.companies[company].witnesses;
-    const event: WitnessEvent = { n: this.next++, company, task: tasks[witness % tasks.length]!, type: TYPES[typeIndex % TYPES.length]!, via, acked: false };
+    const event: WitnessEvent = {
+      n: this.next++,
+      company,
+      task: tasks[witness % tasks.length]!,
+      type: TYPES[typeIndex % TYPES.length]!,
+      via,
+      acked: false,
+    };
     this.events.push(event);
     return event;
   }
@@ -62,22 +69,62 @@ export class WitnessLedger {
     const common = { task: e.task, model_event: false, allow_locked: false };
     switch (e.type) {
       case 'scalar':
-        return { ...common, type: 'training_stats_scalar', iter: e.n, metric: `${m}s`, variant: `v${e.n}`, value: e.n + 0.5, timestamp: BASE_TIMESTAMP + e.n };
+        return {
+          ...common,
+          type: 'training_stats_scalar',
+          iter: e.n,
+          metric: `${m}s`,
+          variant: `v${e.n}`,
+          value: e.n + 0.5,
+          timestamp: BASE_TIMESTAMP + e.n,
+        };
       case 'log':
         return { ...common, type: 'log', level: 'info', msg: `${m} l${e.n}`, timestamp: BASE_TIMESTAMP + e.n };
       case 'plot':
-        return { ...common, type: 'plot', iter: e.n, metric: `${m}p`, variant: `v${e.n}`, plot_str: `{"data": [{"y": [${e.n}]}], "layout": {}}`, timestamp: BASE_TIMESTAMP + e.n };
+        return {
+          ...common,
+          type: 'plot',
+          iter: e.n,
+          metric: `${m}p`,
+          variant: `v${e.n}`,
+          plot_str: `{"data": [{"y": [${e.n}]}], "layout": {}}`,
+          timestamp: BASE_TIMESTAMP + e.n,
+        };
       case 'image':
-        return { ...common, type: 'training_debug_image', iter: e.n, metric: `${m}i`, variant: `v${e.n}`, key: `k${e.n}`, url: `https://files.example.com/${m}/${e.n}.png`, timestamp: BASE_TIMESTAMP + e.n };
+        return {
+          ...common,
+          type: 'training_debug_image',
+          iter: e.n,
+          metric: `${m}i`,
+          variant: `v${e.n}`,
+          key: `k${e.n}`,
+          url: `https://files.example.com/${m}/${e.n}.png`,
+          timestamp: BASE_TIMESTAMP + e.n,
+        };
     }
   }
 
   /** The same event as a protobuf Event init (docs/grpc.md field names). */
   proto(e: WitnessEvent): Record<string, unknown> {
     const json = this.json(e);
-    const out: Record<string, unknown> = { type: json.type, task: json.task, modelEvent: false, allowLocked: false, timestamp: { case: 'timestampMs', value: json.timestamp } };
+    const out: Record<string, unknown> = {
+      type: json.type,
+      task: json.task,
+      modelEvent: false,
+      allowLocked: false,
+      timestamp: { case: 'timestampMs', value: json.timestamp },
+    };
     if (json.iter !== undefined) out.iter = BigInt(json.iter as number);
-    for (const [from, to] of [['metric', 'metric'], ['variant', 'variant'], ['value', 'value'], ['msg', 'msg'], ['level', 'level'], ['plot_str', 'plotStr'], ['key', 'key'], ['url', 'url']] as const) {
+    for (const [from, to] of [
+      ['metric', 'metric'],
+      ['variant', 'variant'],
+      ['value', 'value'],
+      ['msg', 'msg'],
+      ['level', 'level'],
+      ['plot_str', 'plotStr'],
+      ['key', 'key'],
+      ['url', 'url'],
+    ] as const) {
       if (json[from] !== undefined) out[to] = json[from];
     }
     return out;
@@ -85,7 +132,11 @@ export class WitnessLedger {
 }
 
 /** Whether an add answer acknowledges `events` (see the file comment). */
-export function answerAcknowledges(answer: { added?: unknown; errors?: unknown; errors_info?: unknown; errorsInfo?: unknown }, events: WitnessEvent[], total: number): boolean {
+export function answerAcknowledges(
+  answer: { added?: unknown; errors?: unknown; errors_info?: unknown; errorsInfo?: unknown },
+  events: WitnessEvent[],
+  total: number,
+): boolean {
   const added = Number(answer.added ?? 0);
   const errors = Number(answer.errors ?? 0);
   if (added === total && errors === 0) return true;

@@ -43,7 +43,12 @@ class Reader {
 async function scalars(reader: Reader, task: string, counts: Counts): Promise<void> {
   let scroll: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const data = await reader.call('events.get_task_events', { task, event_type: 'training_stats_scalar', batch_size: 10_000, ...(scroll ? { scroll_id: scroll } : {}) });
+    const data = await reader.call('events.get_task_events', {
+      task,
+      event_type: 'training_stats_scalar',
+      batch_size: 10_000,
+      ...(scroll ? { scroll_id: scroll } : {}),
+    });
     if (data === undefined) return;
     for (const e of data.events ?? []) bump(counts, `scalar|${e.metric}|${e.variant}|${e.iter}|${e.value}`);
     if (!data.events?.length || !data.scroll_id) return;
@@ -54,7 +59,12 @@ async function scalars(reader: Reader, task: string, counts: Counts): Promise<vo
 async function logs(reader: Reader, task: string, counts: Counts): Promise<void> {
   let from: number | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const data = await reader.call('events.get_task_log', { task, batch_size: 10_000, navigate_earlier: true, ...(from !== undefined ? { from_timestamp: from } : {}) });
+    const data = await reader.call('events.get_task_log', {
+      task,
+      batch_size: 10_000,
+      navigate_earlier: true,
+      ...(from !== undefined ? { from_timestamp: from } : {}),
+    });
     if (data === undefined || !data.events?.length) return;
     for (const e of data.events) bump(counts, `log|${e.msg}`);
     // A short page was the last one (a full page may continue within its oldest millisecond's neighbours);
@@ -70,7 +80,12 @@ async function plots(reader: Reader, task: string, metric: string, counts: Count
   let scroll: string | undefined;
   let seen = 0;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const data = await reader.call('events.get_task_plots', { task, iters: 1, metrics: [{ metric }], ...(scroll ? { scroll_id: scroll } : {}) });
+    const data = await reader.call('events.get_task_plots', {
+      task,
+      iters: 1,
+      metrics: [{ metric }],
+      ...(scroll ? { scroll_id: scroll } : {}),
+    });
     if (data === undefined) return;
     for (const e of data.plots ?? []) bump(counts, `plot|${e.metric}|${e.variant}|${e.iter}`);
     seen += data.plots?.length ?? 0;
@@ -82,10 +97,16 @@ async function plots(reader: Reader, task: string, metric: string, counts: Count
 async function images(reader: Reader, task: string, metric: string, counts: Counts): Promise<void> {
   let scroll: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const data = await reader.call('events.debug_images', { metrics: [{ task, metric }], iters: 1_000, ...(scroll ? { scroll_id: scroll } : {}) });
+    const data = await reader.call('events.debug_images', {
+      metrics: [{ task, metric }],
+      iters: 1_000,
+      ...(scroll ? { scroll_id: scroll } : {}),
+    });
     if (data === undefined) return;
     const iterations = (data.metrics ?? []).flatMap((m: { iterations?: unknown[] }) => m.iterations ?? []);
-    for (const it of iterations) for (const e of (it as { events?: Array<Record<string, unknown>> }).events ?? []) bump(counts, `image|${e.metric}|${e.variant}|${e.iter}`);
+    for (const it of iterations)
+      for (const e of (it as { events?: Array<Record<string, unknown>> }).events ?? [])
+        bump(counts, `image|${e.metric}|${e.variant}|${e.iter}`);
     if (iterations.length === 0 || !data.scroll_id) return;
     scroll = data.scroll_id;
   }
@@ -105,7 +126,12 @@ function keyOf(ledger: WitnessLedger, e: WitnessEvent): string {
   }
 }
 
-export async function readBack(port: number, world: World, ledger: WitnessLedger, deadlineMs: number): Promise<ReadbackResult> {
+export async function readBack(
+  port: number,
+  world: World,
+  ledger: WitnessLedger,
+  deadlineMs: number,
+): Promise<ReadbackResult> {
   const acked = ledger.acked();
   const counts: Counts = new Map();
   const errors: string[] = [];
@@ -122,6 +148,8 @@ export async function readBack(port: number, world: World, ledger: WitnessLedger
     }
     errors.push(...reader.errors);
   }
-  const unreadable = acked.map((event) => ({ event, seen: counts.get(keyOf(ledger, event)) ?? 0 })).filter((r) => r.seen !== 1);
+  const unreadable = acked
+    .map((event) => ({ event, seen: counts.get(keyOf(ledger, event)) ?? 0 }))
+    .filter((r) => r.seen !== 1);
   return { unreadable, readErrors: errors };
 }

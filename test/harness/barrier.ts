@@ -12,7 +12,12 @@ import { eventually, type EventuallyOptions } from './eventually.js';
  * Writes the sentinel, then repeats `read` until `arrived` holds for it;
  * answers that read (the state after the barrier) to assert the absence on.
  */
-export async function afterBarrier<T>(writeSentinel: () => Promise<unknown>, read: () => Promise<T>, arrived: (value: T) => boolean, options: EventuallyOptions = {}): Promise<T> {
+export async function afterBarrier<T>(
+  writeSentinel: () => Promise<unknown>,
+  read: () => Promise<T>,
+  arrived: (value: T) => boolean,
+  options: EventuallyOptions = {},
+): Promise<T> {
   await writeSentinel();
   return eventually(read, arrived, { what: 'the sentinel', ...options });
 }

@@ -18,12 +18,30 @@ import './stack-context.js';
 export const CLUSTER_CREDENTIAL_PAIRS = 32;
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const pairs = Array.from({ length: CLUSTER_CREDENTIAL_PAIRS }, () => ({ a: credential(unique('company-a-')), b: credential(unique('company-b-')) }));
+  const pairs = Array.from({ length: CLUSTER_CREDENTIAL_PAIRS }, () => ({
+    a: credential(unique('company-a-')),
+    b: credential(unique('company-b-')),
+  }));
   // Plot validation on, as the plots scenario file needs (the other files pass either way).
-  const cluster = await startClusterHarness({ env: { PLOT_VALIDATION: 'true' }, extraCredentials: pairs.flatMap((p) => [p.a, p.b]), log: (line) => console.log(`[cluster] ${line}`) });
+  const cluster = await startClusterHarness({
+    env: { PLOT_VALIDATION: 'true' },
+    extraCredentials: pairs.flatMap((p) => [p.a, p.b]),
+    log: (line) => console.log(`[cluster] ${line}`),
+  });
   const claims = mkdtempSync(path.join(os.tmpdir(), 'clearml-cluster-claims-'));
-  project.provide('stack', { natsUrl: cluster.stack.natsUrl, influxUrl: cluster.stack.influxUrl, redisUrl: cluster.stack.redisUrl, dataDir: claims });
-  project.provide('cluster', { baseUrl: cluster.baseUrl, grpcAddress: cluster.grpcAddress, env: cluster.env, pairs, claims });
+  project.provide('stack', {
+    natsUrl: cluster.stack.natsUrl,
+    influxUrl: cluster.stack.influxUrl,
+    redisUrl: cluster.stack.redisUrl,
+    dataDir: claims,
+  });
+  project.provide('cluster', {
+    baseUrl: cluster.baseUrl,
+    grpcAddress: cluster.grpcAddress,
+    env: cluster.env,
+    pairs,
+    claims,
+  });
   return async () => {
     await cluster.stop();
     rmSync(claims, { recursive: true, force: true });

@@ -9,7 +9,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startClusterStack, type ClusterStack } from '../../deploy/cluster-stack/cluster-stack.js';
-import { apiCaller, basicAuthorization, credential, loginThrough, unique, type Harness, type TestCredential } from './service-harness.js';
+import {
+  apiCaller,
+  basicAuthorization,
+  credential,
+  loginThrough,
+  unique,
+  type Harness,
+  type TestCredential,
+} from './service-harness.js';
 
 export interface ClusterHarness extends Pick<Harness, 'baseUrl' | 'credentials' | 'basic' | 'call' | 'login'> {
   /** host:port of nginx's gRPC listener. */
@@ -21,7 +29,11 @@ export interface ClusterHarness extends Pick<Harness, 'baseUrl' | 'credentials' 
 }
 
 export async function startClusterHarness(
-  options: { env?: Record<string, string>; log?: (line: string) => void; /** More key pairs in the credentials file (the cluster pass gives each test file its own companies). */ extraCredentials?: TestCredential[] } = {},
+  options: {
+    env?: Record<string, string>;
+    log?: (line: string) => void;
+    /** More key pairs in the credentials file (the cluster pass gives each test file its own companies). */ extraCredentials?: TestCredential[];
+  } = {},
 ): Promise<ClusterHarness> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'clearml-cluster-'));
   const credentials = { a: credential(unique('company-a-')), b: credential(unique('company-b-')) };
@@ -40,7 +52,13 @@ export async function startClusterHarness(
   };
   let stack: ClusterStack;
   try {
-    stack = await startClusterStack({ dataDir, serviceEnv: env, maxHeapMb: 192, restartOnExit: true, log: options.log });
+    stack = await startClusterStack({
+      dataDir,
+      serviceEnv: env,
+      maxHeapMb: 192,
+      restartOnExit: true,
+      log: options.log,
+    });
   } catch (error) {
     rmSync(dataDir, { recursive: true, force: true });
     throw error;

@@ -13,9 +13,20 @@ const anything = z.record(z.string(), z.unknown());
 
 export const echoTarget: TargetModule = () => ({
   operations: [
-    defineOperation({ name: 'test.echo', minVersion: '1.0', request: anything, handle: async (request) => ({ received: request }) }),
+    defineOperation({
+      name: 'test.echo',
+      minVersion: '1.0',
+      request: anything,
+      handle: async (request) => ({ received: request }),
+    }),
     defineOperation({ name: 'test.newer', minVersion: '2.12', request: anything, handle: async () => ({}) }),
-    defineOperation({ name: 'test.served', minVersion: '2.9', servedFrom: '1.0', request: anything, handle: async () => ({}) }),
+    defineOperation({
+      name: 'test.served',
+      minVersion: '2.9',
+      servedFrom: '1.0',
+      request: anything,
+      handle: async () => ({}),
+    }),
     defineOperation({
       name: 'test.stream',
       minVersion: '1.0',

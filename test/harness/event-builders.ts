@@ -19,7 +19,14 @@ export const T0 = 1_718_000_000_000;
 
 const iterField = (iter: number | undefined) => (iter === undefined ? {} : { iter });
 
-export const scalar = (task: string, metric: string, variant: string, iter: number | undefined, value: number, extra: object = {}): TestEvent => ({
+export const scalar = (
+  task: string,
+  metric: string,
+  variant: string,
+  iter: number | undefined,
+  value: number,
+  extra: object = {},
+): TestEvent => ({
   type: 'training_stats_scalar',
   task,
   metric,
@@ -29,7 +36,14 @@ export const scalar = (task: string, metric: string, variant: string, iter: numb
   ...extra,
 });
 
-export const vector = (task: string, metric: string, variant: string, iter: number | undefined, values: number[], extra: object = {}): TestEvent => ({
+export const vector = (
+  task: string,
+  metric: string,
+  variant: string,
+  iter: number | undefined,
+  values: number[],
+  extra: object = {},
+): TestEvent => ({
   type: 'training_stats_vector',
   task,
   metric,
@@ -54,7 +68,13 @@ export const logLines = (task: string, n: number, from = T0, extra: object = {})
   Array.from({ length: n }, (_, i) => log(task, from + i, `line ${i}`, extra));
 
 /** A plot whose plot_str names it (metric/variant@iter), reported at T0 + iter. */
-export const plot = (task: string, metric: string, variant: string, iter: number | undefined, extra: object = {}): TestEvent => ({
+export const plot = (
+  task: string,
+  metric: string,
+  variant: string,
+  iter: number | undefined,
+  extra: object = {},
+): TestEvent => ({
   type: 'plot',
   task,
   metric,
@@ -66,7 +86,13 @@ export const plot = (task: string, metric: string, variant: string, iter: number
 });
 
 /** A debug image; without `url` in `extra` it is stored but never shown (events.md §8). */
-export const image = (task: string, metric: string, variant: string, iter: number | undefined, extra: object = {}): TestEvent => ({
+export const image = (
+  task: string,
+  metric: string,
+  variant: string,
+  iter: number | undefined,
+  extra: object = {},
+): TestEvent => ({
   type: 'training_debug_image',
   task,
   metric,

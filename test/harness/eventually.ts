@@ -39,7 +39,12 @@ export async function eventually<T>(
   done: (value: T) => boolean = (value) => Boolean(value),
   options: EventuallyOptions | number = {},
 ): Promise<T> {
-  const { timeoutMs = 15_000, everyMs = 100, what = 'condition', retryErrors = false } = typeof options === 'number' ? { timeoutMs: options } : options;
+  const {
+    timeoutMs = 15_000,
+    everyMs = 100,
+    what = 'condition',
+    retryErrors = false,
+  } = typeof options === 'number' ? { timeoutMs: options } : options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     let last: unknown;
@@ -59,7 +64,10 @@ export async function eventually<T>(
 function describe(value: unknown): string {
   if (value instanceof Error) return `${value.name}: ${value.message}`;
   try {
-    return (JSON.stringify(value, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v)) ?? String(value)).slice(0, 2000);
+    return (JSON.stringify(value, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v)) ?? String(value)).slice(
+      0,
+      2000,
+    );
   } catch {
     return String(value).slice(0, 2000);
   }

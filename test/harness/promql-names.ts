@@ -3,7 +3,21 @@
  * functions, keywords, label names (inside `{}` or after by/without/on/
  * ignoring/group_*), durations or strings.
  */
-const KEYWORDS = new Set(['and', 'or', 'unless', 'by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'offset', 'bool', 'inf', 'nan']);
+const KEYWORDS = new Set([
+  'and',
+  'or',
+  'unless',
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'offset',
+  'bool',
+  'inf',
+  'nan',
+]);
 
 export function promqlMetricNames(expr: string): string[] {
   const stripped = expr

@@ -52,7 +52,10 @@ export async function startServiceFixture(options: ServiceFixtureOptions = {}): 
   const h = await startHarness({ target: 'all', env: options.env ?? {} });
   const [tokenA, tokenB] = await Promise.all([h.login(h.credentials.a), h.login(h.credentials.b)]);
   const redisConnection = await connectTestRedis(h.env.REDIS_URL!);
-  const headers: Record<string, string> = { 'content-type': 'application/json-lines', ...(options.worker ? { 'x-clearml-worker': options.worker } : {}) };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json-lines',
+    ...(options.worker ? { 'x-clearml-worker': options.worker } : {}),
+  };
   // Built on first use: only tests of store-level sections need it (none in the cluster pass).
   let deps: QueryDeps | undefined;
   const call = (operation: string, body: unknown, token = tokenA) => h.call(operation, body, { token });
@@ -74,14 +77,19 @@ export async function startServiceFixture(options: ServiceFixtureOptions = {}): 
     company: (which) => h.credentials[which].company,
     async add(events, token = tokenA) {
       for (let i = 0; i < events.length; i += CHUNK_LINES) {
-        const r = await h.call('events.add_batch', undefined, { token, headers, rawBody: ndjson(events.slice(i, i + CHUNK_LINES)) });
+        const r = await h.call('events.add_batch', undefined, {
+          token,
+          headers,
+          rawBody: ndjson(events.slice(i, i + CHUNK_LINES)),
+        });
         expect(r.status, JSON.stringify(r.body?.meta ?? r.body)).toBe(200);
         expect(r.body.data.errors, JSON.stringify(r.body.data.errors_info ?? r.body.data)).toBe(0);
       }
     },
     call,
     data,
-    poll: (operation, body, done, pollOptions = {}) => eventually(() => data(operation, body), done, { what: operation, ...pollOptions }),
+    poll: (operation, body, done, pollOptions = {}) =>
+      eventually(() => data(operation, body), done, { what: operation, ...pollOptions }),
     async stop() {
       await redisConnection.close().catch(() => undefined);
       await h.stop();
@@ -90,13 +98,23 @@ export async function startServiceFixture(options: ServiceFixtureOptions = {}): 
 }
 
 /** Waits until the entity has `count` events (through get_task_events, which counts exactly; `extra` narrows the read). */
-export async function untilCount(f: ServiceFixture, task: string, count: number, extra: object = {}, timeoutMs = 30_000): Promise<void> {
-  await f.poll('events.get_task_events', { task, batch_size: 1, ...extra }, (d) => d.total === count, { timeoutMs, what: `${count} events of ${task}` });
+export async function untilCount(
+  f: ServiceFixture,
+  task: string,
+  count: number,
+  extra: object = {},
+  timeoutMs = 30_000,
+): Promise<void> {
+  await f.poll('events.get_task_events', { task, batch_size: 1, ...extra }, (d) => d.total === count, {
+    timeoutMs,
+    what: `${count} events of ${task}`,
+  });
 }
 
 /** Expects an enveloped error with this code, subcode and message prefix. */
 export function expectError(r: CallResult, code: number, subcode: number, messagePrefix?: string): void {
   expect(r.status, JSON.stringify(r.body)).toBe(code);
   expect(r.body.meta.result_subcode, r.body.meta.result_msg).toBe(subcode);
-  if (messagePrefix !== undefined) expect(r.body.meta.result_msg).toMatch(new RegExp(`^${messagePrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  if (messagePrefix !== undefined)
+    expect(r.body.meta.result_msg).toMatch(new RegExp(`^${messagePrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
 }

@@ -69,13 +69,22 @@ export function credential(company: string): TestCredential {
 }
 
 export async function startHarness(
-  options: { target?: TargetName; env?: Record<string, string>; modules?: Partial<Record<Exclude<TargetName, 'all'>, TargetModule>> } = {},
+  options: {
+    target?: TargetName;
+    env?: Record<string, string>;
+    modules?: Partial<Record<Exclude<TargetName, 'all'>, TargetModule>>;
+  } = {},
 ): Promise<Harness> {
   if (process.env.TEST_SHAPE === 'cluster') {
     const cluster = inject('cluster').env;
-    const settings = Object.entries(options.env ?? {}).filter(([name, value]) => cluster[name] !== value).map(([name]) => name);
+    const settings = Object.entries(options.env ?? {})
+      .filter(([name, value]) => cluster[name] !== value)
+      .map(([name]) => name);
     // The pass's one cluster has one configuration: a file that needs another cannot run in it.
-    if (settings.length > 0) throw new Error(`this file configures the service (${settings.join(', ')}): it belongs to the single-process pass only`);
+    if (settings.length > 0)
+      throw new Error(
+        `this file configures the service (${settings.join(', ')}): it belongs to the single-process pass only`,
+      );
     return clusterPassHarness();
   }
   const stack = inject('stack');
@@ -120,7 +129,9 @@ export async function startHarness(
     basic,
     async login(c) {
       // A target without auth.login (ingest, writer) still verifies tokens: issue one directly.
-      return loginThrough(call, c, () => service.services.tokens.issue({ user: c.user, company: c.company, role: 'user' }, 3600));
+      return loginThrough(call, c, () =>
+        service.services.tokens.issue({ user: c.user, company: c.company, role: 'user' }, 3600),
+      );
     },
     call,
     stop: () => service.stop(),
@@ -138,14 +149,19 @@ function clusterPassHarness(): Harness {
       return false;
     }
   });
-  if (pair < 0) throw new Error(`the cluster pass has ${cluster.pairs.length} pairs of companies; a harness more needs CLUSTER_CREDENTIAL_PAIRS raised`);
+  if (pair < 0)
+    throw new Error(
+      `the cluster pass has ${cluster.pairs.length} pairs of companies; a harness more needs CLUSTER_CREDENTIAL_PAIRS raised`,
+    );
   const stack = inject('stack');
   const env = { ...cluster.env, NATS_URL: stack.natsUrl, INFLUX_URL: stack.influxUrl, REDIS_URL: stack.redisUrl };
   const call = apiCaller(cluster.baseUrl);
   return {
     baseUrl: cluster.baseUrl,
     get service(): RunningService {
-      throw new Error('no in-process service in the cluster pass: this test file belongs to the single-process pass only');
+      throw new Error(
+        'no in-process service in the cluster pass: this test file belongs to the single-process pass only',
+      );
     },
     grpcAddress: cluster.grpcAddress,
     config: loadConfig(env),
@@ -158,7 +174,8 @@ function clusterPassHarness(): Harness {
   };
 }
 
-export const basicAuthorization = (c: TestCredential): string => `Basic ${Buffer.from(`${c.access_key}:${c.secret_key}`).toString('base64')}`;
+export const basicAuthorization = (c: TestCredential): string =>
+  `Basic ${Buffer.from(`${c.access_key}:${c.secret_key}`).toString('base64')}`;
 
 /** Calls operations under `baseUrl`: POSTs a JSON body with a Bearer token; returns the status and the parsed envelope. */
 export function apiCaller(baseUrl: string): Harness['call'] {
@@ -182,7 +199,10 @@ export function apiCaller(baseUrl: string): Harness['call'] {
 
 /** A Bearer token from auth.login; `fallback` when the target has no auth.login (404). */
 export async function loginThrough(call: Harness['call'], c: TestCredential, fallback?: () => string): Promise<string> {
-  const result = await call('auth.login', undefined, { method: 'GET', headers: { authorization: basicAuthorization(c) } });
+  const result = await call('auth.login', undefined, {
+    method: 'GET',
+    headers: { authorization: basicAuthorization(c) },
+  });
   if (result.status === 404 && fallback) return fallback();
   if (result.status !== 200) throw new Error(`login failed: ${JSON.stringify(result.body)}`);
   return result.body.data.token as string;

@@ -18,7 +18,10 @@ declare module 'vitest' {
       baseUrl: string;
       grpcAddress: string;
       env: Record<string, string>;
-      pairs: Array<{ a: { access_key: string; secret_key: string; company: string; user: string }; b: { access_key: string; secret_key: string; company: string; user: string } }>;
+      pairs: Array<{
+        a: { access_key: string; secret_key: string; company: string; user: string };
+        b: { access_key: string; secret_key: string; company: string; user: string };
+      }>;
       /** Directory where each harness claims a pair by creating `<n>` exclusively. */
       claims: string;
     };

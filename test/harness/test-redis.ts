@@ -12,6 +12,9 @@ export interface TestRedis {
 }
 
 export async function connectTestRedis(url: string): Promise<TestRedis> {
-  const store = await connectRedis({ url, commandTimeoutMs: 10_000 }, createLogger({ level: 'silent', name: 'test-redis' }));
+  const store = await connectRedis(
+    { url, commandTimeoutMs: 10_000 },
+    createLogger({ level: 'silent', name: 'test-redis' }),
+  );
   return { client: store.client, close: () => store.close() };
 }

@@ -55,7 +55,9 @@ describe('accepted events against the real stores', () => {
     for (const [measurement, names] of expected) {
       const [result] = await influx.query(`SHOW TAG VALUES FROM "${measurement}" WITH KEY IN ("e", "m", "v")`);
       const stored = await influx.query(`SELECT count("ts") FROM "${measurement}" GROUP BY "e", "m", "v"`);
-      const series = (stored[0]?.series ?? []).map((s) => JSON.stringify([decodeTagValue(s.tags!.e!), decodeTagValue(s.tags!.m!), decodeTagValue(s.tags!.v!)]));
+      const series = (stored[0]?.series ?? []).map((s) =>
+        JSON.stringify([decodeTagValue(s.tags!.e!), decodeTagValue(s.tags!.m!), decodeTagValue(s.tags!.v!)]),
+      );
       expect(result).toBeDefined();
       expect(new Set(series)).toEqual(names);
     }

@@ -22,7 +22,6 @@ afterAll(async () => {
   await h?.stop();
 });
 
-
 function batch(events: unknown[] | string, token = tokenA, contentType = 'application/json-lines', method = 'GET') {
   return h.call('v2.23/events.add_batch', undefined, {
     token,
@@ -36,7 +35,7 @@ function batch(events: unknown[] | string, token = tokenA, contentType = 'applic
 async function publishedRecords(entity: string): Promise<Array<{ kind: string; body: string }>> {
   const jsm = await nc.jetstreamManager();
   const stream = streamName(h.env.NATS_STREAM_PREFIX!);
-  const { state } = (await jsm.streams.info(stream));
+  const { state } = await jsm.streams.info(stream);
   const out: Array<{ kind: string; body: string }> = [];
   for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
     const message = await jsm.streams.getMessage(stream, { seq }).catch(() => undefined);
@@ -72,7 +71,11 @@ describe('events.add_batch responses', () => {
     expect(r.body.data).toEqual({
       added: 1,
       errors: 3,
-      errors_info: { 'Invalid event type unknown_type': 1, "Event must have a 'task' field": 1, [`Invalid task id ${foreign}`]: 1 },
+      errors_info: {
+        'Invalid event type unknown_type': 1,
+        "Event must have a 'task' field": 1,
+        [`Invalid task id ${foreign}`]: 1,
+      },
     });
   });
 
@@ -86,7 +89,11 @@ describe('events.add_batch responses', () => {
   ])('rejects %j: %s', async (event, reason) => {
     const r = await batch([event]);
     expect(r.status).toBe(400);
-    expect(r.body.meta).toMatchObject({ result_code: 400, result_subcode: 131, result_msg: `Events not added: ${reason}=1` });
+    expect(r.body.meta).toMatchObject({
+      result_code: 400,
+      result_subcode: 131,
+      result_msg: `Events not added: ${reason}=1`,
+    });
   });
 
   it('lists every reason in order of first occurrence when all events are rejected', async () => {
@@ -107,28 +114,46 @@ describe('events.add_batch responses', () => {
     const task = unique('task-');
     const r = await batch(`${JSON.stringify({ type: 'log', task, msg: 'ok' })}\n{broken`);
     expect(r.status).toBe(400);
-    expect(r.body.meta).toMatchObject({ result_subcode: 0, result_msg: 'The browser (or proxy) sent a request that this server could not understand.' });
+    expect(r.body.meta).toMatchObject({
+      result_subcode: 0,
+      result_msg: 'The browser (or proxy) sent a request that this server could not understand.',
+    });
     const r2 = await batch(`${JSON.stringify({ type: 'log', task, msg: 'ok' })}\n[1]`);
     expect(r2.body.meta.result_msg).toBe('json lines must contain objects, found: list');
     expect(await publishedRecords(task)).toEqual([]);
-    expect(await h.service.services.stores.redis.client.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).owner('t', task))).toBe(0);
+    expect(
+      await h.service.services.stores.redis.client.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).owner('t', task)),
+    ).toBe(0);
   });
 
   it('accepts x-ndjson with parameters, CRLF and CR line breaks, a JSON array and a single object', async () => {
     const task = unique('task-');
     const line = (i: number) => JSON.stringify({ type: 'log', task, msg: `m${i}` });
-    expect((await batch(`${line(1)}\r\n${line(2)}\r${line(3)}\n`, tokenA, 'application/x-ndjson; charset=utf-8')).body.data.added).toBe(3);
+    expect(
+      (await batch(`${line(1)}\r\n${line(2)}\r${line(3)}\n`, tokenA, 'application/x-ndjson; charset=utf-8')).body.data
+        .added,
+    ).toBe(3);
     expect((await batch(`[${line(4)}, ${line(5)}]`, tokenA, 'application/json')).body.data.added).toBe(2);
     expect((await batch(line(6), tokenA, 'application/json')).body.data.added).toBe(1);
-    expect((await batch('[1]', tokenA, 'application/json')).body.meta.result_msg).toBe('json lines must contain objects, found: int');
+    expect((await batch('[1]', tokenA, 'application/json')).body.meta.result_msg).toBe(
+      'json lines must contain objects, found: int',
+    );
   });
 
   it('a body over the limit: 413 and nothing stored', async () => {
     const task = unique('task-');
-    const events = Array.from({ length: 30_000 }, (_, i) => ({ type: 'log', task, msg: `line ${i} ${'x'.repeat(60)}` }));
+    const events = Array.from({ length: 30_000 }, (_, i) => ({
+      type: 'log',
+      task,
+      msg: `line ${i} ${'x'.repeat(60)}`,
+    }));
     const r = await batch(events);
     expect(r.status).toBe(413);
-    expect(r.body.meta).toMatchObject({ result_code: 413, result_subcode: 0, result_msg: `Request body too large (limit ${2 * 1024 * 1024} bytes)` });
+    expect(r.body.meta).toMatchObject({
+      result_code: 413,
+      result_subcode: 0,
+      result_msg: `Request body too large (limit ${2 * 1024 * 1024} bytes)`,
+    });
     expect(await publishedRecords(task)).toEqual([]);
   });
 });
@@ -141,7 +166,10 @@ describe('request-level rules (§1.8, §1.9)', () => {
       { type: 'training_stats_scalar', task: id, model_event: true, value: 1 },
     ]);
     expect(r.status).toBe(400);
-    expect(r.body.meta).toMatchObject({ result_subcode: 12, result_msg: `Validation error (Inconsistent model_event setting in the passed events): tasks=(${id})` });
+    expect(r.body.meta).toMatchObject({
+      result_subcode: 12,
+      result_msg: `Validation error (Inconsistent model_event setting in the passed events): tasks=(${id})`,
+    });
     expect(await publishedRecords(id)).toEqual([]);
   });
 
@@ -154,7 +182,9 @@ describe('request-level rules (§1.8, §1.9)', () => {
     ]);
     expect(r.body.data.added).toBe(2);
     const redis = h.service.services.stores.redis.client;
-    expect(await redis.hGet(redisKeys(h.env.REDIS_KEY_PREFIX!).model(h.credentials.a.company, model), 'company')).toBe(h.credentials.a.company);
+    expect(await redis.hGet(redisKeys(h.env.REDIS_KEY_PREFIX!).model(h.credentials.a.company, model), 'company')).toBe(
+      h.credentials.a.company,
+    );
     expect(await redis.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).owner('m', 'ignored'))).toBe(0);
   });
 
@@ -164,13 +194,20 @@ describe('request-level rules (§1.8, §1.9)', () => {
       { type: 'log', task, msg: 'a', allow_locked: true },
       { type: 'log', task, msg: 'b' },
     ]);
-    expect(r.body.meta).toMatchObject({ result_subcode: 12, result_msg: `Validation error (Inconsistent allow_locked setting in the passed events for ${task})` });
+    expect(r.body.meta).toMatchObject({
+      result_subcode: 12,
+      result_msg: `Validation error (Inconsistent allow_locked setting in the passed events for ${task})`,
+    });
   });
 
   it('a locked task refuses events unless allow_locked', async () => {
     const task = unique('task-');
     await batch([{ type: 'log', task, msg: 'a' }]);
-    await h.service.services.stores.redis.client.hSet(redisKeys(h.env.REDIS_KEY_PREFIX!).task(h.credentials.a.company, task), 'status', 'published');
+    await h.service.services.stores.redis.client.hSet(
+      redisKeys(h.env.REDIS_KEY_PREFIX!).task(h.credentials.a.company, task),
+      'status',
+      'published',
+    );
     const refused = await batch([{ type: 'log', task, msg: 'b' }]);
     expect(refused.body.meta.result_msg).toBe(`Events not added: Invalid task id ${task}=1`);
     const allowed = await batch([{ type: 'log', task, msg: 'c', allow_locked: true }]);
@@ -182,14 +219,24 @@ describe('registration (§1.10)', () => {
   it('registers an unknown task in the caller company with the implicit record', async () => {
     const task = unique('task-');
     await batch([{ type: 'log', task, msg: 'a' }]);
-    const record = await h.service.services.stores.redis.client.hGetAll(redisKeys(h.env.REDIS_KEY_PREFIX!).task(h.credentials.a.company, task));
-    expect(record).toMatchObject({ company: h.credentials.a.company, name: task, type: 'training', status: 'in_progress', user: h.credentials.a.user });
+    const record = await h.service.services.stores.redis.client.hGetAll(
+      redisKeys(h.env.REDIS_KEY_PREFIX!).task(h.credentials.a.company, task),
+    );
+    expect(record).toMatchObject({
+      company: h.credentials.a.company,
+      name: task,
+      type: 'training',
+      status: 'in_progress',
+      user: h.credentials.a.user,
+    });
   });
 
   it('registers nothing when every event is rejected', async () => {
     const task = unique('task-');
     await batch([{ type: 'training_stats_scalar', task }]);
-    expect(await h.service.services.stores.redis.client.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).owner('t', task))).toBe(0);
+    expect(
+      await h.service.services.stores.redis.client.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).owner('t', task)),
+    ).toBe(0);
   });
 
   it('two companies racing for one new id: exactly one wins', async () => {
@@ -208,13 +255,34 @@ describe('what reaches JetStream', () => {
   it('formats InfluxDB points once at ingest, with tags, fields and the iteration as time', async () => {
     const task = unique('task-');
     await batch([
-      { type: 'training_stats_scalar', task, iter: 7, metric: 'loss', variant: 'train', value: 0.5, timestamp: 1718000000123 },
-      { type: 'training_stats_scalar', task, metric: 'a b,c=d', variant: '', value: 2, timestamp: '2024-06-10T06:13:20.200Z' },
+      {
+        type: 'training_stats_scalar',
+        task,
+        iter: 7,
+        metric: 'loss',
+        variant: 'train',
+        value: 0.5,
+        timestamp: 1718000000123,
+      },
+      {
+        type: 'training_stats_scalar',
+        task,
+        metric: 'a b,c=d',
+        variant: '',
+        value: 2,
+        timestamp: '2024-06-10T06:13:20.200Z',
+      },
     ]);
     const records = await publishedRecords(task);
     const points = records.filter((r) => r.kind === 'I').map((r) => r.body);
-    expect(points[0]).toMatch(new RegExp(`^scalar,c=${h.credentials.a.company},e=${task},m=loss,n=t,v=train y=0.5,ts=1718000000123i,at=\\d+i,w="node-7" 7$`));
-    expect(points[1]).toMatch(/^scalar,c=.*,m=a\\ b\\,c\\=d,n=t,v=~ y=2,ts=1718000000200i,at=\d+i,w="node-7" -9223372036854775806$/);
+    expect(points[0]).toMatch(
+      new RegExp(
+        `^scalar,c=${h.credentials.a.company},e=${task},m=loss,n=t,v=train y=0.5,ts=1718000000123i,at=\\d+i,w="node-7" 7$`,
+      ),
+    );
+    expect(points[1]).toMatch(
+      /^scalar,c=.*,m=a\\ b\\,c\\=d,n=t,v=~ y=2,ts=1718000000200i,at=\d+i,w="node-7" -9223372036854775806$/,
+    );
     const summary = JSON.parse(records.find((r) => r.kind === 'R')!.body);
     expect(summary).toMatchObject({ c: h.credentials.a.company, n: 't', e: task, lastIter: 7 });
   });

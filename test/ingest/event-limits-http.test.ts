@@ -22,7 +22,11 @@ beforeAll(async () => {
 afterAll(() => h?.stop());
 
 const addBatch = (body: string) =>
-  h.call('events.add_batch', undefined, { token, headers: { 'content-type': 'application/json-lines', 'x-clearml-worker': 'node-7' }, rawBody: body });
+  h.call('events.add_batch', undefined, {
+    token,
+    headers: { 'content-type': 'application/json-lines', 'x-clearml-worker': 'node-7' },
+    rawBody: body,
+  });
 
 /** Every event of the task as the query API returns them, polled until `count` are visible. */
 async function readAll(task: string, count: number): Promise<Array<Record<string, unknown>>> {
@@ -43,9 +47,23 @@ async function readAll(task: string, count: number): Promise<Array<Record<string
  * Every limit is a row of ingest/events/event-normalizer.test.ts.
  */
 const rows: Array<[string, (task: string) => unknown, string]> = [
-  ['a value of 1e999 (Infinity)', (task) => `{"type": "training_stats_scalar", "task": "${task}", "iter": 1, "metric": "bad", "variant": "v", "value": "1e999"}`, "Invalid value for field 'value'"],
-  ['a log timestamp of 1e20 (no Redis stream id)', (task) => ({ type: 'log', task, msg: 'bad', timestamp: 1e20 }), "Field 'timestamp' out of range (0 to 253402300799999 ms)"],
-  ['a lone surrogate in a variant', (task) => `{"type": "training_stats_scalar", "task": "${task}", "iter": 1, "metric": "bad", "variant": "\\ud800", "value": 1}`, "Invalid value for field 'variant'"],
+  [
+    'a value of 1e999 (Infinity)',
+    (task) =>
+      `{"type": "training_stats_scalar", "task": "${task}", "iter": 1, "metric": "bad", "variant": "v", "value": "1e999"}`,
+    "Invalid value for field 'value'",
+  ],
+  [
+    'a log timestamp of 1e20 (no Redis stream id)',
+    (task) => ({ type: 'log', task, msg: 'bad', timestamp: 1e20 }),
+    "Field 'timestamp' out of range (0 to 253402300799999 ms)",
+  ],
+  [
+    'a lone surrogate in a variant',
+    (task) =>
+      `{"type": "training_stats_scalar", "task": "${task}", "iter": 1, "metric": "bad", "variant": "\\ud800", "value": 1}`,
+    "Invalid value for field 'variant'",
+  ],
 ];
 
 describe('per-event limits over HTTP: the rejected event is counted, its siblings are stored', () => {
@@ -53,7 +71,15 @@ describe('per-event limits over HTTP: the rejected event is counted, its sibling
     const task = unique('lim-');
     const badLine = typeof bad(task) === 'string' ? (bad(task) as string) : JSON.stringify(bad(task));
     const good = [
-      { type: 'training_stats_scalar', task, iter: 1, metric: 'loss', variant: 'train', value: 0.5, timestamp: 1_718_000_000_000 },
+      {
+        type: 'training_stats_scalar',
+        task,
+        iter: 1,
+        metric: 'loss',
+        variant: 'train',
+        value: 0.5,
+        timestamp: 1_718_000_000_000,
+      },
       { type: 'log', task, msg: 'kept', timestamp: 1_718_000_000_001 },
     ];
     const r = await addBatch(`${badLine}\n${ndjson(good)}`);
@@ -62,22 +88,38 @@ describe('per-event limits over HTTP: the rejected event is counted, its sibling
     const stored = await readAll(task, 2);
     expect(stored.map((e) => e.type).sort()).toEqual(['log', 'training_stats_scalar']);
     expect(stored.find((e) => e.type === 'log')).toMatchObject({ msg: 'kept', timestamp: 1_718_000_000_001 });
-    expect(stored.find((e) => e.type === 'training_stats_scalar')).toMatchObject({ metric: 'loss', value: 0.5, iter: 1 });
+    expect(stored.find((e) => e.type === 'training_stats_scalar')).toMatchObject({
+      metric: 'loss',
+      value: 0.5,
+      iter: 1,
+    });
   });
 
   it('a request whose only event breaks a limit is 400/131 and registers nothing', async () => {
     const task = unique('lim-');
     const r = await addBatch(JSON.stringify({ type: 'log', task, msg: 'x', timestamp: 1e20 }));
     expect(r.status).toBe(400);
-    expect(r.body.meta).toMatchObject({ result_subcode: 131, result_msg: "Events not added: Field 'timestamp' out of range (0 to 253402300799999 ms)=1" });
-    expect(await h.service.services.stores.redis.client.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).owner('t', task))).toBe(0);
+    expect(r.body.meta).toMatchObject({
+      result_subcode: 131,
+      result_msg: "Events not added: Field 'timestamp' out of range (0 to 253402300799999 ms)=1",
+    });
+    expect(
+      await h.service.services.stores.redis.client.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).owner('t', task)),
+    ).toBe(0);
   });
 
   it('a 10 MB id is echoed bounded, and an id with a key separator is refused', async () => {
     const huge = 'x'.repeat(10 * 1024 * 1024);
-    const r = await addBatch(ndjson([{ type: 'log', task: huge, msg: 'a' }, { type: 'log', task: 'a:lm', msg: 'b' }]));
+    const r = await addBatch(
+      ndjson([
+        { type: 'log', task: huge, msg: 'a' },
+        { type: 'log', task: 'a:lm', msg: 'b' },
+      ]),
+    );
     expect(r.status).toBe(400);
-    expect(r.body.meta.result_msg).toBe(`Events not added: Invalid task id ${'x'.repeat(256)}…=1, Invalid task id a:lm=1`);
+    expect(r.body.meta.result_msg).toBe(
+      `Events not added: Invalid task id ${'x'.repeat(256)}…=1, Invalid task id a:lm=1`,
+    );
   });
 
   it('a type nested 10,000 deep and prototype keys are answered, not crashed on', async () => {
@@ -105,20 +147,40 @@ describe('per-event limits over gRPC', () => {
     const metadata = new Metadata();
     metadata.set('authorization', `Bearer ${token}`);
     const events = [
-      create(EventSchema, { type: 'training_stats_scalar', task, iter: 1n, metric: 'bad', value: Number.POSITIVE_INFINITY }),
+      create(EventSchema, {
+        type: 'training_stats_scalar',
+        task,
+        iter: 1n,
+        metric: 'bad',
+        value: Number.POSITIVE_INFINITY,
+      }),
       create(EventSchema, { type: 'log', task, msg: 'bad', timestamp: { case: 'timestampMs', value: 1e20 } }),
       create(EventSchema, { type: 'training_stats_scalar', task, iter: 2n ** 63n - 1n, metric: 'bad', value: 1 }),
       create(EventSchema, { type: 'training_stats_scalar', task, iter: 1n, metric: 'm'.repeat(70_000), value: 1 }),
-      create(EventSchema, { type: 'training_stats_scalar', task, iter: 1n, metric: 'loss', value: 0.5, timestamp: { case: 'timestampMs', value: 1_718_000_000_000 } }),
+      create(EventSchema, {
+        type: 'training_stats_scalar',
+        task,
+        iter: 1n,
+        metric: 'loss',
+        value: 0.5,
+        timestamp: { case: 'timestampMs', value: 1_718_000_000_000 },
+      }),
     ];
     try {
-      const result = await new Promise<{ added: number; errors: number; errorsInfo: Record<string, number> }>((resolve, reject) => {
-        const call = (client as unknown as { AddBatch(md: Metadata, cb: (e: ServiceError | null, r: never) => void): { write(m: unknown): void; end(): void } }).AddBatch(metadata, (error, response) =>
-          error ? reject(error) : resolve(response),
-        );
-        call.write(create(EventBatchSchema, { events }));
-        call.end();
-      });
+      const result = await new Promise<{ added: number; errors: number; errorsInfo: Record<string, number> }>(
+        (resolve, reject) => {
+          const call = (
+            client as unknown as {
+              AddBatch(
+                md: Metadata,
+                cb: (e: ServiceError | null, r: never) => void,
+              ): { write(m: unknown): void; end(): void };
+            }
+          ).AddBatch(metadata, (error, response) => (error ? reject(error) : resolve(response)));
+          call.write(create(EventBatchSchema, { events }));
+          call.end();
+        },
+      );
       expect(result).toMatchObject({
         added: 1,
         errors: 4,
@@ -147,8 +209,10 @@ describe('per-event limits over gRPC', () => {
     const type = `${'a'.repeat(255)}😀`;
     try {
       const error = await new Promise<ServiceError>((resolve, reject) =>
-        (client as unknown as { Add(e: unknown, md: Metadata, cb: (e: ServiceError | null) => void): void }).Add(create(EventSchema, { type, task }), metadata, (e) =>
-          e ? resolve(e) : reject(new Error('expected a refusal')),
+        (client as unknown as { Add(e: unknown, md: Metadata, cb: (e: ServiceError | null) => void): void }).Add(
+          create(EventSchema, { type, task }),
+          metadata,
+          (e) => (e ? resolve(e) : reject(new Error('expected a refusal'))),
         ),
       );
       expect(error.metadata.get('clearml-result-code')).toEqual(['400']);

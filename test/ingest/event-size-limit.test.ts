@@ -20,9 +20,16 @@ async function sendAndRead(h: Harness, token: string, plotStr: string) {
     { type: 'plot', task, iter: 1, metric: 'small', variant: 'v', plot_str: '{"data": []}' },
     { type: 'training_stats_scalar', task, iter: 1, metric: 'loss', variant: 'v', value: 0.5 },
   ].map((e) => JSON.stringify(e));
-  const r = await h.call('events.add_batch', undefined, { token, headers: { 'content-type': 'application/json-lines' }, rawBody: lines.join('\n') });
+  const r = await h.call('events.add_batch', undefined, {
+    token,
+    headers: { 'content-type': 'application/json-lines' },
+    rawBody: lines.join('\n'),
+  });
   const events = await eventually(
-    async () => ((await h.call('events.get_task_events', { task, batch_size: 100 }, { token })).body.data?.events ?? []) as Array<Record<string, unknown>>,
+    async () =>
+      ((await h.call('events.get_task_events', { task, batch_size: 100 }, { token })).body.data?.events ?? []) as Array<
+        Record<string, unknown>
+      >,
     (e) => e.length >= 2,
     { what: 'the small plot and the scalar' },
   );
@@ -54,8 +61,21 @@ describe.each([
     it('a summary larger than one message (1,500 series of 8 KB names) is split, and every series reaches the record', async () => {
       const task = unique('wide-');
       const name = (i: number, c: string) => `${i}-${c.repeat(4090)}`;
-      const lines = Array.from({ length: 1500 }, (_, i) => JSON.stringify({ type: 'training_stats_scalar', task, iter: 1, metric: name(i, 'm'), variant: name(i, 'v'), value: i }));
-      const r = await h.call('events.add_batch', undefined, { token, headers: { 'content-type': 'application/json-lines' }, rawBody: lines.join('\n') });
+      const lines = Array.from({ length: 1500 }, (_, i) =>
+        JSON.stringify({
+          type: 'training_stats_scalar',
+          task,
+          iter: 1,
+          metric: name(i, 'm'),
+          variant: name(i, 'v'),
+          value: i,
+        }),
+      );
+      const r = await h.call('events.add_batch', undefined, {
+        token,
+        headers: { 'content-type': 'application/json-lines' },
+        rawBody: lines.join('\n'),
+      });
       expect(r.body.data).toEqual({ added: 1500, errors: 0, errors_info: {} });
       const metrics: Record<string, string[]> = await eventually(
         async () => (await h.call('events.get_scalar_metrics_and_variants', { task }, { token })).body.data.metrics,

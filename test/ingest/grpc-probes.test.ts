@@ -24,7 +24,11 @@ describe('a running service', () => {
     expect(await probe.check()).toBe('SERVING');
     expect(await probe.check(EVENTS)).toBe('SERVING');
     const watch = probe.watch();
-    await eventually(async () => watch.statuses, (s) => s.length > 0, { timeoutMs: 5_000, what: 'first Watch answer' });
+    await eventually(
+      async () => watch.statuses,
+      (s) => s.length > 0,
+      { timeoutMs: 5_000, what: 'first Watch answer' },
+    );
     expect(watch.statuses).toEqual(['SERVING']);
     watch.cancel();
     probe.close();
@@ -35,7 +39,11 @@ describe('a running service', () => {
     expect(await probe.listServices()).toEqual(expect.arrayContaining([EVENTS, 'grpc.health.v1.Health']));
     for (const method of ['Add', 'AddBatch', 'StreamEvents']) {
       const [file] = await probe.fileContainingSymbol(`${EVENTS}.${method}`);
-      expect(file?.service.find((s) => s.name === 'EventsIngest')?.method.map((m) => m.name)).toEqual(['Add', 'AddBatch', 'StreamEvents']);
+      expect(file?.service.find((s) => s.name === 'EventsIngest')?.method.map((m) => m.name)).toEqual([
+        'Add',
+        'AddBatch',
+        'StreamEvents',
+      ]);
     }
     probe.close();
   });
@@ -48,7 +56,9 @@ describe('a service whose events stream is full', () => {
   beforeAll(async () => {
     nc = await connect({ servers: inject('stack').natsUrl });
     // A limit of one message, set before the service starts (not one the configuration sets, so the service keeps it).
-    await (await nc.jetstreamManager()).streams.add({
+    await (
+      await nc.jetstreamManager()
+    ).streams.add({
       name: streamName(prefix),
       subjects: [`${prefix}.ev.*`],
       retention: RetentionPolicy.Workqueue,
@@ -68,12 +78,24 @@ describe('a service whose events stream is full', () => {
     const probe = healthProbe(grpcPort(h));
     expect(await probe.check()).toBe('SERVING');
     const watch = probe.watch(EVENTS);
-    await eventually(async () => watch.statuses, (s) => s.length > 0, { timeoutMs: 5_000, what: 'first Watch answer' });
+    await eventually(
+      async () => watch.statuses,
+      (s) => s.length > 0,
+      { timeoutMs: 5_000, what: 'first Watch answer' },
+    );
     const token = await h.login(h.credentials.a);
-    const added = await h.call('events.add', { type: 'log', task: unique('t-'), timestamp: Date.now(), msg: 'fills the stream' }, { token });
+    const added = await h.call(
+      'events.add',
+      { type: 'log', task: unique('t-'), timestamp: Date.now(), msg: 'fills the stream' },
+      { token },
+    );
     expect(added.status).toBe(200);
     expect((await fetch(`${h.baseUrl}/ready`)).status).toBe(503);
-    await eventually(async () => watch.statuses, (s) => s.length > 1, { timeoutMs: 10_000, what: 'NOT_SERVING on Watch' });
+    await eventually(
+      async () => watch.statuses,
+      (s) => s.length > 1,
+      { timeoutMs: 10_000, what: 'NOT_SERVING on Watch' },
+    );
     expect(watch.statuses).toEqual(['SERVING', 'NOT_SERVING']);
     expect(await probe.check()).toBe('NOT_SERVING');
     watch.cancel();

@@ -6,7 +6,12 @@ import { create } from '@bufbuild/protobuf';
 import { credentials, makeClientConstructor, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsIngestDefinition } from '../../ingest/grpc/events-ingest-definition.js';
-import { EventBatchSchema, EventChunkSchema, EventSchema, type ChunkAck } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
+import {
+  EventBatchSchema,
+  EventChunkSchema,
+  EventSchema,
+  type ChunkAck,
+} from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
 import { afterBarrier } from '../harness/barrier.js';
 import { log, logLines, ndjson, scalar } from '../harness/event-builders.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
@@ -21,9 +26,14 @@ beforeAll(async () => {
 afterAll(() => h?.stop());
 
 const addBatch = (body: string, headers: Record<string, string> = {}) =>
-  h.call('events.add_batch', undefined, { token, headers: { 'content-type': 'application/json-lines', ...headers }, rawBody: body });
+  h.call('events.add_batch', undefined, {
+    token,
+    headers: { 'content-type': 'application/json-lines', ...headers },
+    rawBody: body,
+  });
 
-const scalars = (task: string, n: number) => Array.from({ length: n }, (_, i) => scalar(task, 'loss', 'train', i, i / 10));
+const scalars = (task: string, n: number) =>
+  Array.from({ length: n }, (_, i) => scalar(task, 'loss', 'train', i, i / 10));
 
 /** Writes a sentinel log line after everything else of the task and waits until it is readable; answers every log message then. */
 async function logsAfterBarrier(task: string): Promise<string[]> {
@@ -43,7 +53,11 @@ async function logsAfterBarrier(task: string): Promise<string[]> {
 }
 
 async function scalarCount(task: string): Promise<number> {
-  const r = await h.call('events.get_task_events', { task, event_type: 'training_stats_scalar', batch_size: 10_000 }, { token });
+  const r = await h.call(
+    'events.get_task_events',
+    { task, event_type: 'training_stats_scalar', batch_size: 10_000 },
+    { token },
+  );
   expect(r.status).toBe(200);
   return r.body.data.events.length;
 }
@@ -69,7 +83,13 @@ describe('a re-sent request stores nothing twice', () => {
     const events = logLines(task, 10);
     expect((await addBatch(ndjson(events), { 'idempotency-key': key })).status).toBe(200);
     // Another serialisation of the same events (what a client that re-encodes would send).
-    expect((await addBatch(events.map((e) => JSON.stringify(e, null, 1).replace(/\n/g, ' ')).join('\r\n'), { 'idempotency-key': key })).status).toBe(200);
+    expect(
+      (
+        await addBatch(events.map((e) => JSON.stringify(e, null, 1).replace(/\n/g, ' ')).join('\r\n'), {
+          'idempotency-key': key,
+        })
+      ).status,
+    ).toBe(200);
     expect(sorted(await logsAfterBarrier(task))).toEqual(expected(10));
   });
 
@@ -91,7 +111,10 @@ describe('a re-sent request stores nothing twice', () => {
     const task = unique('idem-bad-');
     const r = await addBatch(ndjson(logLines(task, 1)), { 'idempotency-key': 'x'.repeat(256) });
     expect(r.status).toBe(400);
-    expect(r.body.meta).toMatchObject({ result_subcode: 12, result_msg: 'Validation error (idempotency key must be 1 to 255 visible ASCII characters)' });
+    expect(r.body.meta).toMatchObject({
+      result_subcode: 12,
+      result_msg: 'Validation error (idempotency key must be 1 to 255 visible ASCII characters)',
+    });
   });
 });
 
@@ -105,7 +128,10 @@ describe('gRPC re-sends', () => {
   let client: Client;
   beforeAll(() => {
     const Ctor = makeClientConstructor(eventsIngestDefinition, 'clearml.events.v1.EventsIngest');
-    client = new Ctor(`127.0.0.1:${h.service.services.boundPorts.get('grpc')}`, credentials.createInsecure()) as unknown as Client;
+    client = new Ctor(
+      `127.0.0.1:${h.service.services.boundPorts.get('grpc')}`,
+      credentials.createInsecure(),
+    ) as unknown as Client;
   });
   afterAll(() => client?.close());
   const metadata = (extra: Record<string, string> = {}) => {
@@ -115,7 +141,14 @@ describe('gRPC re-sends', () => {
     return md;
   };
   const protoLogs = (task: string, n: number, text = 'line') =>
-    Array.from({ length: n }, (_, i) => create(EventSchema, { type: 'log', task, msg: `${text} ${i}`, timestamp: { case: 'timestampMs', value: 1_718_000_000_000 + i } }));
+    Array.from({ length: n }, (_, i) =>
+      create(EventSchema, {
+        type: 'log',
+        task,
+        msg: `${text} ${i}`,
+        timestamp: { case: 'timestampMs', value: 1_718_000_000_000 + i },
+      }),
+    );
 
   const addBatchOnce = (events: ReturnType<typeof protoLogs>) =>
     new Promise<{ added: number }>((resolve, reject) => {
@@ -125,7 +158,10 @@ describe('gRPC re-sends', () => {
     });
 
   /** One StreamEvents call that sends `chunks` and answers their acks. */
-  const streamOnce = (chunks: Array<{ id: bigint; events: ReturnType<typeof protoLogs> }>, extra: Record<string, string> = {}) =>
+  const streamOnce = (
+    chunks: Array<{ id: bigint; events: ReturnType<typeof protoLogs> }>,
+    extra: Record<string, string> = {},
+  ) =>
     new Promise<ChunkAck[]>((resolve, reject) => {
       const call = client.StreamEvents(metadata(extra));
       const acks: ChunkAck[] = [];
@@ -155,7 +191,13 @@ describe('gRPC re-sends', () => {
   it('with the stream key metadata, a chunk id names the chunk: re-sent with other bytes, still once', async () => {
     const task = unique('idem-chunk-key-');
     const key = unique('stream-');
-    await streamOnce([{ id: 1n, events: protoLogs(task, 4) }, { id: 2n, events: protoLogs(task, 3, 'second') }], { 'idempotency-key': key });
+    await streamOnce(
+      [
+        { id: 1n, events: protoLogs(task, 4) },
+        { id: 2n, events: protoLogs(task, 3, 'second') },
+      ],
+      { 'idempotency-key': key },
+    );
     // The client lost both acks and re-sends chunk 2 (re-encoded differently: one event fewer never happens in a
     // real client, but it proves the key decides) on a new stream.
     await streamOnce([{ id: 2n, events: protoLogs(task, 2, 'other') }], { 'idempotency-key': key });

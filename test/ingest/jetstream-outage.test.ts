@@ -17,7 +17,11 @@ let token: string;
 
 async function startPrivateNats(): Promise<LocalStack> {
   const shared = inject('stack');
-  return startLocalStack({ dataDir: natsDir, natsPort, existing: { influxUrl: shared.influxUrl, redisUrl: shared.redisUrl } });
+  return startLocalStack({
+    dataDir: natsDir,
+    natsPort,
+    existing: { influxUrl: shared.influxUrl, redisUrl: shared.redisUrl },
+  });
 }
 
 beforeAll(async () => {
@@ -49,11 +53,19 @@ describe('JetStream outage', () => {
     await nats.stop();
     const during = await send(unique('t-'));
     expect(during.status).toBe(503);
-    expect(during.body.meta).toMatchObject({ result_code: 503, result_subcode: 0, result_msg: 'Events could not be persisted, retry later' });
+    expect(during.body.meta).toMatchObject({
+      result_code: 503,
+      result_subcode: 0,
+      result_msg: 'Events could not be persisted, retry later',
+    });
     expect(await ready()).toBe(503);
 
     nats = await startPrivateNats();
-    const status = await eventually(async () => (await send(unique('t-'))).status, (s) => s === 200, { timeoutMs: 30_000, everyMs: 250, what: 'a 200 after NATS is back' });
+    const status = await eventually(
+      async () => (await send(unique('t-'))).status,
+      (s) => s === 200,
+      { timeoutMs: 30_000, everyMs: 250, what: 'a 200 after NATS is back' },
+    );
     expect(status).toBe(200);
     expect(await ready()).toBe(200);
   }, 90_000);

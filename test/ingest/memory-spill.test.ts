@@ -19,7 +19,12 @@ beforeAll(async () => {
 afterAll(() => h?.stop());
 
 const ndjson = (events: unknown[]) => events.map((e) => JSON.stringify(e)).join('\n');
-const addBatch = (body: string) => h.call('events.add_batch', undefined, { token, headers: { 'content-type': 'application/json-lines' }, rawBody: body });
+const addBatch = (body: string) =>
+  h.call('events.add_batch', undefined, {
+    token,
+    headers: { 'content-type': 'application/json-lines' },
+    rawBody: body,
+  });
 
 async function metric(name: string, labels: Record<string, string> = {}): Promise<number> {
   const response = await httpRequest(`${h.baseUrl}/metrics`);
@@ -31,11 +36,18 @@ type Scalar = { iter: number; value: number };
 /** Scalars of a task once `n` are readable and `done` holds (a read may show part of a request, events.md §2). */
 async function scalarsOf(task: string, n: number, done: (events: Scalar[]) => boolean = () => true): Promise<Scalar[]> {
   const read = async () => {
-    const r = await h.call('events.get_task_events', { task, event_type: 'training_stats_scalar', batch_size: 10_000 }, { token });
+    const r = await h.call(
+      'events.get_task_events',
+      { task, event_type: 'training_stats_scalar', batch_size: 10_000 },
+      { token },
+    );
     expect(r.status).toBe(200);
     return r.body.data.events as Scalar[];
   };
-  return eventually(read, (events) => events.length >= n && done(events), { timeoutMs: 30_000, what: `${n} scalars of ${task}` });
+  return eventually(read, (events) => events.length >= n && done(events), {
+    timeoutMs: 30_000,
+    what: `${n} scalars of ${task}`,
+  });
 }
 
 async function logCount(task: string, n: number): Promise<number> {
@@ -53,9 +65,18 @@ function body(prefix: string) {
   const events: unknown[] = [];
   for (const task of tasks) {
     for (let round = 0; round < 2; round++) {
-      for (let i = 0; i < 4000; i++) events.push({ type: 'training_stats_scalar', task, metric: 'loss', variant: `variant-${i % 7}`, iter: i, value: round * 1000 + i });
+      for (let i = 0; i < 4000; i++)
+        events.push({
+          type: 'training_stats_scalar',
+          task,
+          metric: 'loss',
+          variant: `variant-${i % 7}`,
+          iter: i,
+          value: round * 1000 + i,
+        });
     }
-    for (let i = 0; i < 2000; i++) events.push({ type: 'log', task, msg: `line ${i} ${'x'.repeat(100)}`, timestamp: 1_718_000_000_000 + i });
+    for (let i = 0; i < 2000; i++)
+      events.push({ type: 'log', task, msg: `line ${i} ${'x'.repeat(100)}`, timestamp: 1_718_000_000_000 + i });
   }
   return { tasks, text: ndjson(events) };
 }
@@ -86,7 +107,10 @@ describe('requests beyond the process memory spill to disk and are stored whole'
     const ackedFirst = await metric('clearml_ingest_jetstream_messages_total', { result: 'duplicate' });
     expect(ackedFirst - duplicatesBefore).toBeGreaterThanOrEqual(4);
     // A barrier: a later log line of the same task is stored after anything of the re-send.
-    expect((await addBatch(ndjson([{ type: 'log', task: b.tasks[0], msg: 'barrier', timestamp: 1_900_000_000_000 }]))).status).toBe(200);
+    expect(
+      (await addBatch(ndjson([{ type: 'log', task: b.tasks[0], msg: 'barrier', timestamp: 1_900_000_000_000 }])))
+        .status,
+    ).toBe(200);
     expect(await logCount(b.tasks[0]!, 2001)).toBe(2001);
     expect((await scalarsOf(b.tasks[0]!, 4000)).length).toBe(4000);
   });

@@ -8,7 +8,13 @@ import { create } from '@bufbuild/protobuf';
 import { credentials, makeClientConstructor, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsIngestDefinition } from '../../ingest/grpc/events-ingest-definition.js';
-import { EventBatchSchema, EventChunkSchema, EventSchema, type ChunkAck, type Event } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
+import {
+  EventBatchSchema,
+  EventChunkSchema,
+  EventSchema,
+  type ChunkAck,
+  type Event,
+} from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
 
@@ -41,14 +47,20 @@ function settled() {
 describe('distinct entities per request', () => {
   it('a 200,000-entity add_batch is refused with 413 and leaves memory where it was', async () => {
     const prefix = unique('many-');
-    const body = Array.from({ length: 200_000 }, (_, i) => JSON.stringify({ type: 'log', task: `${prefix}-${i}`, msg: 'x' })).join('\n');
+    const body = Array.from({ length: 200_000 }, (_, i) =>
+      JSON.stringify({ type: 'log', task: `${prefix}-${i}`, msg: 'x' }),
+    ).join('\n');
     const before = settled();
     let peak = memory();
     const sampler = setInterval(() => {
       const now = memory();
       peak = { rss: Math.max(peak.rss, now.rss), held: Math.max(peak.held, now.held) };
     }, 10);
-    const r = await h.call('events.add_batch', undefined, { token, headers: { 'content-type': 'application/json-lines' }, rawBody: body });
+    const r = await h.call('events.add_batch', undefined, {
+      token,
+      headers: { 'content-type': 'application/json-lines' },
+      rawBody: body,
+    });
     clearInterval(sampler);
     const after = settled();
     const figures = {
@@ -76,8 +88,14 @@ describe('distinct entities per request', () => {
 
   it('a request within the cap is accepted', async () => {
     const prefix = unique('few-');
-    const events = Array.from({ length: 100 }, (_, i) => JSON.stringify({ type: 'log', task: `${prefix}-${i}`, msg: 'x' }));
-    const r = await h.call('events.add_batch', undefined, { token, headers: { 'content-type': 'application/json-lines' }, rawBody: events.join('\n') });
+    const events = Array.from({ length: 100 }, (_, i) =>
+      JSON.stringify({ type: 'log', task: `${prefix}-${i}`, msg: 'x' }),
+    );
+    const r = await h.call('events.add_batch', undefined, {
+      token,
+      headers: { 'content-type': 'application/json-lines' },
+      rawBody: events.join('\n'),
+    });
     expect(r.status).toBe(200);
     expect(r.body.data).toEqual({ added: 100, errors: 0, errors_info: {} });
   });
@@ -89,11 +107,15 @@ describe('distinct entities per gRPC call and chunk', () => {
     StreamEvents(md: Metadata): NodeJS.EventEmitter & { write(m: unknown): void; end(): void };
     close(): void;
   };
-  const logs = (prefix: string, n: number): Event[] => Array.from({ length: n }, (_, i) => create(EventSchema, { type: 'log', task: `${prefix}-${i}`, msg: 'x' }));
+  const logs = (prefix: string, n: number): Event[] =>
+    Array.from({ length: n }, (_, i) => create(EventSchema, { type: 'log', task: `${prefix}-${i}`, msg: 'x' }));
 
   function client(): { grpc: Client; metadata: Metadata } {
     const Constructor = makeClientConstructor(eventsIngestDefinition, 'clearml.events.v1.EventsIngest');
-    const grpc = new Constructor(`127.0.0.1:${h.service.services.boundPorts.get('grpc')}`, credentials.createInsecure()) as unknown as Client;
+    const grpc = new Constructor(
+      `127.0.0.1:${h.service.services.boundPorts.get('grpc')}`,
+      credentials.createInsecure(),
+    ) as unknown as Client;
     const metadata = new Metadata();
     metadata.set('authorization', `Bearer ${token}`);
     return { grpc, metadata };
@@ -115,7 +137,9 @@ describe('distinct entities per gRPC call and chunk', () => {
     } finally {
       grpc.close();
     }
-    expect(await h.service.services.stores.redis.client.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).owner('t', `${prefix}-0`))).toBe(0);
+    expect(
+      await h.service.services.stores.redis.client.exists(redisKeys(h.env.REDIS_KEY_PREFIX!).owner('t', `${prefix}-0`)),
+    ).toBe(0);
   });
 
   it('StreamEvents: a chunk beyond the cap is refused in its ack, the next chunk is accepted', async () => {
@@ -137,7 +161,9 @@ describe('distinct entities per gRPC call and chunk', () => {
         [1n, 0, 413],
         [2n, 3, undefined],
       ]);
-      expect(acks[0]!.error!.message).toBe(`Too many entities in one request (limit ${cap} distinct task or model ids)`);
+      expect(acks[0]!.error!.message).toBe(
+        `Too many entities in one request (limit ${cap} distinct task or model ids)`,
+      );
     } finally {
       grpc.close();
     }
@@ -154,15 +180,25 @@ describe('the in-flight budget counts what a request holds, not only its encoded
   afterAll(() => small?.stop());
 
   const send = (lines: string[]) =>
-    small.call('events.add_batch', undefined, { token: smallToken, headers: { 'content-type': 'application/json-lines' }, rawBody: lines.join('\n') });
+    small.call('events.add_batch', undefined, {
+      token: smallToken,
+      headers: { 'content-type': 'application/json-lines' },
+      rawBody: lines.join('\n'),
+    });
 
   it('1,000 one-event entities (~100 KB of records, MBs of state) exceed a 1 MiB budget: 413, then the budget is free again', async () => {
     const prefix = unique('budget-');
-    const r = await send(Array.from({ length: 1000 }, (_, i) => JSON.stringify({ type: 'log', task: `${prefix}-${i}`, msg: 'x' })));
+    const r = await send(
+      Array.from({ length: 1000 }, (_, i) => JSON.stringify({ type: 'log', task: `${prefix}-${i}`, msg: 'x' })),
+    );
     expect(r.status).toBe(413);
-    expect(r.body.meta.result_msg).toBe(`Request body too large (the request needs more than INGEST_MAX_INFLIGHT_BYTES (${MiB} bytes) in memory)`);
+    expect(r.body.meta.result_msg).toBe(
+      `Request body too large (the request needs more than INGEST_MAX_INFLIGHT_BYTES (${MiB} bytes) in memory)`,
+    );
     // Released: a request that fits is accepted at once (not 429).
-    const ok = await send(Array.from({ length: 50 }, (_, i) => JSON.stringify({ type: 'log', task: `${prefix}-ok-${i}`, msg: 'x' })));
+    const ok = await send(
+      Array.from({ length: 50 }, (_, i) => JSON.stringify({ type: 'log', task: `${prefix}-ok-${i}`, msg: 'x' })),
+    );
     expect(ok.status).toBe(200);
   });
 });

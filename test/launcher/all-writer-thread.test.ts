@@ -9,7 +9,11 @@ import { eventually } from '../harness/eventually.js';
 const basic = `Basic ${Buffer.from('AK:SK').toString('base64')}`;
 
 async function call(base: string, operation: string, body: unknown) {
-  const response = await fetch(`${base}/${operation}`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${base}/${operation}`, {
+    method: 'POST',
+    headers: { authorization: basic, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: (await response.json()) as { data: Record<string, unknown> } };
 }
 
@@ -17,46 +21,66 @@ async function startAll(extra: Record<string, string>) {
   const port = await findFreePort();
   const base = `http://127.0.0.1:${port}`;
   const launched = start(main, ['all'], baseEnv({ API_PORT: String(port), GRPC_PORT: '0', ...extra }));
-  await eventually(async () => (await fetch(`${base}/ready`)).status === 200, undefined, { timeoutMs: 30_000, what: `ready\n${launched.output()}`, retryErrors: true });
+  await eventually(async () => (await fetch(`${base}/ready`)).status === 200, undefined, {
+    timeoutMs: 30_000,
+    what: `ready\n${launched.output()}`,
+    retryErrors: true,
+  });
   return { base, ...launched };
 }
 
 describe('the all target with its writer thread', () => {
-  it('stores and reads back, reports both threads in /ready and /metrics, and stops on SIGTERM', { timeout: 60_000 }, async () => {
-    const { base, child, output } = await startAll({});
-    const ready = (await (await fetch(`${base}/ready`)).json()) as { checks: Record<string, string> };
-    expect(ready.checks['writer-thread']).toBe('ok');
+  it(
+    'stores and reads back, reports both threads in /ready and /metrics, and stops on SIGTERM',
+    { timeout: 60_000 },
+    async () => {
+      const { base, child, output } = await startAll({});
+      const ready = (await (await fetch(`${base}/ready`)).json()) as { checks: Record<string, string> };
+      expect(ready.checks['writer-thread']).toBe('ok');
 
-    const task = `thread-${Date.now()}`;
-    const events = Array.from({ length: 50 }, (_, i) => ({ type: 'log', task, timestamp: 1_718_000_000_000 + i, msg: `line ${i}`, level: 'info' }));
-    expect((await call(base, 'events.add_batch', events)).status).toBe(200);
-    let total = 0;
-    await eventually(async () => {
-      const log = await call(base, 'events.get_task_log', { task, batch_size: 100 });
-      total = Number(log.body.data.total);
-      return total === 50;
-    }, undefined, { timeoutMs: 20_000, what: 'the log lines stored by the writer thread', retryErrors: true });
+      const task = `thread-${Date.now()}`;
+      const events = Array.from({ length: 50 }, (_, i) => ({
+        type: 'log',
+        task,
+        timestamp: 1_718_000_000_000 + i,
+        msg: `line ${i}`,
+        level: 'info',
+      }));
+      expect((await call(base, 'events.add_batch', events)).status).toBe(200);
+      let total = 0;
+      await eventually(
+        async () => {
+          const log = await call(base, 'events.get_task_log', { task, batch_size: 100 });
+          total = Number(log.body.data.total);
+          return total === 50;
+        },
+        undefined,
+        { timeoutMs: 20_000, what: 'the log lines stored by the writer thread', retryErrors: true },
+      );
 
-    const metrics = await (await fetch(`${base}/metrics`)).text();
-    // The writer's families come from the thread, the process's and ingest's from the main thread.
-    expect(metrics).toMatch(/^clearml_writer_partitions_owned\{target="all"\} 8$/m);
-    expect(metrics).toMatch(/^process_cpu_seconds_total\{target="all"\} /m);
-    expect(metrics).toMatch(/^# TYPE clearml_ingest_/m);
-    const types = [...metrics.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]);
-    expect(types.length).toBeGreaterThan(20);
-    expect(new Set(types).size).toBe(types.length);
+      const metrics = await (await fetch(`${base}/metrics`)).text();
+      // The writer's families come from the thread, the process's and ingest's from the main thread.
+      expect(metrics).toMatch(/^clearml_writer_partitions_owned\{target="all"\} 8$/m);
+      expect(metrics).toMatch(/^process_cpu_seconds_total\{target="all"\} /m);
+      expect(metrics).toMatch(/^# TYPE clearml_ingest_/m);
+      const types = [...metrics.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]);
+      expect(types.length).toBeGreaterThan(20);
+      expect(new Set(types).size).toBe(types.length);
 
-    child.kill('SIGTERM');
-    expect(await exited(child)).toBe(0);
-    expect(output()).not.toMatch(/"level":(50|60)/);
-  });
+      child.kill('SIGTERM');
+      expect(await exited(child)).toBe(0);
+      expect(output()).not.toMatch(/"level":(50|60)/);
+    },
+  );
 
   it('WRITER_THREAD=false keeps the writer on the main event loop', { timeout: 60_000 }, async () => {
     const { base, child } = await startAll({ WRITER_THREAD: 'false' });
     const ready = (await (await fetch(`${base}/ready`)).json()) as { checks: Record<string, string> };
     expect(ready.checks['writer-thread']).toBeUndefined();
     expect(Object.keys(ready.checks)).toContain('writer');
-    expect(await (await fetch(`${base}/metrics`)).text()).toMatch(/^clearml_writer_partitions_owned\{target="all"\} 8$/m);
+    expect(await (await fetch(`${base}/metrics`)).text()).toMatch(
+      /^clearml_writer_partitions_owned\{target="all"\} 8$/m,
+    );
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(0);
   });

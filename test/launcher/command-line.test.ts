@@ -42,9 +42,12 @@ describe('--help', () => {
     for (const target of TARGET_NAMES) expect(result.stdout).toMatch(new RegExp(`^  ${target} +\\S`, 'm'));
     expect(result.stdout).toContain('  -h, --help');
     expect(result.stdout).toContain('  -V, --version');
-    for (const name of Object.keys(configSchema.shape)) expect(result.stdout).toMatch(new RegExp(`^  ${name}  \\(default: `, 'm'));
+    for (const name of Object.keys(configSchema.shape))
+      expect(result.stdout).toMatch(new RegExp(`^  ${name}  \\(default: `, 'm'));
     expect(result.stdout).toMatch(/^ {2}API_PORT {2}\(default: 8008\)\n {6}HTTP port/m);
-    expect(result.stdout).toMatch(/^ {2}AUTH_SECRET {2}\(default: generated into DATA_DIR\/auth-secret; secret, never shown\)$/m);
+    expect(result.stdout).toMatch(
+      /^ {2}AUTH_SECRET {2}\(default: generated into DATA_DIR\/auth-secret; secret, never shown\)$/m,
+    );
     // Help wins over a target and starts nothing.
     expect(run(main, ['query', '-h']).stdout).toBe(result.stdout);
   });
@@ -86,8 +89,10 @@ describe('secrets in configuration errors and start-up output', () => {
     writeFileSync(file, JSON.stringify({ INFLUX_PASSWORD: 918273645, CLEARML_TOKEN_SECRET: ['TOKEN-SECRET-value'] }));
     const result = run(main, ['query'], { ...env, CONFIG_FILE: file });
     expect(result.status).toBe(2);
-    for (const name of ['AUTH_SECRET', 'NATS_URL', 'INFLUX_PASSWORD', 'CLEARML_TOKEN_SECRET']) expect(result.stderr).toMatch(new RegExp(`^  - ${name}: `, 'm'));
-    for (const value of ['AUTH-SECRET', 'NATS-PASS', '918273645', 'TOKEN-SECRET']) expect(result.stdout + result.stderr).not.toContain(value);
+    for (const name of ['AUTH_SECRET', 'NATS_URL', 'INFLUX_PASSWORD', 'CLEARML_TOKEN_SECRET'])
+      expect(result.stderr).toMatch(new RegExp(`^  - ${name}: `, 'm'));
+    for (const value of ['AUTH-SECRET', 'NATS-PASS', '918273645', 'TOKEN-SECRET'])
+      expect(result.stdout + result.stderr).not.toContain(value);
   });
 
   it('npm start shows a store URL it waits for without its password', async () => {
@@ -100,7 +105,11 @@ describe('secrets in configuration errors and start-up output', () => {
       REDIS_URL: `redis://default:REDIS-PASS-value@${redis.host}`,
     };
     const { child, output } = start(runLocal, [], env);
-    await eventually(async () => output().includes('waiting for the existing Redis'), undefined, { timeoutMs: 30_000, what: 'the wait for the existing Redis', retryErrors: true });
+    await eventually(async () => output().includes('waiting for the existing Redis'), undefined, {
+      timeoutMs: 30_000,
+      what: 'the wait for the existing Redis',
+      retryErrors: true,
+    });
     child.kill('SIGTERM');
     await exited(child);
     expect(output()).toContain(`waiting for the existing Redis at redis://***@${redis.host}`);

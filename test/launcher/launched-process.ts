@@ -48,7 +48,12 @@ export function baseEnv(extra: Record<string, string> = {}): Record<string, stri
 }
 
 /** Starts `command args` with stdout and stderr captured together. */
-export function startCommand(command: string, args: string[], env: Record<string, string>, options: SpawnOptions = {}): { child: ChildProcess; output: () => string } {
+export function startCommand(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  options: SpawnOptions = {},
+): { child: ChildProcess; output: () => string } {
   const child = track(spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], ...options }));
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
@@ -57,12 +62,18 @@ export function startCommand(command: string, args: string[], env: Record<string
 }
 
 /** Starts a built script with this Node.js. */
-export function start(script: string, args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string } {
+export function start(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+): { child: ChildProcess; output: () => string } {
   return startCommand(process.execPath, [script, ...args], env);
 }
 
 export const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+  new Promise<number | null>((resolve) =>
+    child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code)),
+  );
 
 export const alive = (pid: number) => {
   try {

@@ -9,15 +9,26 @@ import { smokeTest } from '../../deploy/bootstrap/node-smoke.js';
 import '../harness/stack-context.js';
 
 describe('Node.js versions', () => {
-  it.each(CHECKED_NODE_MAJORS)('npm start runs on Node.js %i: auth.login, events.add_batch and reads', async (major) => {
-    const binary = nodeBinary(major);
-    expect(spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout).toMatch(new RegExp(`^v${major}\\.`));
-    const stack = inject('stack');
-    const suffix = `n${major}${Math.random().toString(16).slice(2, 8)}`;
-    const version = await smokeTest(binary, {
-      // The test stack's servers: the runner starts none of its own.
-      env: { NATS_URL: stack.natsUrl, INFLUX_URL: stack.influxUrl, REDIS_URL: stack.redisUrl, NATS_STREAM_PREFIX: suffix, REDIS_KEY_PREFIX: suffix, INFLUX_DB: suffix },
-    });
-    expect(version).toMatch(new RegExp(`^v${major}\\.`));
-  }, 180_000);
+  it.each(CHECKED_NODE_MAJORS)(
+    'npm start runs on Node.js %i: auth.login, events.add_batch and reads',
+    async (major) => {
+      const binary = nodeBinary(major);
+      expect(spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout).toMatch(new RegExp(`^v${major}\\.`));
+      const stack = inject('stack');
+      const suffix = `n${major}${Math.random().toString(16).slice(2, 8)}`;
+      const version = await smokeTest(binary, {
+        // The test stack's servers: the runner starts none of its own.
+        env: {
+          NATS_URL: stack.natsUrl,
+          INFLUX_URL: stack.influxUrl,
+          REDIS_URL: stack.redisUrl,
+          NATS_STREAM_PREFIX: suffix,
+          REDIS_KEY_PREFIX: suffix,
+          INFLUX_DB: suffix,
+        },
+      });
+      expect(version).toMatch(new RegExp(`^v${major}\\.`));
+    },
+    180_000,
+  );
 });

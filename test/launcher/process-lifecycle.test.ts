@@ -13,18 +13,25 @@ import { alive, baseEnv, exited, main, runLocal, start, track } from './launched
 import { eventually } from '../harness/eventually.js';
 
 describe('targets', () => {
-  it.each(['all', 'ingest', 'writer', 'query'])('%s starts, is ready, serves health and metrics, stops on SIGTERM', async (target) => {
-    const port = await findFreePort();
-    const { child, output } = start(main, [target], baseEnv({ API_PORT: String(port), GRPC_PORT: '0' }));
-    await eventually(async () => (await fetch(`http://127.0.0.1:${port}/ready`)).status === 200, undefined, { timeoutMs: 30_000, what: `${target} ready`, retryErrors: true });
-    expect(await (await fetch(`http://127.0.0.1:${port}/health`)).json()).toEqual({ status: 'ok' });
-    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    expect(metrics).toContain(`target="${target}"`);
-    expect(metrics).toContain('process_cpu_user_seconds_total');
-    child.kill('SIGTERM');
-    expect(await exited(child)).toBe(0);
-    expect(output()).not.toMatch(/"level":(50|60)/);
-  });
+  it.each(['all', 'ingest', 'writer', 'query'])(
+    '%s starts, is ready, serves health and metrics, stops on SIGTERM',
+    async (target) => {
+      const port = await findFreePort();
+      const { child, output } = start(main, [target], baseEnv({ API_PORT: String(port), GRPC_PORT: '0' }));
+      await eventually(async () => (await fetch(`http://127.0.0.1:${port}/ready`)).status === 200, undefined, {
+        timeoutMs: 30_000,
+        what: `${target} ready`,
+        retryErrors: true,
+      });
+      expect(await (await fetch(`http://127.0.0.1:${port}/health`)).json()).toEqual({ status: 'ok' });
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(metrics).toContain(`target="${target}"`);
+      expect(metrics).toContain('process_cpu_user_seconds_total');
+      child.kill('SIGTERM');
+      expect(await exited(child)).toBe(0);
+      expect(output()).not.toMatch(/"level":(50|60)/);
+    },
+  );
 
   it('refuses an unknown target', () => {
     const result = spawnSync(process.execPath, [main, 'everything'], { env: baseEnv(), encoding: 'utf8' });
@@ -33,10 +40,15 @@ describe('targets', () => {
   });
 
   it('stops start-up on bad configuration, naming every bad variable', () => {
-    const result = spawnSync(process.execPath, [main, 'query'], { env: baseEnv({ API_PORT: 'eighty', REDIS_URL: 'localhost' }), encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [main, 'query'], {
+      env: baseEnv({ API_PORT: 'eighty', REDIS_URL: 'localhost' }),
+      encoding: 'utf8',
+    });
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('API_PORT: expected a TCP port number (1-65535) for the HTTP API, got "eighty"');
-    expect(result.stderr).toContain('REDIS_URL: expected a URL like redis://127.0.0.1:6379, or a comma-separated list of them, got "localhost"');
+    expect(result.stderr).toContain(
+      'REDIS_URL: expected a URL like redis://127.0.0.1:6379, or a comma-separated list of them, got "localhost"',
+    );
   });
 
   it('fails start-up loudly when a store it needs does not answer', async () => {
@@ -56,16 +68,31 @@ describe('npm start runner', () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'clearml-start-'));
     const [apiPort, env] = await runnerEnv(dataDir);
     const { child, output } = start(runLocal, [], env);
-    await eventually(async () => output().includes('Stop with Ctrl-C.'), undefined, { timeoutMs: 60_000, what: 'the start banner', retryErrors: true });
+    await eventually(async () => output().includes('Stop with Ctrl-C.'), undefined, {
+      timeoutMs: 60_000,
+      what: 'the start banner',
+      retryErrors: true,
+    });
     const credentials = JSON.parse(readFileSync(path.join(dataDir, 'credentials.json'), 'utf8'));
     expect(credentials).toHaveLength(1);
     expect(credentials[0].company).toBe('default');
     expect(output()).toContain(`access_key: ${credentials[0].access_key}`);
-    expect(output()).toContain(`curl -s -u '${credentials[0].access_key}:${credentials[0].secret_key}' http://127.0.0.1:${apiPort}/auth.login`);
+    expect(output()).toContain(
+      `curl -s -u '${credentials[0].access_key}:${credentials[0].secret_key}' http://127.0.0.1:${apiPort}/auth.login`,
+    );
     // The gRPC port it names is the one listening (GRPC_PORT 0 picked it).
-    const grpcPort = Number(/gRPC ingest \(clearml\.events\.v1\.EventsIngest\) on 127\.0\.0\.1:(\d+)\n/.exec(output())?.[1]);
+    const grpcPort = Number(
+      /gRPC ingest \(clearml\.events\.v1\.EventsIngest\) on 127\.0\.0\.1:(\d+)\n/.exec(output())?.[1],
+    );
     expect(grpcPort).toBeGreaterThan(0);
-    await new Promise<void>((resolve, reject) => net.connect(grpcPort, '127.0.0.1', function (this: net.Socket) { this.end(); resolve(); }).on('error', reject));
+    await new Promise<void>((resolve, reject) =>
+      net
+        .connect(grpcPort, '127.0.0.1', function (this: net.Socket) {
+          this.end();
+          resolve();
+        })
+        .on('error', reject),
+    );
     // A clearml.conf `api` section as the SDK reads it, with this key pair.
     expect(output()).toContain(
       [
@@ -81,7 +108,9 @@ describe('npm start runner', () => {
       ].join('\n'),
     );
     const login = await fetch(`http://127.0.0.1:${apiPort}/auth.login`, {
-      headers: { authorization: `Basic ${Buffer.from(`${credentials[0].access_key}:${credentials[0].secret_key}`).toString('base64')}` },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${credentials[0].access_key}:${credentials[0].secret_key}`).toString('base64')}`,
+      },
     });
     expect(login.status).toBe(200);
 
@@ -98,16 +127,31 @@ describe('npm start runner', () => {
   it('stops, stores included, when the process that started it goes away (SIGTERM to `npm start` does not reach it)', async () => {
     const [, env] = await runnerEnv(mkdtempSync(path.join(os.tmpdir(), 'clearml-start-')));
     // A parent in between, as npm is: it exits on SIGTERM without passing the signal on.
-    const parent = track(spawn('sh', ['-c', `"${process.execPath}" "${runLocal}"; true`], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+    const parent = track(
+      spawn('sh', ['-c', `"${process.execPath}" "${runLocal}"; true`], { env, stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
     let output = '';
     parent.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-    await eventually(async () => output.includes('Stop with Ctrl-C.'), undefined, { timeoutMs: 60_000, what: 'the start banner', retryErrors: true });
-    const [runner] = spawnSync('ps', ['-o', 'pid=', '--ppid', String(parent.pid)], { encoding: 'utf8' }).stdout.split('\n').map((p) => Number(p.trim())).filter((p) => p > 0);
+    await eventually(async () => output.includes('Stop with Ctrl-C.'), undefined, {
+      timeoutMs: 60_000,
+      what: 'the start banner',
+      retryErrors: true,
+    });
+    const [runner] = spawnSync('ps', ['-o', 'pid=', '--ppid', String(parent.pid)], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .map((p) => Number(p.trim()))
+      .filter((p) => p > 0);
     expect(runner).toBeDefined();
-    const stackPids = spawnSync('ps', ['-o', 'pid=', '--ppid', String(runner)], { encoding: 'utf8' }).stdout.split('\n').map((p) => Number(p.trim())).filter((p) => p > 0);
+    const stackPids = spawnSync('ps', ['-o', 'pid=', '--ppid', String(runner)], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .map((p) => Number(p.trim()))
+      .filter((p) => p > 0);
     expect(stackPids.length).toBeGreaterThanOrEqual(3);
     parent.kill('SIGKILL');
-    await eventually(async () => !alive(runner!) && stackPids.every((pid) => !alive(pid)), undefined, { timeoutMs: 30_000, what: 'the orphaned runner and its stack to stop', retryErrors: true });
+    await eventually(async () => !alive(runner!) && stackPids.every((pid) => !alive(pid)), undefined, {
+      timeoutMs: 30_000,
+      what: 'the orphaned runner and its stack to stop',
+      retryErrors: true,
+    });
   }, 120_000);
 });
-

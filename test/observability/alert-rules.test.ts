@@ -12,7 +12,10 @@ import { ensureDebianPackages, findBinary } from '../../deploy/local-stack/insta
 let promtool: string;
 
 beforeAll(async () => {
-  await ensureDebianPackages((line) => console.log(`[promtool] ${line}`), [{ name: 'prometheus', present: () => findBinary('promtool') !== undefined }]);
+  await ensureDebianPackages(
+    (line) => console.log(`[promtool] ${line}`),
+    [{ name: 'prometheus', present: () => findBinary('promtool') !== undefined }],
+  );
   promtool = findBinary('promtool')!;
 }, 600_000);
 

@@ -7,10 +7,20 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { create } from '@bufbuild/protobuf';
-import { credentials, makeClientConstructor, makeGenericClientConstructor, Metadata, type ServiceError } from '@grpc/grpc-js';
+import {
+  credentials,
+  makeClientConstructor,
+  makeGenericClientConstructor,
+  Metadata,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsIngestDefinition } from '../../ingest/grpc/events-ingest-definition.js';
-import { EventChunkSchema, EventSchema, type ChunkAck } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
+import {
+  EventChunkSchema,
+  EventSchema,
+  type ChunkAck,
+} from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
 import { buildInfo } from '../../shared/observability/build-info.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 import { httpRequest } from '../harness/http-request.js';
@@ -34,10 +44,15 @@ type GrpcClient = {
 };
 
 beforeAll(async () => {
-  h = await startHarness({ env: { NATS_STREAM_MAX_BYTES: String(STREAM_MAX_BYTES), NATS_PARTITIONS: String(PARTITIONS) } });
+  h = await startHarness({
+    env: { NATS_STREAM_MAX_BYTES: String(STREAM_MAX_BYTES), NATS_PARTITIONS: String(PARTITIONS) },
+  });
   token = await h.login(h.credentials.a);
   const Ctor = makeClientConstructor(eventsIngestDefinition, 'clearml.events.v1.EventsIngest');
-  grpc = new Ctor(`127.0.0.1:${h.service.services.boundPorts.get('grpc')}`, credentials.createInsecure()) as unknown as GrpcClient;
+  grpc = new Ctor(
+    `127.0.0.1:${h.service.services.boundPorts.get('grpc')}`,
+    credentials.createInsecure(),
+  ) as unknown as GrpcClient;
 });
 afterAll(async () => {
   grpc?.close();
@@ -55,9 +70,12 @@ async function scrapeUntil(ready: (s: Scrape) => boolean, what: string, timeoutM
   return eventually(scrape, ready, { what, timeoutMs, everyMs: 250 });
 }
 
-
 function addBatch(body: string, headers: Record<string, string> = {}) {
-  return h.call('events.add_batch', undefined, { token, rawBody: body, headers: { 'content-type': 'application/json-lines', ...headers } });
+  return h.call('events.add_batch', undefined, {
+    token,
+    rawBody: body,
+    headers: { 'content-type': 'application/json-lines', ...headers },
+  });
 }
 
 function metadata(extra: Record<string, string> = {}, bearer = token): Metadata {
@@ -78,12 +96,14 @@ function stream(chunks: Array<{ id: bigint; events: unknown[] }>, md = metadata(
     call.on('data', (ack: ChunkAck) => acks.push(ack));
     call.on('error', reject);
     call.on('end', () => resolve(acks));
-    for (const chunk of chunks) call.write(create(EventChunkSchema, { chunkId: chunk.id, events: chunk.events as never }));
+    for (const chunk of chunks)
+      call.write(create(EventChunkSchema, { chunkId: chunk.id, events: chunk.events as never }));
     call.end();
   });
 }
 
-const protoScalar = (task: string, iter: number) => create(EventSchema, { type: 'training_stats_scalar', task, iter: BigInt(iter), metric: 'm', variant: 'v', value: 1 });
+const protoScalar = (task: string, iter: number) =>
+  create(EventSchema, { type: 'training_stats_scalar', task, iter: BigInt(iter), metric: 'm', variant: 'v', value: 1 });
 
 describe('build info', () => {
   it('names the version, the Node.js version and the target', async () => {
@@ -98,12 +118,19 @@ describe('ingest', () => {
   it('counts accepted events, refused ones by their catalogue reason, bytes, publishes and acks', async () => {
     const task = unique('metrics-');
     const before = await scrape();
-    const body = ndjson([scalar(task, 'loss', 'v', 1, 1), scalar(task, 'loss', 'v', 2, 2), { type: 'no_such_type', task }, { type: 'log', msg: 'x' }, { ...scalar('bad id!', 'loss', 'v', 1, 1) }]);
+    const body = ndjson([
+      scalar(task, 'loss', 'v', 1, 1),
+      scalar(task, 'loss', 'v', 2, 2),
+      { type: 'no_such_type', task },
+      { type: 'log', msg: 'x' },
+      { ...scalar('bad id!', 'loss', 'v', 1, 1) },
+    ]);
     const answer = await addBatch(body);
     expect(answer.status).toBe(200);
     expect(answer.body.data).toMatchObject({ added: 2, errors: 3 });
     const after = await scrape();
-    const delta = (name: string, labels: Record<string, string> = {}) => sampleSum(after, name, labels) - sampleSum(before, name, labels);
+    const delta = (name: string, labels: Record<string, string> = {}) =>
+      sampleSum(after, name, labels) - sampleSum(before, name, labels);
     expect(delta('clearml_ingest_events_accepted_total')).toBe(2);
     expect(delta('clearml_ingest_events_refused_total', { reason: 'invalid_fields' })).toBe(1);
     expect(delta('clearml_ingest_events_refused_total', { reason: 'missing_required_fields' })).toBe(1);
@@ -114,14 +141,21 @@ describe('ingest', () => {
     expect(delta('clearml_api_requests_total', { endpoint: 'events.add_batch', code: '200' })).toBe(1);
   });
 
-  it('a refused request counts its events under the request\'s reason', async () => {
+  it("a refused request counts its events under the request's reason", async () => {
     const task = unique('metrics-');
     const before = await scrape();
-    const answer = await addBatch(`${ndjson([scalar(task, 'loss', 'v', 1, 1), scalar(task, 'loss', 'v', 2, 2)])}\n{not json`);
+    const answer = await addBatch(
+      `${ndjson([scalar(task, 'loss', 'v', 1, 1), scalar(task, 'loss', 'v', 2, 2)])}\n{not json`,
+    );
     expect(answer.status).toBe(400);
     const after = await scrape();
-    expect(sampleSum(after, 'clearml_ingest_events_refused_total', { reason: 'malformed_body' }) - sampleSum(before, 'clearml_ingest_events_refused_total', { reason: 'malformed_body' })).toBe(2);
-    expect(sampleSum(after, 'clearml_ingest_events_accepted_total')).toBe(sampleSum(before, 'clearml_ingest_events_accepted_total'));
+    expect(
+      sampleSum(after, 'clearml_ingest_events_refused_total', { reason: 'malformed_body' }) -
+        sampleSum(before, 'clearml_ingest_events_refused_total', { reason: 'malformed_body' }),
+    ).toBe(2);
+    expect(sampleSum(after, 'clearml_ingest_events_accepted_total')).toBe(
+      sampleSum(before, 'clearml_ingest_events_accepted_total'),
+    );
   });
 
   it('a re-sent request is counted as duplicate JetStream messages', async () => {
@@ -130,7 +164,10 @@ describe('ingest', () => {
     const before = await scrape();
     expect((await addBatch(body)).status).toBe(200);
     const after = await scrape();
-    expect(sampleSum(after, 'clearml_ingest_jetstream_messages_total', { result: 'duplicate' }) - sampleSum(before, 'clearml_ingest_jetstream_messages_total', { result: 'duplicate' })).toBe(1);
+    expect(
+      sampleSum(after, 'clearml_ingest_jetstream_messages_total', { result: 'duplicate' }) -
+        sampleSum(before, 'clearml_ingest_jetstream_messages_total', { result: 'duplicate' }),
+    ).toBe(1);
   });
 
   it('exports the in-flight budget and its limit', async () => {
@@ -160,7 +197,8 @@ describe('gRPC', () => {
     ]);
     expect(acks.map((a) => a.error?.code ?? 200)).toEqual([200, 400]);
     const after = await scrape();
-    const delta = (name: string, labels: Record<string, string> = {}) => sampleSum(after, name, labels) - sampleSum(before, name, labels);
+    const delta = (name: string, labels: Record<string, string> = {}) =>
+      sampleSum(after, name, labels) - sampleSum(before, name, labels);
     expect(delta('clearml_grpc_calls_total', { method: 'Add', code: 'OK' })).toBe(1);
     expect(delta('clearml_grpc_calls_total', { method: 'Add', code: 'UNAUTHENTICATED' })).toBe(1);
     expect(delta('clearml_grpc_calls_total', { method: 'StreamEvents', code: 'OK' })).toBe(1);
@@ -190,9 +228,13 @@ describe('writer', () => {
   it('samples each owned partition: lag in seconds and an acknowledgement floor that moves as events are stored', async () => {
     const task = unique('metrics-writer-');
     const before = await scrapeUntil((s) => hasSample(s, 'clearml_writer_ack_floor_sequence'), 'writer samples');
-    expect((await addBatch(ndjson([scalar(task, 'loss', 'v', 1, 1), scalar(task, 'loss', 'v', 2, 2)]))).status).toBe(200);
+    expect((await addBatch(ndjson([scalar(task, 'loss', 'v', 1, 1), scalar(task, 'loss', 'v', 2, 2)]))).status).toBe(
+      200,
+    );
     const after = await scrapeUntil(
-      (s) => sampleSum(s, 'clearml_writer_ack_floor_sequence') > sampleSum(before, 'clearml_writer_ack_floor_sequence') && sampleSum(s, 'clearml_writer_consumer_pending_messages') === 0,
+      (s) =>
+        sampleSum(s, 'clearml_writer_ack_floor_sequence') > sampleSum(before, 'clearml_writer_ack_floor_sequence') &&
+        sampleSum(s, 'clearml_writer_consumer_pending_messages') === 0,
       'the ack floor moving on',
     );
     const partitions = after.samples.filter((x) => x.name === 'clearml_writer_lag_seconds');
@@ -200,41 +242,65 @@ describe('writer', () => {
     // Caught up: nothing waits, so nothing is late.
     for (const p of partitions) expect(p.value).toBe(0);
     expect(sampleSum(after, 'clearml_writer_events_stored_total', { kind: 'point' })).toBeGreaterThan(0);
-    for (const reason of ['influx_rejected', 'redis_wrongtype', 'undecodable', 'writer_error']) expect(hasSample(after, 'clearml_writer_dead_letters_total', { reason })).toBe(true);
+    for (const reason of ['influx_rejected', 'redis_wrongtype', 'undecodable', 'writer_error'])
+      expect(hasSample(after, 'clearml_writer_dead_letters_total', { reason })).toBe(true);
   });
 });
 
 describe('query and stores', () => {
   it('times store calls by store and operation, and counts answer bytes by endpoint', async () => {
     const task = unique('metrics-query-');
-    expect((await addBatch(ndjson([scalar(task, 'loss', 'v', 1, 1), scalar(task, 'loss', 'v', 2, 2)]))).status).toBe(200);
+    expect((await addBatch(ndjson([scalar(task, 'loss', 'v', 1, 1), scalar(task, 'loss', 'v', 2, 2)]))).status).toBe(
+      200,
+    );
     const before = await scrape();
     const histogram = await h.call('events.scalar_metrics_iter_histogram', { task }, { token });
     expect(histogram.status).toBe(200);
     const latest = await h.call('events.get_task_latest_scalar_values', { task }, { token });
     expect(latest.status).toBe(200);
     const after = await scrape();
-    const delta = (name: string, labels: Record<string, string> = {}) => sampleSum(after, name, labels) - sampleSum(before, name, labels);
+    const delta = (name: string, labels: Record<string, string> = {}) =>
+      sampleSum(after, name, labels) - sampleSum(before, name, labels);
     expect(delta('clearml_store_call_duration_seconds_count', { store: 'influx' })).toBeGreaterThan(0);
     expect(delta('clearml_store_call_duration_seconds_count', { store: 'redis' })).toBeGreaterThan(0);
     expect(hasSample(after, 'clearml_store_call_errors_total', { store: 'influx', operation: 'query' })).toBe(true);
     // Redis calls by command name (scripts run by EVALSHA).
-    const redisOperations = new Set(after.samples.filter((x) => x.name === 'clearml_store_call_duration_seconds_count' && x.labels.store === 'redis').map((x) => x.labels.operation));
+    const redisOperations = new Set(
+      after.samples
+        .filter((x) => x.name === 'clearml_store_call_duration_seconds_count' && x.labels.store === 'redis')
+        .map((x) => x.labels.operation),
+    );
     expect(redisOperations).toContain('EVALSHA');
     expect(redisOperations).not.toContain('OTHER');
-    expect(delta('clearml_api_response_size_bytes_count', { endpoint: 'events.scalar_metrics_iter_histogram' })).toBe(1);
-    expect(delta('clearml_api_response_size_bytes_sum', { endpoint: 'events.scalar_metrics_iter_histogram' })).toBeGreaterThan(JSON.stringify(histogram.body).length);
+    expect(delta('clearml_api_response_size_bytes_count', { endpoint: 'events.scalar_metrics_iter_histogram' })).toBe(
+      1,
+    );
+    expect(
+      delta('clearml_api_response_size_bytes_sum', { endpoint: 'events.scalar_metrics_iter_histogram' }),
+    ).toBeGreaterThan(JSON.stringify(histogram.body).length);
   });
 });
 
 describe('hostile input', () => {
   /** One round of requests carrying client values of every kind a label could have been made of. */
   async function hostileRound(): Promise<string[]> {
-    const values = [`hx${randomBytes(6).toString('hex')}`, `h y"\\\n{}${randomBytes(3).toString('hex')}`, `Ω${randomBytes(3).toString('hex')}`];
+    const values = [
+      `hx${randomBytes(6).toString('hex')}`,
+      `h y"\\\n{}${randomBytes(3).toString('hex')}`,
+      `Ω${randomBytes(3).toString('hex')}`,
+    ];
     const [id, odd, unicode] = values as [string, string, string];
     await h.call(`v2.99/${id}.${id}`, {}, { token });
     await h.call(`${unicode}.x`, {}, { token });
-    await addBatch(ndjson([scalar(id, odd, 'v', 1, 1), { type: odd, task: id }, scalar(odd, 'loss', 'v', 1, 1), { type: 'log', task: id, msg: odd, level: odd }]), { 'x-clearml-worker': id, 'idempotency-key': id });
+    await addBatch(
+      ndjson([
+        scalar(id, odd, 'v', 1, 1),
+        { type: odd, task: id },
+        scalar(odd, 'loss', 'v', 1, 1),
+        { type: 'log', task: id, msg: odd, level: odd },
+      ]),
+      { 'x-clearml-worker': id, 'idempotency-key': id },
+    );
     await h.call('events.add', { ...scalar(id, unicode, 'v', 2, 2) }, { token });
     await h.call('events.get_task_log', { task: id }, { token });
     await h.call('events.scalar_metrics_iter_histogram', { task: odd }, { token });
@@ -244,25 +310,45 @@ describe('hostile input', () => {
     const Generic = makeGenericClientConstructor({}, 'x');
     const generic = new Generic(`127.0.0.1:${h.service.services.boundPorts.get('grpc')}`, credentials.createInsecure());
     await new Promise((resolve) =>
-      generic.makeUnaryRequest(`/clearml.events.v1.EventsIngest/${id}`, (x: Buffer) => x, (x: Buffer) => x, Buffer.alloc(0), metadata(), () => resolve(undefined)),
+      generic.makeUnaryRequest(
+        `/clearml.events.v1.EventsIngest/${id}`,
+        (x: Buffer) => x,
+        (x: Buffer) => x,
+        Buffer.alloc(0),
+        metadata(),
+        () => resolve(undefined),
+      ),
     );
     generic.close();
     return values;
   }
 
   const clearmlSeries = (s: Scrape) =>
-    new Set(s.samples.filter((x) => x.name.startsWith('clearml_') && x.labels.partition === undefined).map((x) => `${x.name}${JSON.stringify(Object.entries(x.labels).sort())}`));
+    new Set(
+      s.samples
+        .filter((x) => x.name.startsWith('clearml_') && x.labels.partition === undefined)
+        .map((x) => `${x.name}${JSON.stringify(Object.entries(x.labels).sort())}`),
+    );
 
   it('creates no series from client values, however many distinct ones arrive', async () => {
     const seen: string[] = [];
     seen.push(...(await hostileRound()), ...(await hostileRound()));
-    const first = await scrapeUntil((s) => sampleSum(s, 'clearml_writer_consumer_pending_messages') === 0 && hasSample(s, 'clearml_writer_lag_seconds'), 'writers caught up');
+    const first = await scrapeUntil(
+      (s) =>
+        sampleSum(s, 'clearml_writer_consumer_pending_messages') === 0 && hasSample(s, 'clearml_writer_lag_seconds'),
+      'writers caught up',
+    );
     for (let i = 0; i < 15; i++) seen.push(...(await hostileRound()));
-    const last = await scrapeUntil((s) => sampleSum(s, 'clearml_writer_consumer_pending_messages') === 0, 'writers caught up');
+    const last = await scrapeUntil(
+      (s) => sampleSum(s, 'clearml_writer_consumer_pending_messages') === 0,
+      'writers caught up',
+    );
     expect([...clearmlSeries(last)].filter((key) => !clearmlSeries(first).has(key))).toEqual([]);
     const labelValues = last.samples.flatMap((x) => Object.values(x.labels));
     for (const value of seen) expect(labelValues.filter((v) => v.includes(value.slice(0, 8)))).toEqual([]);
-    const partitions = new Set(last.samples.filter((x) => x.labels.partition !== undefined).map((x) => x.labels.partition));
+    const partitions = new Set(
+      last.samples.filter((x) => x.labels.partition !== undefined).map((x) => x.labels.partition),
+    );
     expect(partitions.size).toBeLessThanOrEqual(PARTITIONS);
     expect(sampleSum(last, 'clearml_api_requests_total', { endpoint: 'unknown' })).toBeGreaterThanOrEqual(34);
   });
@@ -271,16 +357,31 @@ describe('hostile input', () => {
 describe('dashboard and alert rules', () => {
   it('name only metrics this process exports', async () => {
     const exported = seriesNames(await scrape());
-    const dashboard = JSON.parse(readFileSync('deploy/grafana/clearml-events-dashboard.json', 'utf8')) as { panels: Array<{ type: string; title: string; targets?: Array<{ expr: string }> }> };
+    const dashboard = JSON.parse(readFileSync('deploy/grafana/clearml-events-dashboard.json', 'utf8')) as {
+      panels: Array<{ type: string; title: string; targets?: Array<{ expr: string }> }>;
+    };
     const rows = dashboard.panels.filter((p) => p.type === 'row').map((p) => p.title);
     expect(rows).toEqual(['Ingest', 'gRPC', 'Writer', 'Query', 'Stores']);
     const dashboardExprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr));
-    const alertExprs = [...readFileSync('deploy/prometheus/alerts.yml', 'utf8').matchAll(/^\s+expr: (.+)$/gm)].map((m) => m[1]!);
+    const alertExprs = [...readFileSync('deploy/prometheus/alerts.yml', 'utf8').matchAll(/^\s+expr: (.+)$/gm)].map(
+      (m) => m[1]!,
+    );
     expect(dashboardExprs.length).toBeGreaterThan(20);
     expect(alertExprs.length).toBeGreaterThanOrEqual(5);
     const named = new Set([...dashboardExprs, ...alertExprs].flatMap(promqlMetricNames));
-    for (const name of ['clearml_ingest_events_refused_total', 'clearml_grpc_chunk_acks_total', 'clearml_writer_lag_seconds', 'clearml_store_call_duration_seconds_bucket', 'clearml_jetstream_stream_max_bytes']) expect(named).toContain(name);
-    const unknown = [...dashboardExprs, ...alertExprs].flatMap((expr) => promqlMetricNames(expr).filter((name) => !exported.has(name)).map((name) => `${name} in ${expr}`));
+    for (const name of [
+      'clearml_ingest_events_refused_total',
+      'clearml_grpc_chunk_acks_total',
+      'clearml_writer_lag_seconds',
+      'clearml_store_call_duration_seconds_bucket',
+      'clearml_jetstream_stream_max_bytes',
+    ])
+      expect(named).toContain(name);
+    const unknown = [...dashboardExprs, ...alertExprs].flatMap((expr) =>
+      promqlMetricNames(expr)
+        .filter((name) => !exported.has(name))
+        .map((name) => `${name} in ${expr}`),
+    );
     expect(unknown).toEqual([]);
   });
 });

@@ -24,7 +24,13 @@ const EXPECTED: Record<Exclude<TargetName, 'all'>, string[]> = {
     'clearml_grpc_chunk_acks_total',
     'clearml_jetstream_stream_bytes',
   ],
-  writer: ['clearml_writer_events_stored_total', 'clearml_writer_dead_letters_total', 'clearml_writer_lag_seconds', 'clearml_writer_ack_floor_sequence', 'clearml_jetstream_stream_bytes'],
+  writer: [
+    'clearml_writer_events_stored_total',
+    'clearml_writer_dead_letters_total',
+    'clearml_writer_lag_seconds',
+    'clearml_writer_ack_floor_sequence',
+    'clearml_jetstream_stream_bytes',
+  ],
   query: ['clearml_store_call_duration_seconds', 'clearml_store_call_errors_total', 'clearml_api_response_size_bytes'],
 };
 // Every process answers HTTP and times its own store calls (ingest: Redis; writer and query: Redis and InfluxDB).
@@ -54,7 +60,7 @@ async function scrape(h: Harness): Promise<Scrape> {
 }
 
 describe.each(['ingest', 'writer', 'query'] as const)('the %s target', (target) => {
-  it('serves its stage\'s metrics, the build info and its target label', async () => {
+  it("serves its stage's metrics, the build info and its target label", async () => {
     const s = await scrape(harnesses.get(target)!);
     for (const name of [...EXPECTED[target], ...EVERYWHERE]) expect(s.types.has(name), name).toBe(true);
     expect(s.samples.find((x) => x.name === 'clearml_build_info')?.labels.target).toBe(target);

@@ -27,14 +27,22 @@ beforeAll(async () => {
 afterAll(() => h?.stop());
 
 const addBatch = (events: unknown[]) =>
-  h.call('v2.23/events.add_batch', undefined, { token, method: 'GET', headers: { 'content-type': 'application/json-lines', 'x-clearml-worker': 'node-7' }, rawBody: ndjson(events) });
+  h.call('v2.23/events.add_batch', undefined, {
+    token,
+    method: 'GET',
+    headers: { 'content-type': 'application/json-lines', 'x-clearml-worker': 'node-7' },
+    rawBody: ndjson(events),
+  });
 
 /** Every stored event of an entity, from every InfluxDB measurement and its log stream segments. */
 async function storedEvents(entity: string, namespace: 't' | 'm' = 't'): Promise<StoredEvent[]> {
   const out: StoredEvent[] = [];
   for (const measurement of Object.values(MEASUREMENT)) {
-    const results = await influx.query(`SELECT * FROM "${measurement}" WHERE "e"=${influxQlString(encodeTagValue(entity))} AND "n"='${namespace}'`);
-    for (const series of results[0]?.series ?? []) out.push(...decodeInfluxRows(series, measurement).map((e) => e.event));
+    const results = await influx.query(
+      `SELECT * FROM "${measurement}" WHERE "e"=${influxQlString(encodeTagValue(entity))} AND "n"='${namespace}'`,
+    );
+    for (const series of results[0]?.series ?? [])
+      out.push(...decodeInfluxRows(series, measurement).map((e) => e.event));
   }
   if (namespace === 't') {
     const keys = redisKeys(h.env.REDIS_KEY_PREFIX!);
@@ -55,15 +63,68 @@ const comparable = (events: StoredEvent[]) =>
     .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 
 function sampleEvents(task: string) {
-  const bigPlot = JSON.stringify({ data: [{ x: Array.from({ length: 60_000 }, (_, i) => i % 97), type: 'scatter' }], layout: { images: [{ source: 'https://files.example.com/a.png' }] } });
+  const bigPlot = JSON.stringify({
+    data: [{ x: Array.from({ length: 60_000 }, (_, i) => i % 97), type: 'scatter' }],
+    layout: { images: [{ source: 'https://files.example.com/a.png' }] },
+  });
   return [
-    { type: 'training_stats_scalar', task, iter: 120, metric: 'loss', variant: 'train', value: 0.4132, timestamp: 1718000000123 },
-    { type: 'training_stats_scalar', task, iter: -2147483648, metric: 'Summary', variant: 'accuracy', value: 0.93, timestamp: 1718000000200 },
+    {
+      type: 'training_stats_scalar',
+      task,
+      iter: 120,
+      metric: 'loss',
+      variant: 'train',
+      value: 0.4132,
+      timestamp: 1718000000123,
+    },
+    {
+      type: 'training_stats_scalar',
+      task,
+      iter: -2147483648,
+      metric: 'Summary',
+      variant: 'accuracy',
+      value: 0.93,
+      timestamp: 1718000000200,
+    },
     { type: 'training_stats_scalar', task, metric: 'no iter', variant: 'v', value: '7.5', timestamp: 1718000000300 },
-    { type: 'training_stats_vector', task, iter: 3, metric: 'weights', variant: 'layer1', values: [0.1, 0.5, 0.2], timestamp: 1718000000500 },
-    { type: 'training_debug_image', task, iter: 120, metric: 'samples', variant: 'input', key: 'k/1.jpeg', url: 'https://files.example.com/k/1.jpeg', timestamp: 1718000001000 },
-    { type: 'training_debug_image', task, iter: 120, metric: 'samples', variant: 'input', key: 'k/2.jpeg', url: 'https://files.example.com/k/2.jpeg', timestamp: 1718000001001 },
-    { type: 'plot', task, iter: 0, metric: 'roc', variant: 'class1', plot_str: '{"data": [], "layout": {}}', timestamp: 1718000002000 },
+    {
+      type: 'training_stats_vector',
+      task,
+      iter: 3,
+      metric: 'weights',
+      variant: 'layer1',
+      values: [0.1, 0.5, 0.2],
+      timestamp: 1718000000500,
+    },
+    {
+      type: 'training_debug_image',
+      task,
+      iter: 120,
+      metric: 'samples',
+      variant: 'input',
+      key: 'k/1.jpeg',
+      url: 'https://files.example.com/k/1.jpeg',
+      timestamp: 1718000001000,
+    },
+    {
+      type: 'training_debug_image',
+      task,
+      iter: 120,
+      metric: 'samples',
+      variant: 'input',
+      key: 'k/2.jpeg',
+      url: 'https://files.example.com/k/2.jpeg',
+      timestamp: 1718000001001,
+    },
+    {
+      type: 'plot',
+      task,
+      iter: 0,
+      metric: 'roc',
+      variant: 'class1',
+      plot_str: '{"data": [], "layout": {}}',
+      timestamp: 1718000002000,
+    },
     { type: 'plot', task, iter: 1, metric: 'big', variant: 'v', plot_str: bigPlot, timestamp: 1718000002100 },
     { type: 'log', task, level: 'info', msg: 'epoch 3 done\nval acc 0.91', timestamp: 1718000003000 },
     { type: 'log', task, level: 'warning', msg: 'same ms', timestamp: 1718000003000 },
@@ -75,15 +136,34 @@ describe('every event type round-trips into the stores', () => {
     const task = unique('task-');
     const events = sampleEvents(task);
     expect((await addBatch(events)).body.data).toEqual({ added: events.length, errors: 0, errors_info: {} });
-    const stored = await eventually(() => storedEvents(task), (s) => s.length === events.length, { what: 'all events' });
+    const stored = await eventually(
+      () => storedEvents(task),
+      (s) => s.length === events.length,
+      { what: 'all events' },
+    );
     const byKey = (type: string, metric: string) => stored.filter((e) => e.type === type && e.metric === metric);
     const common = { task, worker: 'node-7', model_event: false };
-    expect(byKey('training_stats_scalar', 'loss')).toEqual([{ ...common, type: 'training_stats_scalar', iter: 120, metric: 'loss', variant: 'train', value: 0.4132, timestamp: 1718000000123, '@timestamp': expect.stringMatching(/Z$/) }]);
+    expect(byKey('training_stats_scalar', 'loss')).toEqual([
+      {
+        ...common,
+        type: 'training_stats_scalar',
+        iter: 120,
+        metric: 'loss',
+        variant: 'train',
+        value: 0.4132,
+        timestamp: 1718000000123,
+        '@timestamp': expect.stringMatching(/Z$/),
+      },
+    ]);
     expect(byKey('training_stats_scalar', 'Summary')[0]).toMatchObject({ iter: -2147483648, value: 0.93 });
     expect(byKey('training_stats_scalar', 'no iter')[0]).not.toHaveProperty('iter');
     expect(byKey('training_stats_scalar', 'no iter')[0]).toMatchObject({ value: 7.5 });
     expect(byKey('training_stats_vector', 'weights')[0]).toMatchObject({ ...common, iter: 3, value: [0.1, 0.5, 0.2] });
-    expect(byKey('training_debug_image', 'samples').map((e) => e.key).sort()).toEqual(['k/1.jpeg', 'k/2.jpeg']);
+    expect(
+      byKey('training_debug_image', 'samples')
+        .map((e) => e.key)
+        .sort(),
+    ).toEqual(['k/1.jpeg', 'k/2.jpeg']);
     expect(byKey('plot', 'roc')[0]).toMatchObject({ plot_str: '{"data": [], "layout": {}}', plot_len: 26, iter: 0 });
     const big = byKey('plot', 'big')[0]!;
     expect(big.plot_str).toBe(events[7]!.plot_str);
@@ -92,15 +172,43 @@ describe('every event type round-trips into the stores', () => {
     expect(big).not.toHaveProperty('valid_plot');
     const logs = stored.filter((e) => e.type === 'log');
     expect(logs.map((e) => e.msg)).toEqual(['epoch 3 done\nval acc 0.91', 'same ms']);
-    expect(logs[0]).toEqual({ ...common, type: 'log', level: 'info', msg: 'epoch 3 done\nval acc 0.91', metric: '', variant: '', timestamp: 1718000003000, '@timestamp': expect.any(String) });
+    expect(logs[0]).toEqual({
+      ...common,
+      type: 'log',
+      level: 'info',
+      msg: 'epoch 3 done\nval acc 0.91',
+      metric: '',
+      variant: '',
+      timestamp: 1718000003000,
+      '@timestamp': expect.any(String),
+    });
   });
 
   it('keeps model events apart from task events of the same id string', async () => {
     const id = unique('same-');
     await addBatch([{ type: 'training_stats_scalar', task: id, iter: 1, metric: 'm', variant: 'v', value: 1 }]);
-    await addBatch([{ type: 'training_stats_scalar', task: 'x', model: id, model_event: true, iter: 1, metric: 'm', variant: 'v', value: 2 }]);
-    const asTask = await eventually(() => storedEvents(id, 't'), (s) => s.length === 1, { what: 'task event' });
-    const asModel = await eventually(() => storedEvents(id, 'm'), (s) => s.length === 1, { what: 'model event' });
+    await addBatch([
+      {
+        type: 'training_stats_scalar',
+        task: 'x',
+        model: id,
+        model_event: true,
+        iter: 1,
+        metric: 'm',
+        variant: 'v',
+        value: 2,
+      },
+    ]);
+    const asTask = await eventually(
+      () => storedEvents(id, 't'),
+      (s) => s.length === 1,
+      { what: 'task event' },
+    );
+    const asModel = await eventually(
+      () => storedEvents(id, 'm'),
+      (s) => s.length === 1,
+      { what: 'model event' },
+    );
     expect(asTask[0]).toMatchObject({ value: 1, model_event: false });
     expect(asModel[0]).toMatchObject({ value: 2, model_event: true, task: id });
   });
@@ -127,11 +235,27 @@ describe('every event type round-trips into the stores', () => {
 
   it('re-reporting an identity replaces it: the later line and the later request win', async () => {
     const task = unique('task-');
-    const s = (value: number, timestamp: number) => ({ type: 'training_stats_scalar', task, iter: 5, metric: 'm', variant: 'v', value, timestamp });
+    const s = (value: number, timestamp: number) => ({
+      type: 'training_stats_scalar',
+      task,
+      iter: 5,
+      metric: 'm',
+      variant: 'v',
+      value,
+      timestamp,
+    });
     await addBatch([s(1, 100), s(2, 200)]);
-    await eventually(() => storedEvents(task), (e) => e.length === 1 && e[0]!.value === 2, { what: 'within-request overwrite' });
+    await eventually(
+      () => storedEvents(task),
+      (e) => e.length === 1 && e[0]!.value === 2,
+      { what: 'within-request overwrite' },
+    );
     await addBatch([s(3, 50)]);
-    const final = await eventually(() => storedEvents(task), (e) => e.length === 1 && e[0]!.value === 3, { what: 'cross-request overwrite' });
+    const final = await eventually(
+      () => storedEvents(task),
+      (e) => e.length === 1 && e[0]!.value === 3,
+      { what: 'cross-request overwrite' },
+    );
     expect(final[0]).toMatchObject({ value: 3, timestamp: 50 });
   });
 
@@ -139,9 +263,17 @@ describe('every event type round-trips into the stores', () => {
     const task = unique('task-');
     const plot = (plot_str: string) => ({ type: 'plot', task, iter: 1, metric: 'm', variant: 'v', plot_str });
     await addBatch([plot('{"layout": {"images": [{"source": "https://x.example/a.png"}]}}')]);
-    await eventually(() => storedEvents(task), (e) => e.length === 1 && Array.isArray(e[0]!.source_urls), { what: 'first plot' });
+    await eventually(
+      () => storedEvents(task),
+      (e) => e.length === 1 && Array.isArray(e[0]!.source_urls),
+      { what: 'first plot' },
+    );
     await addBatch([plot('{"data": []}')]);
-    const final = await eventually(() => storedEvents(task), (e) => e[0]?.plot_str === '{"data": []}', { what: 'replacement' });
+    const final = await eventually(
+      () => storedEvents(task),
+      (e) => e[0]?.plot_str === '{"data": []}',
+      { what: 'replacement' },
+    );
     expect(final[0]).not.toHaveProperty('source_urls');
   });
 });
@@ -150,25 +282,50 @@ describe('entity summaries (events.md §1.11)', () => {
   it('applies the summary of one request touching thousands of series of one task', async () => {
     const task = unique('wide-');
     const series = 5000;
-    const events = Array.from({ length: series }, (_, i) => ({ type: 'training_stats_scalar', task, iter: 1, metric: `m${i % 50}`, variant: `v${i}`, value: i }));
+    const events = Array.from({ length: series }, (_, i) => ({
+      type: 'training_stats_scalar',
+      task,
+      iter: 1,
+      metric: `m${i % 50}`,
+      variant: `v${i}`,
+      value: i,
+    }));
     expect((await addBatch(events)).body.data.added).toBe(series);
     const keys = redisKeys(h.env.REDIS_KEY_PREFIX!);
     const redis = h.service.services.stores.redis.client;
-    await eventually(() => redis.hLen(keys.lastMetrics(h.credentials.a.company, 't', task)), (n) => n === series, { what: 'last_metrics of every series' });
+    await eventually(
+      () => redis.hLen(keys.lastMetrics(h.credentials.a.company, 't', task)),
+      (n) => n === series,
+      { what: 'last_metrics of every series' },
+    );
     expect(await redis.sCard(keys.metricListing(h.credentials.a.company, 't', task))).toBe(series);
-    expect(JSON.parse((await redis.hGet(keys.lastMetrics(h.credentials.a.company, 't', task), JSON.stringify(['m7', 'v4957'])))!)).toMatchObject({ value: 4957, count: 1, mean_value: 4957 });
+    expect(
+      JSON.parse(
+        (await redis.hGet(keys.lastMetrics(h.credentials.a.company, 't', task), JSON.stringify(['m7', 'v4957'])))!,
+      ),
+    ).toMatchObject({ value: 4957, count: 1, mean_value: 4957 });
     // The partition keeps flowing after it.
     const after = unique('after-');
     await addBatch([{ type: 'log', task: after, msg: 'next' }]);
-    await eventually(() => storedEvents(after), (e) => e.length === 1, { what: 'an event after the wide request' });
+    await eventually(
+      () => storedEvents(after),
+      (e) => e.length === 1,
+      { what: 'an event after the wide request' },
+    );
   });
 });
 
 describe('HTTP and gRPC', () => {
   type EventInit = MessageInitShape<typeof EventSchema>;
   const toProto = (event: Record<string, unknown>): EventInit => {
-    const { iter, timestamp, values, ...rest } = event as { iter?: number; timestamp?: number; values?: number[] } & Record<string, unknown>;
-    const camel = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()), v]));
+    const { iter, timestamp, values, ...rest } = event as {
+      iter?: number;
+      timestamp?: number;
+      values?: number[];
+    } & Record<string, unknown>;
+    const camel = Object.fromEntries(
+      Object.entries(rest).map(([k, v]) => [k.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()), v]),
+    );
     return {
       ...(camel as EventInit),
       ...(iter === undefined ? {} : { iter: BigInt(iter) }),
@@ -189,15 +346,27 @@ describe('HTTP and gRPC', () => {
     metadata.set('authorization', `Bearer ${token}`);
     metadata.set('x-clearml-worker', 'node-7');
     const result = await new Promise<unknown>((resolve, reject) => {
-      const call = (client as unknown as { AddBatch(md: Metadata, cb: (e: Error | null, r: unknown) => void): { write(m: unknown): void; end(): void } }).AddBatch(metadata, (error, response) => (error ? reject(error) : resolve(response)));
+      const call = (
+        client as unknown as {
+          AddBatch(md: Metadata, cb: (e: Error | null, r: unknown) => void): { write(m: unknown): void; end(): void };
+        }
+      ).AddBatch(metadata, (error, response) => (error ? reject(error) : resolve(response)));
       call.write(create(EventBatchSchema, { events: sampleEvents(viaGrpc).map(toProto) as never }));
       call.end();
     });
     client.close();
     expect(result).toMatchObject({ added: sampleEvents(viaGrpc).length, errors: 0 });
 
-    const a = await eventually(() => storedEvents(viaHttp), (s) => s.length === 10, { what: 'http events' });
-    const b = await eventually(() => storedEvents(viaGrpc), (s) => s.length === 10, { what: 'grpc events' });
+    const a = await eventually(
+      () => storedEvents(viaHttp),
+      (s) => s.length === 10,
+      { what: 'http events' },
+    );
+    const b = await eventually(
+      () => storedEvents(viaGrpc),
+      (s) => s.length === 10,
+      { what: 'grpc events' },
+    );
     expect(comparable(b)).toEqual(comparable(a));
   });
 });

@@ -15,11 +15,20 @@ afterAll(() => h?.stop());
 
 it('a task keeps its newest LOG_RETENTION_MAX_LINES log lines', async () => {
   const task = unique('ret-');
-  const r = await h.call('events.add_batch', undefined, { token, headers: { 'content-type': 'application/json-lines' }, rawBody: ndjson(logLines(task, 10)) });
+  const r = await h.call('events.add_batch', undefined, {
+    token,
+    headers: { 'content-type': 'application/json-lines' },
+    rawBody: ndjson(logLines(task, 10)),
+  });
   expect(r.status).toBe(200);
   // The newest line is stored with the others in one write: once it is readable, the trim has run.
   const messages = await eventually(
-    async () => ((await h.call('events.get_task_log', { task, batch_size: 100 }, { token })).body.data.events as Array<{ msg: string }>).map((e) => e.msg),
+    async () =>
+      (
+        (await h.call('events.get_task_log', { task, batch_size: 100 }, { token })).body.data.events as Array<{
+          msg: string;
+        }>
+      ).map((e) => e.msg),
     (m) => m.includes('line 9'),
     { what: 'line 9' },
   );

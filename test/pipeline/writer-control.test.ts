@@ -24,7 +24,16 @@ async function seed(task: string): Promise<void> {
     eventRecord({ type: 'training_debug_image', entity: task, metric: 'img', variant: 'v', iter: 2, url: 'x' }),
     logRecord(task, 100, 'one'),
     logRecord(task, 200, 'two', { metric: 'keep' }),
-    summaryRecord({ c: 'co', n: 't', e: task, u: 'u', at: 1, lastIter: 2, scalars: [], listing: [['training_stats_scalar', 'm', 'v', 1]] }),
+    summaryRecord({
+      c: 'co',
+      n: 't',
+      e: task,
+      u: 'u',
+      at: 1,
+      lastIter: 2,
+      scalars: [],
+      listing: [['training_stats_scalar', 'm', 'v', 1]],
+    }),
   ]);
 }
 
@@ -43,7 +52,11 @@ describe('control messages', () => {
     expect(await pipeline.client.redis.exists(pipeline.client.keys.metricListing('co', 't', task))).toBe(0);
     // Statistics stay (deleting events does not reset them).
     expect(await pipeline.client.redis.hGet(pipeline.client.keys.entity('co', 't', task), 'last_iteration')).toBe('2');
-    expect(JSON.parse((await pipeline.client.redis.get(redisKeys(pipeline.harness.config.REDIS_KEY_PREFIX).controlResult(id)))!)).toEqual({ deleted: 6 });
+    expect(
+      JSON.parse(
+        (await pipeline.client.redis.get(redisKeys(pipeline.harness.config.REDIS_KEY_PREFIX).controlResult(id)))!,
+      ),
+    ).toEqual({ deleted: 6 });
     await pipeline.client.drained(); // the other task may be in another partition, consumed independently
     expect(await pipeline.client.count('scalar', other)).toBe(2);
     expect(await pipeline.client.logEntries(other)).toHaveLength(2);
@@ -67,11 +80,17 @@ describe('control messages', () => {
     ]);
     await pipeline.client.publish(task, [logRecord(task, 150, 'e', { metric: 'y' })]); // second segment
     const msgs = async () => (await pipeline.client.logEntries(task)).map((e) => e.event.msg).sort();
-    expect(await control({ op: 'clear_task_log', c: 'co', e: task, id: unique('ctl'), include: ['y'], before: 180 })).toEqual({ deleted: 1 });
+    expect(
+      await control({ op: 'clear_task_log', c: 'co', e: task, id: unique('ctl'), include: ['y'], before: 180 }),
+    ).toEqual({ deleted: 1 });
     expect(await msgs()).toEqual(['a', 'b', 'c', 'd']);
-    expect(await control({ op: 'clear_task_log', c: 'co', e: task, id: unique('ctl'), exclude: ['x'] })).toEqual({ deleted: 2 });
+    expect(await control({ op: 'clear_task_log', c: 'co', e: task, id: unique('ctl'), exclude: ['x'] })).toEqual({
+      deleted: 2,
+    });
     expect(await msgs()).toEqual(['a', 'd']);
-    expect(await control({ op: 'clear_task_log', c: 'co', e: task, id: unique('ctl'), before: 400 })).toEqual({ deleted: 1 });
+    expect(await control({ op: 'clear_task_log', c: 'co', e: task, id: unique('ctl'), before: 400 })).toEqual({
+      deleted: 1,
+    });
     expect(await msgs()).toEqual(['d']);
     expect(await control({ op: 'clear_task_log', c: 'co', e: task, id: unique('ctl') })).toEqual({ deleted: 1 });
     expect(await msgs()).toEqual([]);

@@ -32,7 +32,10 @@ afterAll(async () => {
 const outputs = new Map<ChildProcess, () => string>();
 
 async function startWriter(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [MAIN, 'writer'], { env: { ...process.env, ...h.env, API_PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, 'writer'], {
+    env: { ...process.env, ...h.env, API_PORT: '0', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let output = '';
   outputs.set(child, () => output);
@@ -55,24 +58,32 @@ describe('writer killed with SIGKILL mid-stream', () => {
       const task = tasks[m % TASKS]!;
       const base = Math.floor(m / TASKS) * POINTS_PER_MESSAGE;
       const records: string[] = [];
-      for (let i = 0; i < POINTS_PER_MESSAGE; i++) records.push(scalarRecord(task, 'loss', 'v', base + i, (base + i) * 0.5));
+      for (let i = 0; i < POINTS_PER_MESSAGE; i++)
+        records.push(scalarRecord(task, 'loss', 'v', base + i, (base + i) * 0.5));
       messages.push(() => c.publish(task, records));
       if (m % 2 === 0) {
         const l = m / 2;
         const logTask = tasks[l % TASKS]!;
         const lines: string[] = [];
-        for (let i = 0; i < LINES_PER_MESSAGE; i++) lines.push(logRecord(logTask, 1_000_000 + ((l * 37 + i * 101) % 5000), `${logTask}#${l * LINES_PER_MESSAGE + i}`));
+        for (let i = 0; i < LINES_PER_MESSAGE; i++)
+          lines.push(
+            logRecord(logTask, 1_000_000 + ((l * 37 + i * 101) % 5000), `${logTask}#${l * LINES_PER_MESSAGE + i}`),
+          );
         messages.push(() => c.publish(logTask, lines));
       }
     }
     const publishRange = async (from: number, to: number) => {
-      for (let i = from; i < to; i += 16) await Promise.all(messages.slice(i, Math.min(to, i + 16)).map((publish) => publish()));
+      for (let i = from; i < to; i += 16)
+        await Promise.all(messages.slice(i, Math.min(to, i + 16)).map((publish) => publish()));
     };
 
     const first = await startWriter();
     const publishing = publishRange(0, messages.length);
     // Kill while it is busy: part of the stream stored, part held unacknowledged, part not yet pulled.
-    await eventually(async () => (await c.count('scalar', tasks[0]!)) > 0, undefined, { timeoutMs: 30_000, everyMs: 20 });
+    await eventually(async () => (await c.count('scalar', tasks[0]!)) > 0, undefined, {
+      timeoutMs: 30_000,
+      everyMs: 20,
+    });
     const atKill = await c.jsm.streams.info(`${h.config.NATS_STREAM_PREFIX}_events`);
     first.kill('SIGKILL');
     await new Promise((resolve) => first.once('exit', resolve));

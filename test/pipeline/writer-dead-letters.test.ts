@@ -11,13 +11,20 @@ const pipeline = writerPipeline();
 
 async function run(...argv: string[]): Promise<{ code: number; lines: string[] }> {
   const { client } = pipeline;
-  const admin = new DeadLetterAdmin(client.nc, client.jsm, { streamPrefix: client.config.NATS_STREAM_PREFIX, partitions: client.config.NATS_PARTITIONS });
+  const admin = new DeadLetterAdmin(client.nc, client.jsm, {
+    streamPrefix: client.config.NATS_STREAM_PREFIX,
+    partitions: client.config.NATS_PARTITIONS,
+  });
   const lines: string[] = [];
   const code = await runDeadLetterCommand(argv, admin, (line) => lines.push(...line.split('\n')));
   return { code, lines };
 }
 
-const rowsOf = async (company: string) => (await run('list')).lines.slice(1).map((line) => line.split('\t')).filter((row) => row[5] === company);
+const rowsOf = async (company: string) =>
+  (await run('list')).lines
+    .slice(1)
+    .map((line) => line.split('\t'))
+    .filter((row) => row[5] === company);
 
 describe('dead-letter CLI', () => {
   it('lists and shows a dead letter, and its replay stores the record once the cause is fixed', async () => {
@@ -26,7 +33,9 @@ describe('dead-letter CLI', () => {
     const task = unique('t');
     const lastMetrics = client.keys.lastMetrics(company, 't', task);
     await client.redis.set(lastMetrics, 'in the way');
-    await client.publishRequest(company, [{ type: 'training_stats_scalar', entity: task, metric: 'loss', variant: 'v', iter: 3, value: 0.5 }]);
+    await client.publishRequest(company, [
+      { type: 'training_stats_scalar', entity: task, metric: 'loss', variant: 'v', iter: 3, value: 0.5 },
+    ]);
     await client.drained();
 
     const rows = await rowsOf(company);
@@ -40,14 +49,23 @@ describe('dead-letter CLI', () => {
 
     const shown = await run('show', seq!);
     expect(shown.code).toBe(0);
-    expect(JSON.parse(shown.lines.join('\n'))).toMatchObject({ seq: Number(seq), reason: 'redis_wrongtype', company, record: { kind: 'R', body: { e: task, c: company } } });
+    expect(JSON.parse(shown.lines.join('\n'))).toMatchObject({
+      seq: Number(seq),
+      reason: 'redis_wrongtype',
+      company,
+      record: { kind: 'R', body: { e: task, c: company } },
+    });
 
     await client.redis.del(lastMetrics);
     const replayed = await run('replay', seq!);
     expect(replayed.code).toBe(0);
     expect(replayed.lines.at(-1)).toBe('replayed 1 of 1');
     await client.drained();
-    expect(JSON.parse((await client.redis.hGet(lastMetrics, JSON.stringify(['loss', 'v'])))!)).toMatchObject({ value: 0.5, count: 1, iter: 3 });
+    expect(JSON.parse((await client.redis.hGet(lastMetrics, JSON.stringify(['loss', 'v'])))!)).toMatchObject({
+      value: 0.5,
+      count: 1,
+      iter: 3,
+    });
     expect(await rowsOf(company)).toEqual([]);
     expect((await run('show', seq!)).code).toBe(1);
   });
@@ -67,7 +85,9 @@ describe('dead-letter CLI', () => {
 
     await client.redis.del(client.keys.logSegment(task, 0));
     const replayed = await run('replay', '--all', '--reason', 'redis_wrongtype');
-    expect(replayed.lines.filter((line) => line.startsWith('replayed ') && line.includes('partition'))).not.toHaveLength(0);
+    expect(
+      replayed.lines.filter((line) => line.startsWith('replayed ') && line.includes('partition')),
+    ).not.toHaveLength(0);
     await client.drained();
     expect((await client.logEntries(task)).map((e) => e.event.msg)).toEqual(['wrong key type']);
     // The letter of the other reason stays; replaying it does not fix its cause: it comes back, once.

@@ -10,7 +10,9 @@ import { editedRecord, logRecord, PipelineClient, scalarRecord } from './writer-
 import { eventually } from '../harness/eventually.js';
 
 /** A pass-through proxy in front of InfluxDB that can be made to answer 503. */
-async function startFlakyProxy(target: string): Promise<{ url: string; failing: boolean; failed: number; close(): Promise<void> }> {
+async function startFlakyProxy(
+  target: string,
+): Promise<{ url: string; failing: boolean; failed: number; close(): Promise<void> }> {
   const state = { failing: false, failed: 0 };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -22,8 +24,16 @@ async function startFlakyProxy(target: string): Promise<{ url: string; failing: 
         return;
       }
       const body = chunks.length ? Buffer.concat(chunks) : undefined;
-      fetch(`${target}${req.url}`, { method: req.method, headers: { 'content-type': req.headers['content-type'] ?? 'text/plain' }, body })
-        .then(async (r) => res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'text/plain' }).end(Buffer.from(await r.arrayBuffer())))
+      fetch(`${target}${req.url}`, {
+        method: req.method,
+        headers: { 'content-type': req.headers['content-type'] ?? 'text/plain' },
+        body,
+      })
+        .then(async (r) =>
+          res
+            .writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'text/plain' })
+            .end(Buffer.from(await r.arrayBuffer())),
+        )
         .catch(() => res.writeHead(502).end());
     });
   });
@@ -75,7 +85,13 @@ describe('store failure', () => {
     expect(await c.count('scalar', task)).toBe(500);
     const sample = await c.points('scalar', task, 'AND time = 321');
     expect(sample[0]).toMatchObject({ y: 321 });
-    expect((await c.logEntries(task)).map((e) => e.event.msg)).toEqual(['line 0', 'line 1', 'line 2', 'line 3', 'line 4']);
+    expect((await c.logEntries(task)).map((e) => e.event.msg)).toEqual([
+      'line 0',
+      'line 1',
+      'line 2',
+      'line 3',
+      'line 4',
+    ]);
   });
 });
 
@@ -91,11 +107,20 @@ describe('consumer deleted while a batch is held', () => {
     await c.publish(task, records, { headers: { k: 'ev', v: '1' } });
     await eventually(() => proxy.failed > failedBefore, undefined, { timeoutMs: 15_000 });
     // The writer holds the message, retrying InfluxDB; its consumer goes away underneath it.
-    await c.jsm.consumers.delete(streamName(h.config.NATS_STREAM_PREFIX), consumerName(h.config.NATS_STREAM_PREFIX, partition));
+    await c.jsm.consumers.delete(
+      streamName(h.config.NATS_STREAM_PREFIX),
+      consumerName(h.config.NATS_STREAM_PREFIX, partition),
+    );
     proxy.failing = false;
     await c.drained(40_000);
     expect(await c.count('scalar', task)).toBe(20);
-    expect((await c.logEntries(task)).map((e) => e.event.msg)).toEqual(['line 0', 'line 1', 'line 2', 'line 3', 'line 4']);
+    expect((await c.logEntries(task)).map((e) => e.event.msg)).toEqual([
+      'line 0',
+      'line 1',
+      'line 2',
+      'line 3',
+      'line 4',
+    ]);
   });
 });
 
@@ -111,18 +136,32 @@ describe('poison messages', () => {
       refusedPoint,
       logRecord(task, 2, 'sibling of a refused point'),
     ]);
-    const conflicting = await c.publish(task, [editedRecord(scalarRecord(task, 'm', 'v', 4, 0), (body) => body.replace('y=0', 'y="text"'))]);
+    const conflicting = await c.publish(task, [
+      editedRecord(scalarRecord(task, 'm', 'v', 4, 0), (body) => body.replace('y=0', 'y="text"')),
+    ]);
     await c.publish(task, [scalarRecord(task, 'm', 'v', 5, 5), logRecord(task, 5, 'good 2')]);
     await c.drained();
     expect((await c.points('scalar', task)).map((r) => r.y)).toEqual([1, 2, 5]);
-    expect((await c.logEntries(task)).map((e) => e.event.msg)).toEqual(['good 1', 'sibling of a refused point', 'good 2']);
+    expect((await c.logEntries(task)).map((e) => e.event.msg)).toEqual([
+      'good 1',
+      'sibling of a refused point',
+      'good 2',
+    ]);
 
     const dead = deadLetterStreamName(h.config.NATS_STREAM_PREFIX);
     await eventually(async () => (await c.jsm.streams.info(dead)).state.messages === 3, undefined);
     const letters = [];
     for (let seq = 1; seq <= 3; seq++) letters.push(await c.jsm.streams.getMessage(dead, { seq }));
-    expect(letters.map((m) => Number(m.header.get(DEAD_LETTER_HEADERS.streamSeq)))).toEqual([garbled, unparsable, conflicting]);
-    expect(letters.map((m) => m.header.get(DEAD_LETTER_HEADERS.reason))).toEqual(['undecodable', 'influx_rejected', 'influx_rejected']);
+    expect(letters.map((m) => Number(m.header.get(DEAD_LETTER_HEADERS.streamSeq)))).toEqual([
+      garbled,
+      unparsable,
+      conflicting,
+    ]);
+    expect(letters.map((m) => m.header.get(DEAD_LETTER_HEADERS.reason))).toEqual([
+      'undecodable',
+      'influx_rejected',
+      'influx_rejected',
+    ]);
     expect(letters.map((m) => m.header.get(DEAD_LETTER_HEADERS.recordIndex))).toEqual(['', '1', '0']);
     expect(letters[1]!.header.get(DEAD_LETTER_HEADERS.detail)).toMatch(/unable to parse/);
     expect(letters[2]!.header.get(DEAD_LETTER_HEADERS.detail)).toMatch(/conflict/);

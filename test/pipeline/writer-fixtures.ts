@@ -48,12 +48,20 @@ export function eventRecord(spec: EventSpec, options: { company?: string; receiv
 function encodeWith(encoder: EventEncoder, event: NormalizedEvent): string {
   if (event.type === 'log') return encoder.log(event);
   // The stored form of a plot below the compression threshold: `p` and the text (events.md §1.7).
-  if (event.type === 'plot') return encoder.plotPoint(event, { stored: `p${event.plotStr ?? ''}`, length: (event.plotStr ?? '').length });
+  if (event.type === 'plot')
+    return encoder.plotPoint(event, { stored: `p${event.plotStr ?? ''}`, length: (event.plotStr ?? '').length });
   return encoder.point(event);
 }
 
 /** A scalar's record (the writer tests' most common record); `extra` sets any other field of the event. */
-export const scalarRecord = (entity: string, metric: string, variant: string, iter: number | undefined, value: number, extra: Partial<EventSpec> & { company?: string } = {}) => {
+export const scalarRecord = (
+  entity: string,
+  metric: string,
+  variant: string,
+  iter: number | undefined,
+  value: number,
+  extra: Partial<EventSpec> & { company?: string } = {},
+) => {
   const { company, ...fields } = extra;
   return eventRecord({ type: 'training_stats_scalar', entity, metric, variant, iter, value, ...fields }, { company });
 };
@@ -65,8 +73,13 @@ export function editedRecord(record: string, edit: (body: string) => string): st
 }
 
 /** A log line's record. */
-export const logRecord = (task: string, timestamp: number, msg: string, extra: Partial<EventSpec> = {}, company = 'co') =>
-  eventRecord({ type: 'log', entity: task, timestamp, msg, level: 'info', ...extra }, { company, receivedAt: AT });
+export const logRecord = (
+  task: string,
+  timestamp: number,
+  msg: string,
+  extra: Partial<EventSpec> = {},
+  company = 'co',
+) => eventRecord({ type: 'log', entity: task, timestamp, msg, level: 'info', ...extra }, { company, receivedAt: AT });
 
 export type { EventSpec };
 
@@ -79,7 +92,11 @@ export const summaryRecord = (summary: EntitySummary) => frameRecord('R', JSON.s
  * checks are bypassed on purpose: these are the events a writer must
  * survive even when ingest let them through.
  */
-export function encodeEntityRequest(company: string, events: EventSpec[], options: { user?: string; receivedAt?: number } = {}): Uint8Array[] {
+export function encodeEntityRequest(
+  company: string,
+  events: EventSpec[],
+  options: { user?: string; receivedAt?: number } = {},
+): Uint8Array[] {
   const receivedAt = options.receivedAt ?? AT;
   const first = normalized(events[0]!);
   const encoder = new EventEncoder(company, receivedAt);
@@ -116,11 +133,18 @@ export class PipelineClient {
   }
 
   subjectOf(entity: string, namespace: 't' | 'm' = 't'): string {
-    return partitionSubject(this.config.NATS_STREAM_PREFIX, partitionOf(namespace, entity, this.config.NATS_PARTITIONS));
+    return partitionSubject(
+      this.config.NATS_STREAM_PREFIX,
+      partitionOf(namespace, entity, this.config.NATS_PARTITIONS),
+    );
   }
 
   /** Publishes one message of records for the entity's partition; answers its stream seq. */
-  async publish(entity: string, records: string[] | string, options: { namespace?: 't' | 'm'; headers?: Record<string, string> } = {}): Promise<number> {
+  async publish(
+    entity: string,
+    records: string[] | string,
+    options: { namespace?: 't' | 'm'; headers?: Record<string, string> } = {},
+  ): Promise<number> {
     const h = natsHeaders();
     for (const [k, v] of Object.entries(options.headers ?? {})) h.set(k, v);
     const payload = Array.isArray(records) ? records.join('') : records;
@@ -129,14 +153,20 @@ export class PipelineClient {
   }
 
   /** Publishes one entity's request (production-encoded) to its partition, as ingest does; answers each message's stream seq. */
-  async publishRequest(company: string, events: EventSpec[], options: { user?: string; receivedAt?: number } = {}): Promise<number[]> {
+  async publishRequest(
+    company: string,
+    events: EventSpec[],
+    options: { user?: string; receivedAt?: number } = {},
+  ): Promise<number[]> {
     const first = normalized(events[0]!);
     const seqs: number[] = [];
     for (const payload of encodeEntityRequest(company, events, options)) {
       const h = natsHeaders();
       h.set(HEADER_KIND, 'ev');
       h.set(HEADER_VERSION, WIRE_VERSION);
-      seqs.push((await this.nc.jetstream().publish(this.subjectOf(first.entity, first.namespace), payload, { headers: h })).seq);
+      seqs.push(
+        (await this.nc.jetstream().publish(this.subjectOf(first.entity, first.namespace), payload, { headers: h })).seq,
+      );
     }
     return seqs;
   }
@@ -151,15 +181,21 @@ export class PipelineClient {
   /** Waits until every partition's consumer has nothing waiting and nothing in flight. */
   async drained(timeoutMs = 30_000): Promise<void> {
     const stream = streamName(this.config.NATS_STREAM_PREFIX);
-    await eventually(async () => {
-      const info = await this.jsm.streams.info(stream);
-      if (info.state.messages !== 0) return false;
-      for (let p = 0; p < this.config.NATS_PARTITIONS; p++) {
-        const c = await this.jsm.consumers.info(stream, consumerName(this.config.NATS_STREAM_PREFIX, p)).catch(() => undefined);
-        if (c && c.num_ack_pending + c.num_pending > 0) return false;
-      }
-      return true;
-    }, undefined, { timeoutMs: timeoutMs });
+    await eventually(
+      async () => {
+        const info = await this.jsm.streams.info(stream);
+        if (info.state.messages !== 0) return false;
+        for (let p = 0; p < this.config.NATS_PARTITIONS; p++) {
+          const c = await this.jsm.consumers
+            .info(stream, consumerName(this.config.NATS_STREAM_PREFIX, p))
+            .catch(() => undefined);
+          if (c && c.num_ack_pending + c.num_pending > 0) return false;
+        }
+        return true;
+      },
+      undefined,
+      { timeoutMs: timeoutMs },
+    );
   }
 
   async count(measurement: string, entity: string): Promise<number> {
@@ -203,7 +239,6 @@ export class PipelineClient {
     await this.redis.quit();
   }
 }
-
 
 /**
  * A writer target and a PipelineClient for the tests of one file: started

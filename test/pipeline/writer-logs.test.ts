@@ -11,7 +11,12 @@ const pipeline = writerPipeline();
 describe('logs', () => {
   it('land in timestamp order with ids <timestamp>-<arrival seq> and the event JSON', async () => {
     const task = unique('t');
-    const seq = await pipeline.client.publish(task, [logRecord(task, 1000, 'b'), logRecord(task, 999, 'a'), logRecord(task, 1000, 'c'), logRecord(task, -5, 'neg')]);
+    const seq = await pipeline.client.publish(task, [
+      logRecord(task, 1000, 'b'),
+      logRecord(task, 999, 'a'),
+      logRecord(task, 1000, 'c'),
+      logRecord(task, -5, 'neg'),
+    ]);
     await pipeline.client.drained();
     const entries = await pipeline.client.logEntries(task);
     expect(entries.map((e) => [e.segment, e.id, e.event.msg])).toEqual([
@@ -66,7 +71,12 @@ describe('logs', () => {
     const task = unique('t');
     const appender = new LogSegmentAppender(pipeline.client.redis as never, pipeline.harness.config.REDIS_KEY_PREFIX);
     const logs = new TaskLogs();
-    for (const [ts, seq] of [[10, 1], [20, 2], [5, 3], [30, 4]] as const) {
+    for (const [ts, seq] of [
+      [10, 1],
+      [20, 2],
+      [5, 3],
+      [30, 4],
+    ] as const) {
       logs.timestamps.push(ts);
       logs.seqs.push(seq);
       logs.events.push(JSON.stringify({ msg: `${ts}/${seq}` }));
@@ -77,14 +87,26 @@ describe('logs', () => {
     expect(await appender.append(task, logs, [0, 1], false)).toBe(2);
     expect(await appender.append(task, logs, [2, 3], false)).toBe(2);
     // ...then the previous owner's call for the first three arrives.
-    expect(await new LogSegmentAppender(pipeline.client.redis as never, pipeline.harness.config.REDIS_KEY_PREFIX).append(task, logs, [0, 1, 2], false)).toBe(0);
+    expect(
+      await new LogSegmentAppender(pipeline.client.redis as never, pipeline.harness.config.REDIS_KEY_PREFIX).append(
+        task,
+        logs,
+        [0, 1, 2],
+        false,
+      ),
+    ).toBe(0);
     const entries = await pipeline.client.logEntries(task);
     expect(entries.map((e) => `${e.segment}:${e.id}`)).toEqual(['0:10-1', '0:20-2', '0:30-4', '1:5-3']);
   });
 
   describe('retention (LOG_RETENTION_MAX_LINES, LOG_RETENTION_MAX_AGE_MS)', () => {
     const appenderWith = (maxLines: number, maxAgeMs: number, now = () => 10_000) =>
-      new LogSegmentAppender(pipeline.client.redis as never, pipeline.harness.config.REDIS_KEY_PREFIX, { maxLines, maxAgeMs }, now);
+      new LogSegmentAppender(
+        pipeline.client.redis as never,
+        pipeline.harness.config.REDIS_KEY_PREFIX,
+        { maxLines, maxAgeMs },
+        now,
+      );
     const batch = (lines: Array<[number, number]>) => {
       const logs = new TaskLogs();
       for (const [ts, seq] of lines) {
@@ -96,15 +118,31 @@ describe('logs', () => {
       }
       return { logs, all: logs.seqs.map((_, i) => i) };
     };
-    const ids = async (task: string) => (await pipeline.client.logEntries(task)).map((e) => e.id).sort((a, b) => Number(a.split('-')[0]) - Number(b.split('-')[0]) || Number(a.split('-')[1]) - Number(b.split('-')[1]));
+    const ids = async (task: string) =>
+      (await pipeline.client.logEntries(task))
+        .map((e) => e.id)
+        .sort(
+          (a, b) =>
+            Number(a.split('-')[0]) - Number(b.split('-')[0]) || Number(a.split('-')[1]) - Number(b.split('-')[1]),
+        );
 
     it('keeps the newest lines up to the count, across segments, oldest first out', async () => {
       const task = unique('t');
       const appender = appenderWith(4, 0);
-      const first = batch([[100, 1], [200, 2], [300, 3]]);
+      const first = batch([
+        [100, 1],
+        [200, 2],
+        [300, 3],
+      ]);
       await appender.append(task, first.logs, first.all, false);
       // Older lines than the top open a second segment; the five oldest of the merged order go.
-      const second = batch([[50, 4], [150, 5], [400, 6], [500, 7], [250, 8]]);
+      const second = batch([
+        [50, 4],
+        [150, 5],
+        [400, 6],
+        [500, 7],
+        [250, 8],
+      ]);
       await appender.append(task, second.logs, second.all, false);
       expect(await ids(task)).toEqual(['250-8', '300-3', '400-6', '500-7']);
     });
@@ -112,7 +150,12 @@ describe('logs', () => {
     it('drops lines older than the age limit, by their timestamp, when the task receives lines', async () => {
       const task = unique('t');
       const appender = appenderWith(0, 5_000, () => 10_000);
-      const lines = batch([[1_000, 1], [4_999, 2], [5_000, 3], [9_000, 4]]);
+      const lines = batch([
+        [1_000, 1],
+        [4_999, 2],
+        [5_000, 3],
+        [9_000, 4],
+      ]);
       await appender.append(task, lines.logs, lines.all, false);
       expect(await ids(task)).toEqual(['5000-3', '9000-4']);
     });

@@ -11,25 +11,53 @@ describe('points', () => {
     const task = unique('t');
     const seq = await pipeline.client.publish(task, [
       scalarRecord(task, 'loss', 'train', 3, 0.25, { worker: 'gpu-1', timestamp: 1_700_000_000_123 }),
-      eventRecord({ type: 'training_stats_vector', entity: task, metric: 'w', variant: 'l1', iter: 3, values: [1, 2.5] }),
-      eventRecord({ type: 'training_debug_image', entity: task, metric: 'img', variant: 'in', iter: 4, url: 'http://x/1.png' }),
+      eventRecord({
+        type: 'training_stats_vector',
+        entity: task,
+        metric: 'w',
+        variant: 'l1',
+        iter: 3,
+        values: [1, 2.5],
+      }),
+      eventRecord({
+        type: 'training_debug_image',
+        entity: task,
+        metric: 'img',
+        variant: 'in',
+        iter: 4,
+        url: 'http://x/1.png',
+      }),
       eventRecord({ type: 'plot', entity: task, metric: 'roc', variant: 'c', plotStr: '{"data": []}' }),
     ]);
     await pipeline.client.drained();
     const [scalar] = await pipeline.client.points('scalar', task);
-    expect(scalar).toMatchObject({ time: 3, y: 0.25, w: 'gpu-1', ts: 1_700_000_000_123, q: arrivalSeq(seq, 0), m: 'loss', v: 'train', n: 't' });
-    expect((await pipeline.client.points('vector', task))[0]).toMatchObject({ time: 3, y: '[1,2.5]', q: arrivalSeq(seq, 1) });
-    expect((await pipeline.client.points('image', task))[0]).toMatchObject({ time: 4, u: 'http://x/1.png', q: arrivalSeq(seq, 2) });
+    expect(scalar).toMatchObject({
+      time: 3,
+      y: 0.25,
+      w: 'gpu-1',
+      ts: 1_700_000_000_123,
+      q: arrivalSeq(seq, 0),
+      m: 'loss',
+      v: 'train',
+      n: 't',
+    });
+    expect((await pipeline.client.points('vector', task))[0]).toMatchObject({
+      time: 3,
+      y: '[1,2.5]',
+      q: arrivalSeq(seq, 1),
+    });
+    expect((await pipeline.client.points('image', task))[0]).toMatchObject({
+      time: 4,
+      u: 'http://x/1.png',
+      q: arrivalSeq(seq, 2),
+    });
     const [plot] = await pipeline.client.points('plot', task, 'AND time < 0');
     expect(plot).toMatchObject({ p: 'p{"data": []}', len: '{"data": []}'.length, q: arrivalSeq(seq, 3) });
   });
 
   it('a later message overwrites an identity; within one message the later record wins', async () => {
     const task = unique('t');
-    await pipeline.client.publish(task, [
-      scalarRecord(task, 'm', 'v', 1, 1),
-      scalarRecord(task, 'm', 'v', 2, 2),
-    ]);
+    await pipeline.client.publish(task, [scalarRecord(task, 'm', 'v', 1, 1), scalarRecord(task, 'm', 'v', 2, 2)]);
     const second = await pipeline.client.publish(task, [
       scalarRecord(task, 'm', 'v', 1, 10, { worker: 'later' }),
       scalarRecord(task, 'm', 'v', 2, 20),

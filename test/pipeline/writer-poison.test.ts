@@ -22,15 +22,37 @@ function neighbourOf(task: string): string {
 }
 
 async function deadLetterCount(reason: string): Promise<number> {
-  const metric = await pipeline.harness.service.services.metrics.getSingleMetric('clearml_writer_dead_letters_total')?.get();
+  const metric = await pipeline.harness.service.services.metrics
+    .getSingleMetric('clearml_writer_dead_letters_total')
+    ?.get();
   return (metric?.values ?? []).filter((v) => v.labels.reason === reason).reduce((sum, v) => sum + v.value, 0);
 }
 
-const scalar = (entity: string, metric: string, iter: number, value: number): EventSpec => ({ type: 'training_stats_scalar', entity, metric, variant: 'v', iter, value });
-const log = (entity: string, timestamp: number, msg: string): EventSpec => ({ type: 'log', entity, timestamp, msg, level: 'info' });
+const scalar = (entity: string, metric: string, iter: number, value: number): EventSpec => ({
+  type: 'training_stats_scalar',
+  entity,
+  metric,
+  variant: 'v',
+  iter,
+  value,
+});
+const log = (entity: string, timestamp: number, msg: string): EventSpec => ({
+  type: 'log',
+  entity,
+  timestamp,
+  msg,
+  level: 'info',
+});
 
-async function lastMetric(task: string, metric: string, company = COMPANY): Promise<Record<string, unknown> | undefined> {
-  const text = await pipeline.client.redis.hGet(pipeline.client.keys.lastMetrics(company, 't', task), JSON.stringify([metric, 'v']));
+async function lastMetric(
+  task: string,
+  metric: string,
+  company = COMPANY,
+): Promise<Record<string, unknown> | undefined> {
+  const text = await pipeline.client.redis.hGet(
+    pipeline.client.keys.lastMetrics(company, 't', task),
+    JSON.stringify([metric, 'v']),
+  );
   return text === null || text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown>);
 }
 
@@ -41,7 +63,10 @@ async function lastMetric(task: string, metric: string, company = COMPANY): Prom
 async function publishWithNeighbour(task: string, events: EventSpec[]): Promise<number> {
   const [seq] = await pipeline.client.publishRequest(COMPANY, events);
   const neighbour = neighbourOf(task);
-  await pipeline.client.publishRequest(OTHER_COMPANY, [scalar(neighbour, 'loss', 1, 0.25), log(neighbour, 1_000, 'neighbour line')]);
+  await pipeline.client.publishRequest(OTHER_COMPANY, [
+    scalar(neighbour, 'loss', 1, 0.25),
+    log(neighbour, 1_000, 'neighbour line'),
+  ]);
   await pipeline.client.drained();
   expect(await pipeline.client.count('scalar', neighbour)).toBe(1);
   expect((await pipeline.client.logEntries(neighbour)).map((e) => e.event.msg)).toEqual(['neighbour line']);
@@ -50,7 +75,9 @@ async function publishWithNeighbour(task: string, events: EventSpec[]): Promise<
 }
 
 async function lettersOf(streamSeq: number) {
-  return (await pipeline.client.deadLetters()).filter((l) => l.header(DEAD_LETTER_HEADERS.streamSeq) === String(streamSeq));
+  return (await pipeline.client.deadLetters()).filter(
+    (l) => l.header(DEAD_LETTER_HEADERS.streamSeq) === String(streamSeq),
+  );
 }
 
 /** The one dead letter of the message: its reason, record index, company, and the single record it carries. */
@@ -90,7 +117,11 @@ describe('poison records', () => {
 
   it('scalars near the largest double are summarised without overflow (nothing to dead-letter)', async () => {
     const task = unique('t');
-    const first = await publishWithNeighbour(task, [scalar(task, 'loss', 1, 1e308), scalar(task, 'loss', 2, 1e308), scalar(task, 'acc', 1, 0.5)]);
+    const first = await publishWithNeighbour(task, [
+      scalar(task, 'loss', 1, 1e308),
+      scalar(task, 'loss', 2, 1e308),
+      scalar(task, 'acc', 1, 0.5),
+    ]);
     const second = await publishWithNeighbour(task, [scalar(task, 'loss', 3, 1e308), scalar(task, 'loss', 4, -1e308)]);
     expect(await pipeline.client.count('scalar', task)).toBe(5);
     const loss = await lastMetric(task, 'loss');
@@ -118,7 +149,11 @@ describe('poison records', () => {
     const task = unique('t');
     await pipeline.client.redis.hSet(pipeline.client.keys.logSegment(task, 0), 'x', '1');
     const before = await deadLetterCount('redis_wrongtype');
-    const seq = await publishWithNeighbour(task, [scalar(task, 'loss', 1, 0.5), log(task, 1_000, 'poison'), scalar(task, 'loss', 2, 0.75)]);
+    const seq = await publishWithNeighbour(task, [
+      scalar(task, 'loss', 1, 0.5),
+      log(task, 1_000, 'poison'),
+      scalar(task, 'loss', 2, 0.75),
+    ]);
     expect(await pipeline.client.count('scalar', task)).toBe(2);
     expect(await lastMetric(task, 'loss')).toMatchObject({ value: 0.75, count: 2 });
     await expectOneLetter(seq, 'redis_wrongtype', 1, 'L');
@@ -146,9 +181,19 @@ describe('poison records', () => {
   it('a summary record of the wrong shape is dead-lettered alone (undecodable)', async () => {
     const task = unique('t');
     const before = await deadLetterCount('undecodable');
-    const bad = summaryRecord({ c: COMPANY, n: 't', e: task, u: 'u', at: 1, scalars: [{ metric: 'loss', variant: 'v', value: null } as never], listing: [] });
+    const bad = summaryRecord({
+      c: COMPANY,
+      n: 't',
+      e: task,
+      u: 'u',
+      at: 1,
+      scalars: [{ metric: 'loss', variant: 'v', value: null } as never],
+      listing: [],
+    });
     const good = scalarRecord(task, 'loss', 'v', 1, 0.5, { company: COMPANY });
-    const seq = await pipeline.client.publish(task, [good, bad, logRecord(task, 1_000, 'kept', {}, COMPANY)], { headers: { k: 'ev', v: '1' } });
+    const seq = await pipeline.client.publish(task, [good, bad, logRecord(task, 1_000, 'kept', {}, COMPANY)], {
+      headers: { k: 'ev', v: '1' },
+    });
     const neighbour = neighbourOf(task);
     await pipeline.client.publishRequest(OTHER_COMPANY, [scalar(neighbour, 'loss', 1, 0.25)]);
     await pipeline.client.drained();
@@ -163,7 +208,9 @@ describe('poison records', () => {
 
   it('a message of an unknown wire version is dead-lettered whole, and none of its records is stored', async () => {
     const task = unique('t');
-    const seq = await pipeline.client.publish(task, [scalarRecord(task, 'loss', 'v', 1, 0.5, { company: COMPANY })], { headers: { k: 'ev', v: '99' } });
+    const seq = await pipeline.client.publish(task, [scalarRecord(task, 'loss', 'v', 1, 0.5, { company: COMPANY })], {
+      headers: { k: 'ev', v: '99' },
+    });
     const neighbour = neighbourOf(task);
     await pipeline.client.publishRequest(OTHER_COMPANY, [scalar(neighbour, 'loss', 1, 0.25)]);
     await pipeline.client.drained();

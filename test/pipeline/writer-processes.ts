@@ -21,7 +21,12 @@ export class WriterProcess {
   ) {}
 
   /** Starts a writer (resolves once its /ready answers 200) with the harness environment and `extra` on top. */
-  static async start(name: string, env: Record<string, string>, dataDir: string, extra: Record<string, string> = {}): Promise<WriterProcess> {
+  static async start(
+    name: string,
+    env: Record<string, string>,
+    dataDir: string,
+    extra: Record<string, string> = {},
+  ): Promise<WriterProcess> {
     const port = await findFreePort();
     const processEnv = {
       ...env,
@@ -46,7 +51,9 @@ export class WriterProcess {
   /** Partitions it consumes now (its clearml_writer_partitions_owned gauge). */
   async owned(): Promise<number> {
     const response = await fetch(`${this.process.baseUrl}/metrics`, { signal: AbortSignal.timeout(5_000) });
-    const sample = parsePrometheusText(await response.text()).samples.find((s) => s.name === 'clearml_writer_partitions_owned');
+    const sample = parsePrometheusText(await response.text()).samples.find(
+      (s) => s.name === 'clearml_writer_partitions_owned',
+    );
     return sample?.value ?? 0;
   }
 

@@ -38,7 +38,11 @@ async function startRedis(extra: string[]): Promise<RedisNode> {
   const dir = await mkdtemp(join(tmpdir(), 'redis-replica-test-'));
   dirs.push(dir);
   const port = await findFreePort();
-  const child = spawn(findBinary('redis-server') ?? 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...extra], { stdio: 'ignore' });
+  const child = spawn(
+    findBinary('redis-server') ?? 'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...extra],
+    { stdio: 'ignore' },
+  );
   const client = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: () => 100 } });
   client.on('error', () => undefined);
   const node = { port, child, client };
@@ -54,18 +58,29 @@ async function startRedis(extra: string[]): Promise<RedisNode> {
   return node;
 }
 
-const connectedReplicas = async () => Number(/^connected_slaves:(\d+)/m.exec(await master.client.info('replication'))?.[1] ?? 0);
+const connectedReplicas = async () =>
+  Number(/^connected_slaves:(\d+)/m.exec(await master.client.info('replication'))?.[1] ?? 0);
 
 async function failedWaits(): Promise<number> {
-  const metric = await harness.service.services.metrics.getSingleMetric('clearml_writer_replica_waits_failed_total')?.get();
+  const metric = await harness.service.services.metrics
+    .getSingleMetric('clearml_writer_replica_waits_failed_total')
+    ?.get();
   return metric?.values.reduce((sum, v) => sum + v.value, 0) ?? 0;
 }
 
 beforeAll(async () => {
   master = await startRedis([]);
   replica = await startRedis(['--replicaof', '127.0.0.1', String(master.port)]);
-  await eventually(async () => (await connectedReplicas()) === 1 && /^master_link_status:up/m.test(await replica.client.info('replication')), undefined, { timeoutMs: 15_000 });
-  harness = await startHarness({ target: 'writer', env: { REDIS_URL: `redis://127.0.0.1:${master.port}`, REDIS_WAIT_TIMEOUT_MS: '300' } });
+  await eventually(
+    async () =>
+      (await connectedReplicas()) === 1 && /^master_link_status:up/m.test(await replica.client.info('replication')),
+    undefined,
+    { timeoutMs: 15_000 },
+  );
+  harness = await startHarness({
+    target: 'writer',
+    env: { REDIS_URL: `redis://127.0.0.1:${master.port}`, REDIS_WAIT_TIMEOUT_MS: '300' },
+  });
   pipeline = await PipelineClient.open(harness.config);
 });
 
@@ -81,7 +96,13 @@ afterAll(async () => {
 });
 
 const COMPANY = 'replicated-co';
-const log = (entity: string, timestamp: number, msg: string): EventSpec => ({ type: 'log', entity, timestamp, msg, level: 'info' });
+const log = (entity: string, timestamp: number, msg: string): EventSpec => ({
+  type: 'log',
+  entity,
+  timestamp,
+  msg,
+  level: 'info',
+});
 
 describe('writer with a Redis replica (REDIS_WAIT_REPLICAS=auto)', () => {
   it('acknowledges a batch once its writes are on the replica', async () => {
@@ -99,11 +120,17 @@ describe('writer with a Redis replica (REDIS_WAIT_REPLICAS=auto)', () => {
     const before = await failedWaits();
     replica.child.kill('SIGSTOP');
     try {
-      await pipeline.publishRequest(COMPANY, [log(task, 2_000, 'while the replica sleeps'), { type: 'training_stats_scalar', entity: task, metric: 'loss', variant: 'v', iter: 1, value: 0.5 }]);
+      await pipeline.publishRequest(COMPANY, [
+        log(task, 2_000, 'while the replica sleeps'),
+        { type: 'training_stats_scalar', entity: task, metric: 'loss', variant: 'v', iter: 1, value: 0.5 },
+      ]);
       // Barrier: a WAIT of this batch came back short.
       await eventually(async () => (await failedWaits()) > before, undefined, { timeoutMs: 15_000 });
       const partition = partitionOf('t', task, harness.config.NATS_PARTITIONS);
-      const consumer = await pipeline.jsm.consumers.info(streamName(harness.config.NATS_STREAM_PREFIX), consumerName(harness.config.NATS_STREAM_PREFIX, partition));
+      const consumer = await pipeline.jsm.consumers.info(
+        streamName(harness.config.NATS_STREAM_PREFIX),
+        consumerName(harness.config.NATS_STREAM_PREFIX, partition),
+      );
       expect(consumer.num_ack_pending + consumer.num_pending).toBeGreaterThan(0);
     } finally {
       replica.child.kill('SIGCONT');
@@ -111,13 +138,18 @@ describe('writer with a Redis replica (REDIS_WAIT_REPLICAS=auto)', () => {
     await pipeline.drained(60_000);
     expect((await pipeline.logEntries(task)).map((e) => e.event.msg)).toEqual(['while the replica sleeps']);
     expect(await replica.client.xLen(pipeline.keys.logSegment(task, 0))).toBe(1);
-    const lm = JSON.parse((await replica.client.hGet(pipeline.keys.lastMetrics(COMPANY, 't', task), JSON.stringify(['loss', 'v'])))!);
+    const lm = JSON.parse(
+      (await replica.client.hGet(pipeline.keys.lastMetrics(COMPANY, 't', task), JSON.stringify(['loss', 'v'])))!,
+    );
     expect(lm).toMatchObject({ value: 0.5, count: 1 });
   });
 
   it('uses a partition lease only once the replica has it: with the replica stopped, renewals on the master no longer extend the right to write, and fresh leases are given back', async () => {
     const ttlMs = 1_500;
-    const replication = new ReplicaSync(nodesOfClient(master.client), redisKeys('leases'), { replicas: 'auto', timeoutMs: 200 });
+    const replication = new ReplicaSync(nodesOfClient(master.client), redisKeys('leases'), {
+      replicas: 'auto',
+      timeoutMs: 200,
+    });
     const logger = createLogger({ level: 'silent', name: 'leases' });
     const owner = (keys: ReturnType<typeof writerKeys>, taken: number[]) =>
       new PartitionOwnership(

@@ -99,7 +99,8 @@ class SteadyLoad {
       headers: { 'content-type': 'application/json-lines' },
       rawBody: events.map((e) => JSON.stringify(e)).join('\n'),
     });
-    if (answer.status !== 200 || answer.body?.data?.added !== 3) throw new Error(`add_batch answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    if (answer.status !== 200 || answer.body?.data?.added !== 3)
+      throw new Error(`add_batch answered ${answer.status}: ${JSON.stringify(answer.body)}`);
     this.sent.set(task, k + 1);
   }
 }
@@ -111,78 +112,115 @@ async function ownedBy(list: WriterProcess[]): Promise<number[]> {
 /** Waits until the writers own exactly `shares` (in order); answers the ms it took. */
 async function untilShares(list: WriterProcess[], shares: number[], withinMs: number, what: string): Promise<number> {
   const started = Date.now();
-  await eventually(() => ownedBy(list), (owned) => owned.every((n, i) => n === shares[i]), { timeoutMs: withinMs, what: `${what}: partitions owned ${JSON.stringify(shares)}` });
+  await eventually(
+    () => ownedBy(list),
+    (owned) => owned.every((n, i) => n === shares[i]),
+    { timeoutMs: withinMs, what: `${what}: partitions owned ${JSON.stringify(shares)}` },
+  );
   return Date.now() - started;
 }
 
 describe('writer processes sharing the partitions', () => {
-  it('a third writer takes its share, a paused one loses its partitions and writes nothing more to them, a stopped one hands them back; no partition is ever written by two writers at once', { timeout: 240_000 }, async () => {
-    const [w1, w2] = await Promise.all([WriterProcess.start('w1', h.env, dataDir), WriterProcess.start('w2', h.env, dataDir)]);
-    writers.push(w1!, w2!);
-    await untilShares([w1!, w2!], [3, 3], 30_000, 'two writers share');
-    const load = new SteadyLoad(spreadTasks());
-    try {
-      // (a) A third writer (behind a slow InfluxDB, see (c)) takes its share within seconds.
-      const w3 = await WriterProcess.start('w3', h.env, dataDir, { INFLUX_URL: slow.url });
-      writers.push(w3);
-      const takeShareMs = await untilShares([w1!, w2!, w3], [2, 2, 2], MOVE_WITHIN_MS, 'a third writer joins');
-
-      // (c) Paused in the middle of a batch (its first write issued, the answer not yet read) past its lease TTL.
-      await eventually(() => w3.batches().length > 0 && slow.held > 0, undefined, { timeoutMs: 30_000, everyMs: 5 });
-      w3.process.signal('SIGSTOP');
-      const pausedAt = Date.now();
-      let resumedAt = 0;
-      let takeOverMs: number;
-      let lost: number[];
+  it(
+    'a third writer takes its share, a paused one loses its partitions and writes nothing more to them, a stopped one hands them back; no partition is ever written by two writers at once',
+    { timeout: 240_000 },
+    async () => {
+      const [w1, w2] = await Promise.all([
+        WriterProcess.start('w1', h.env, dataDir),
+        WriterProcess.start('w2', h.env, dataDir),
+      ]);
+      writers.push(w1!, w2!);
+      await untilShares([w1!, w2!], [3, 3], 30_000, 'two writers share');
+      const load = new SteadyLoad(spreadTasks());
       try {
-        takeOverMs = await untilShares([w1!, w2!], [3, 3], LEASE_TTL_MS + MOVE_WITHIN_MS, 'the others take over the paused writer');
-        lost = [...new Set(w3.batches().map((b) => b.partition))];
-        // The others have written to the paused writer's partitions before it wakes up.
-        await eventually(() => lost.every((p) => [...w1!.batches(), ...w2!.batches()].some((b) => b.partition === p && b.issuedFrom > pausedAt)), undefined, { timeoutMs: 30_000, everyMs: 200 });
+        // (a) A third writer (behind a slow InfluxDB, see (c)) takes its share within seconds.
+        const w3 = await WriterProcess.start('w3', h.env, dataDir, { INFLUX_URL: slow.url });
+        writers.push(w3);
+        const takeShareMs = await untilShares([w1!, w2!, w3], [2, 2, 2], MOVE_WITHIN_MS, 'a third writer joins');
+
+        // (c) Paused in the middle of a batch (its first write issued, the answer not yet read) past its lease TTL.
+        await eventually(() => w3.batches().length > 0 && slow.held > 0, undefined, { timeoutMs: 30_000, everyMs: 5 });
+        w3.process.signal('SIGSTOP');
+        const pausedAt = Date.now();
+        let resumedAt = 0;
+        let takeOverMs: number;
+        let lost: number[];
+        try {
+          takeOverMs = await untilShares(
+            [w1!, w2!],
+            [3, 3],
+            LEASE_TTL_MS + MOVE_WITHIN_MS,
+            'the others take over the paused writer',
+          );
+          lost = [...new Set(w3.batches().map((b) => b.partition))];
+          // The others have written to the paused writer's partitions before it wakes up.
+          await eventually(
+            () =>
+              lost.every((p) =>
+                [...w1!.batches(), ...w2!.batches()].some((b) => b.partition === p && b.issuedFrom > pausedAt),
+              ),
+            undefined,
+            { timeoutMs: 30_000, everyMs: 200 },
+          );
+        } finally {
+          w3.process.signal('SIGCONT');
+          resumedAt = Date.now();
+        }
+        const rejoinMs = await untilShares([w1!, w2!, w3], [2, 2, 2], MOVE_WITHIN_MS, 'the woken writer rejoins');
+
+        // (b) Stopped: its partitions go back to the others.
+        const stopping = Date.now();
+        await w1!.stop();
+        const exitMs = Date.now() - stopping;
+        await untilShares([w2!, w3], [3, 3], MOVE_WITHIN_MS, 'a stopped writer hands back');
+        const handBackMs = Date.now() - stopping;
+        await load.stop();
+        await c.drained(60_000);
+        console.log(
+          `writer scale-out: third writer took its share in ${takeShareMs} ms; paused writer's partitions taken over ${takeOverMs} ms after SIGSTOP (lease TTL ${LEASE_TTL_MS} ms); ` +
+            `woken writer rejoined in ${rejoinMs} ms; stopped writer exited ${exitMs} ms after SIGTERM, its partitions owned by the others ${handBackMs} ms after it; paused ${resumedAt - pausedAt} ms`,
+        );
+
+        const records = writers.flatMap((w) => w.batches());
+        // (c) The woken writer issued no store call for a batch it had begun before the pause...
+        const finishedAfterWaking = w3.batches().filter((b) => b.issuedFrom < pausedAt && b.issuedTo > pausedAt);
+        expect(finishedAfterWaking, 'batches the paused writer went on with after waking').toEqual([]);
+        // ...and the pause did catch it in the middle of one (the dangerous case was exercised).
+        expect(w3.batches().some((b) => b.outcome === 'abandoned' && b.issuedFrom < pausedAt)).toBe(true);
+
+        // (d) On each partition, the store calls of two writers were never issued in overlapping intervals.
+        expect(records.filter((r) => r.outcome === 'stored').length).toBeGreaterThan(50);
+        expect(overlappingBatches(records)).toEqual([]);
+
+        // Every event stored exactly once, in per-task order; the last report wins.
+        for (const task of load.tasks) {
+          const k = load.sent.get(task)!;
+          const expected = Array.from({ length: k }, (_, i) => `${task} ${i}`);
+          expect(
+            (await c.logEntries(task)).map((e) => e.event.msg),
+            `log of ${task}`,
+          ).toEqual(expected);
+          const points = await c.points('scalar', task);
+          const loss = points.filter((p) => p.m === encodeTagValue('loss'));
+          expect(
+            loss.map((p) => p.y).sort((a, b) => Number(a) - Number(b)),
+            `loss points of ${task}`,
+          ).toEqual(Array.from({ length: k }, (_, i) => i));
+          expect(
+            points.filter((p) => p.m === encodeTagValue('last')).map((p) => p.y),
+            `re-reported point of ${task}`,
+          ).toEqual([k - 1]);
+          const summary = JSON.parse(
+            (await c.redis.hGet(
+              c.keys.lastMetrics(h.credentials.a.company, 't', task),
+              JSON.stringify(['last', 'v']),
+            )) ?? '{}',
+          );
+          expect(summary, `last_metrics of ${task}`).toMatchObject({ value: k - 1, count: k });
+        }
       } finally {
-        w3.process.signal('SIGCONT');
-        resumedAt = Date.now();
+        await load.stop().catch(() => undefined);
       }
-      const rejoinMs = await untilShares([w1!, w2!, w3], [2, 2, 2], MOVE_WITHIN_MS, 'the woken writer rejoins');
-
-      // (b) Stopped: its partitions go back to the others.
-      const stopping = Date.now();
-      await w1!.stop();
-      const exitMs = Date.now() - stopping;
-      await untilShares([w2!, w3], [3, 3], MOVE_WITHIN_MS, 'a stopped writer hands back');
-      const handBackMs = Date.now() - stopping;
-      await load.stop();
-      await c.drained(60_000);
-      console.log(
-        `writer scale-out: third writer took its share in ${takeShareMs} ms; paused writer's partitions taken over ${takeOverMs} ms after SIGSTOP (lease TTL ${LEASE_TTL_MS} ms); ` +
-          `woken writer rejoined in ${rejoinMs} ms; stopped writer exited ${exitMs} ms after SIGTERM, its partitions owned by the others ${handBackMs} ms after it; paused ${resumedAt - pausedAt} ms`,
-      );
-
-      const records = writers.flatMap((w) => w.batches());
-      // (c) The woken writer issued no store call for a batch it had begun before the pause...
-      const finishedAfterWaking = w3.batches().filter((b) => b.issuedFrom < pausedAt && b.issuedTo > pausedAt);
-      expect(finishedAfterWaking, 'batches the paused writer went on with after waking').toEqual([]);
-      // ...and the pause did catch it in the middle of one (the dangerous case was exercised).
-      expect(w3.batches().some((b) => b.outcome === 'abandoned' && b.issuedFrom < pausedAt)).toBe(true);
-
-      // (d) On each partition, the store calls of two writers were never issued in overlapping intervals.
-      expect(records.filter((r) => r.outcome === 'stored').length).toBeGreaterThan(50);
-      expect(overlappingBatches(records)).toEqual([]);
-
-      // Every event stored exactly once, in per-task order; the last report wins.
-      for (const task of load.tasks) {
-        const k = load.sent.get(task)!;
-        const expected = Array.from({ length: k }, (_, i) => `${task} ${i}`);
-        expect((await c.logEntries(task)).map((e) => e.event.msg), `log of ${task}`).toEqual(expected);
-        const points = await c.points('scalar', task);
-        const loss = points.filter((p) => p.m === encodeTagValue('loss'));
-        expect(loss.map((p) => p.y).sort((a, b) => Number(a) - Number(b)), `loss points of ${task}`).toEqual(Array.from({ length: k }, (_, i) => i));
-        expect(points.filter((p) => p.m === encodeTagValue('last')).map((p) => p.y), `re-reported point of ${task}`).toEqual([k - 1]);
-        const summary = JSON.parse((await c.redis.hGet(c.keys.lastMetrics(h.credentials.a.company, 't', task), JSON.stringify(['last', 'v']))) ?? '{}');
-        expect(summary, `last_metrics of ${task}`).toMatchObject({ value: k - 1, count: k });
-      }
-    } finally {
-      await load.stop().catch(() => undefined);
-    }
-  });
+    },
+  );
 });

@@ -21,34 +21,55 @@ afterAll(() => h?.stop());
 async function raw(path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
   const response = await httpRequest(`${h.baseUrl}${path}`, init);
   const { text } = response;
-  return { status: response.status, text, json: text ? JSON.parse(text) : undefined, headers: asHeaders(response.headers) };
+  return {
+    status: response.status,
+    text,
+    json: text ? JSON.parse(text) : undefined,
+    headers: asHeaders(response.headers),
+  };
 }
 
 const auth = () => ({ authorization: `Bearer ${token}` });
 
 describe('path forms (§2.1)', () => {
-  it.each(['/test.echo', '/test.echo/', '/v2.23/test.echo', '/v2.5/test.echo/', '/v10/test.echo', '/v1.0/test.echo', '/v99.99/test.echo'])(
-    'accepts %s',
+  it.each([
+    '/test.echo',
+    '/test.echo/',
+    '/v2.23/test.echo',
+    '/v2.5/test.echo/',
+    '/v10/test.echo',
+    '/v1.0/test.echo',
+    '/v99.99/test.echo',
+  ])('accepts %s', async (path) => {
+    const r = await raw(path, { headers: auth() });
+    expect(r.status).toBe(200);
+    expect(r.json.meta.result_code).toBe(200);
+    expect(r.json.meta.endpoint.name).toBe('test.echo');
+  });
+
+  it.each(['/v2/test.echo', '/api/test.echo', '/test', '/t.echo', '/v2.3.1/test.echo', '/test.echo.more'])(
+    'rejects %s with 400/0',
     async (path) => {
       const r = await raw(path, { headers: auth() });
-      expect(r.status).toBe(200);
-      expect(r.json.meta.result_code).toBe(200);
-      expect(r.json.meta.endpoint.name).toBe('test.echo');
+      expect(r.status).toBe(400);
+      expect(r.json.meta).toMatchObject({
+        result_code: 400,
+        result_subcode: 0,
+        result_msg: `Invalid request path ${path}`,
+      });
+      expect(r.json.meta.endpoint).toEqual({ name: '', requested_version: 1.0, actual_version: null });
+      expect(r.text).toContain('"requested_version":1.0');
     },
   );
-
-  it.each(['/v2/test.echo', '/api/test.echo', '/test', '/t.echo', '/v2.3.1/test.echo', '/test.echo.more'])('rejects %s with 400/0', async (path) => {
-    const r = await raw(path, { headers: auth() });
-    expect(r.status).toBe(400);
-    expect(r.json.meta).toMatchObject({ result_code: 400, result_subcode: 0, result_msg: `Invalid request path ${path}` });
-    expect(r.json.meta.endpoint).toEqual({ name: '', requested_version: 1.0, actual_version: null });
-    expect(r.text).toContain('"requested_version":1.0');
-  });
 
   it('names are case-sensitive: Test.Echo is an unknown endpoint', async () => {
     const r = await raw('/Test.Echo', { headers: auth() });
     expect(r.status).toBe(404);
-    expect(r.json.meta).toMatchObject({ result_code: 404, result_subcode: 0, result_msg: 'Unable to find endpoint for name Test.Echo and version 2.31' });
+    expect(r.json.meta).toMatchObject({
+      result_code: 404,
+      result_subcode: 0,
+      result_msg: 'Unable to find endpoint for name Test.Echo and version 2.31',
+    });
     expect(r.json.meta.endpoint).toEqual({ name: 'Test.Echo', requested_version: '2.31', actual_version: null });
   });
 
@@ -78,7 +99,11 @@ describe('versions (§2.3)', () => {
     expect(old.status).toBe(200);
     expect(old.text).toContain('"requested_version":1.5,"actual_version":1.0');
     const current = await raw('/v2.20/test.served', { headers: auth() });
-    expect(current.json.meta.endpoint).toEqual({ name: 'test.served', requested_version: '2.20', actual_version: '2.9' });
+    expect(current.json.meta.endpoint).toEqual({
+      name: 'test.served',
+      requested_version: '2.20',
+      actual_version: '2.9',
+    });
   });
 
   it('without a version in the path the maximum 2.31 is requested', async () => {
@@ -89,13 +114,20 @@ describe('versions (§2.3)', () => {
 
 describe('methods (§2.2)', () => {
   it.each(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])('%s carries a JSON body', async (method) => {
-    const r = await raw('/test.echo', { method, headers: { ...auth(), 'content-type': 'application/json' }, body: '{"x": 1}' });
+    const r = await raw('/test.echo', {
+      method,
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: '{"x": 1}',
+    });
     expect(r.status).toBe(200);
     expect(r.json.data).toEqual({ received: { x: 1 } });
   });
 
   it('OPTIONS answers 200 with an empty body, no authentication, and credentialed CORS for a configured origin', async () => {
-    const r = await raw('/v2.23/test.echo', { method: 'OPTIONS', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' } });
+    const r = await raw('/v2.23/test.echo', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+    });
     expect(r.status).toBe(200);
     expect(r.text).toBe('');
     expect(r.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
@@ -111,21 +143,41 @@ describe('methods (§2.2)', () => {
 
 describe('processing order (§4)', () => {
   it('bad credentials and a malformed body answer 401', async () => {
-    const r = await raw('/test.echo', { method: 'POST', headers: { authorization: 'Bearer nope', 'content-type': 'application/json' }, body: '{bad' });
+    const r = await raw('/test.echo', {
+      method: 'POST',
+      headers: { authorization: 'Bearer nope', 'content-type': 'application/json' },
+      body: '{bad',
+    });
     expect(r.status).toBe(401);
   });
 
   it('a malformed body with valid credentials answers 400/0', async () => {
-    const r = await raw('/test.echo', { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: '{bad' });
+    const r = await raw('/test.echo', {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: '{bad',
+    });
     expect(r.status).toBe(400);
-    expect(r.json.meta).toMatchObject({ result_subcode: 0, result_msg: 'The browser (or proxy) sent a request that this server could not understand.' });
+    expect(r.json.meta).toMatchObject({
+      result_subcode: 0,
+      result_msg: 'The browser (or proxy) sent a request that this server could not understand.',
+    });
   });
 
   it('impersonation headers answer 400/6 naming the role', async () => {
-    for (const header of ['X-ClearML-Impersonate-As', 'X-ClearML-Act-As', 'X-Trains-Impersonate-As', 'X-Trains-Act-As']) {
+    for (const header of [
+      'X-ClearML-Impersonate-As',
+      'X-ClearML-Act-As',
+      'X-Trains-Impersonate-As',
+      'X-Trains-Act-As',
+    ]) {
       const r = await raw('/test.echo', { headers: { ...auth(), [header]: 'someone' } });
       expect(r.status).toBe(400);
-      expect(r.json.meta).toMatchObject({ result_code: 400, result_subcode: 6, result_msg: 'Impersonation error (impersonation not allowed): role=user' });
+      expect(r.json.meta).toMatchObject({
+        result_code: 400,
+        result_subcode: 6,
+        result_msg: 'Impersonation error (impersonation not allowed): role=user',
+      });
     }
   });
 

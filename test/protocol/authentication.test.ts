@@ -9,7 +9,11 @@ const SECRET = 'test-signing-secret-that-is-long-enough-0123456789';
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness({ target: 'query', env: { AUTH_SECRET: SECRET }, modules: { query: combineModules(queryTarget, echoTarget) } });
+  h = await startHarness({
+    target: 'query',
+    env: { AUTH_SECRET: SECRET },
+    modules: { query: combineModules(queryTarget, echoTarget) },
+  });
 });
 afterAll(() => h?.stop());
 
@@ -19,7 +23,8 @@ async function call(path: string, headers: Record<string, string> = {}) {
 }
 
 const decode = (token: string) => jwt.decode(token) as Record<string, any>;
-const basicOf = (user: string, secret: string) => `Basic ${Buffer.from(`${user}:${secret}`, 'latin1').toString('base64')}`;
+const basicOf = (user: string, secret: string) =>
+  `Basic ${Buffer.from(`${user}:${secret}`, 'latin1').toString('base64')}`;
 
 describe('auth.login (§7.3, §7.4)', () => {
   it('issues a token with the contract claims and sets the cookie', async () => {
@@ -40,13 +45,19 @@ describe('auth.login (§7.3, §7.4)', () => {
     expect(claims.session_id).toMatch(/^[0-9a-f]{32}$/);
     expect(claims.exp - claims.iat).toBe(2_592_000);
     expect(jwt.decode(r.json.data.token, { complete: true })?.header).toEqual({ alg: 'HS256', typ: 'JWT' });
-    expect(r.headers.get('set-cookie')).toBe(`clearml_token_basic=${r.json.data.token}; Max-Age=99999999999; Path=/; HttpOnly; SameSite=Lax`);
+    expect(r.headers.get('set-cookie')).toBe(
+      `clearml_token_basic=${r.json.data.token}; Max-Age=99999999999; Path=/; HttpOnly; SameSite=Lax`,
+    );
   });
 
   it('honours expiration_sec from the query string, 0 meaning the default', async () => {
-    const short = decode((await call('/auth.login?expiration_sec=600', { authorization: h.basic(h.credentials.a) })).json.data.token);
+    const short = decode(
+      (await call('/auth.login?expiration_sec=600', { authorization: h.basic(h.credentials.a) })).json.data.token,
+    );
     expect(short.exp - short.iat).toBe(600);
-    const zero = decode((await call('/auth.login?expiration_sec=0', { authorization: h.basic(h.credentials.a) })).json.data.token);
+    const zero = decode(
+      (await call('/auth.login?expiration_sec=0', { authorization: h.basic(h.credentials.a) })).json.data.token,
+    );
     expect(zero.exp - zero.iat).toBe(2_592_000);
   });
 
@@ -77,7 +88,10 @@ describe('presenting credentials (§7.2)', () => {
 
   it('accepts the clearml_token_basic cookie when there is no Authorization header (with the web UI client header)', async () => {
     const token = await h.login(h.credentials.a);
-    const r = await call('/test.identity', { cookie: `other=1; clearml_token_basic=${token}`, 'x-allegro-client': 'Webapp-2.0.0' });
+    const r = await call('/test.identity', {
+      cookie: `other=1; clearml_token_basic=${token}`,
+      'x-allegro-client': 'Webapp-2.0.0',
+    });
     expect(r.status).toBe(200);
     expect(r.json.data.company).toBe(h.credentials.a.company);
   });
@@ -86,10 +100,30 @@ describe('presenting credentials (§7.2)', () => {
     ['no credentials', {}, 20, 'Unauthorized (missing credentials)'],
     ['lower-case bearer', { authorization: 'bearer abc' }, 10, 'Unauthorized (bad authentication header type)'],
     ['unknown scheme', { authorization: 'Digest abc' }, 10, 'Unauthorized (bad authentication header type)'],
-    ['bad base64 padding', { authorization: 'Basic abc' }, 21, 'Unauthorized (malformed credentials) (Incorrect padding)'],
-    ['unknown access key', { authorization: 'Basic ' + Buffer.from('nobody:x').toString('base64') }, 22, 'Unauthorized (invalid credentials) (failed to locate provided credentials)'],
-    ['Basic without a colon', { authorization: 'Basic ' + Buffer.from('nobody').toString('base64') }, 22, 'Unauthorized (invalid credentials) (failed to locate provided credentials)'],
-    ['malformed token', { authorization: 'Bearer abc' }, 30, 'Invalid token (invalid jwt token): reason=Not enough segments'],
+    [
+      'bad base64 padding',
+      { authorization: 'Basic abc' },
+      21,
+      'Unauthorized (malformed credentials) (Incorrect padding)',
+    ],
+    [
+      'unknown access key',
+      { authorization: 'Basic ' + Buffer.from('nobody:x').toString('base64') },
+      22,
+      'Unauthorized (invalid credentials) (failed to locate provided credentials)',
+    ],
+    [
+      'Basic without a colon',
+      { authorization: 'Basic ' + Buffer.from('nobody').toString('base64') },
+      22,
+      'Unauthorized (invalid credentials) (failed to locate provided credentials)',
+    ],
+    [
+      'malformed token',
+      { authorization: 'Bearer abc' },
+      30,
+      'Invalid token (invalid jwt token): reason=Not enough segments',
+    ],
   ])('%s → 401', async (_what, headers, subcode, message) => {
     const r = await call('/test.echo', headers as Record<string, string>);
     expect(r.status).toBe(401);
@@ -102,27 +136,44 @@ describe('presenting credentials (§7.2)', () => {
   });
 
   it('splits Basic credentials at the first colon (secrets may contain one)', async () => {
-    const r = await call('/test.echo', { authorization: basicOf(h.credentials.a.access_key, `${h.credentials.a.secret_key}:extra`) });
+    const r = await call('/test.echo', {
+      authorization: basicOf(h.credentials.a.access_key, `${h.credentials.a.secret_key}:extra`),
+    });
     expect(r.json.meta.result_subcode).toBe(22);
   });
 });
 
 describe('token validation (§7.5)', () => {
   const now = () => Math.floor(Date.now() / 1000);
-  const claims = () => ({ identity: { user: h.credentials.a.user, company: h.credentials.a.company, role: 'user' }, iat: now(), exp: now() + 600 });
+  const claims = () => ({
+    identity: { user: h.credentials.a.user, company: h.credentials.a.company, role: 'user' },
+    iat: now(),
+    exp: now() + 600,
+  });
 
   it('accepts a token signed with the server secret', async () => {
-    const r = await call('/test.identity', { authorization: `Bearer ${jwt.sign(claims(), SECRET, { algorithm: 'HS256', noTimestamp: true })}` });
+    const r = await call('/test.identity', {
+      authorization: `Bearer ${jwt.sign(claims(), SECRET, { algorithm: 'HS256', noTimestamp: true })}`,
+    });
     expect(r.status).toBe(200);
   });
 
   it('rejects a tampered token (signature)', async () => {
     const token = await h.login(h.credentials.a);
     const [head, payload, signature] = token.split('.');
-    const forged = Buffer.from(JSON.stringify({ ...decode(token), identity: { user: 'x', company: h.credentials.b.company, role: 'user' } })).toString('base64url');
-    for (const bad of [`${head}.${forged}.${signature}`, jwt.sign(claims(), 'another-secret-of-sufficient-length-000000', { algorithm: 'HS256' })]) {
+    const forged = Buffer.from(
+      JSON.stringify({ ...decode(token), identity: { user: 'x', company: h.credentials.b.company, role: 'user' } }),
+    ).toString('base64url');
+    for (const bad of [
+      `${head}.${forged}.${signature}`,
+      jwt.sign(claims(), 'another-secret-of-sufficient-length-000000', { algorithm: 'HS256' }),
+    ]) {
       const r = await call('/test.echo', { authorization: `Bearer ${bad}` });
-      expect(r.json.meta).toMatchObject({ result_code: 401, result_subcode: 30, result_msg: 'Invalid token (invalid jwt token): reason=Signature verification failed' });
+      expect(r.json.meta).toMatchObject({
+        result_code: 401,
+        result_subcode: 30,
+        result_msg: 'Invalid token (invalid jwt token): reason=Signature verification failed',
+      });
     }
     expect(payload).toBeTruthy();
   });
@@ -135,9 +186,16 @@ describe('token validation (§7.5)', () => {
   });
 
   it('rejects an expired token', async () => {
-    const expired = jwt.sign({ ...claims(), iat: now() - 100, exp: now() - 1 }, SECRET, { algorithm: 'HS256', noTimestamp: true });
+    const expired = jwt.sign({ ...claims(), iat: now() - 100, exp: now() - 1 }, SECRET, {
+      algorithm: 'HS256',
+      noTimestamp: true,
+    });
     const r = await call('/test.echo', { authorization: `Bearer ${expired}` });
-    expect(r.json.meta).toMatchObject({ result_code: 401, result_subcode: 30, result_msg: 'Invalid token (invalid jwt token): reason=Signature has expired' });
+    expect(r.json.meta).toMatchObject({
+      result_code: 401,
+      result_subcode: 30,
+      result_msg: 'Invalid token (invalid jwt token): reason=Signature has expired',
+    });
   });
 
   it('rejects a valid signature without a usable identity', async () => {

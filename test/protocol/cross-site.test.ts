@@ -22,8 +22,16 @@ afterAll(async () => {
   await open?.stop();
 });
 
-async function send(base: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
-  const response = await httpRequest(`${base}${path}`, { method: init.method ?? 'GET', headers: init.headers, body: init.body });
+async function send(
+  base: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+) {
+  const response = await httpRequest(`${base}${path}`, {
+    method: init.method ?? 'GET',
+    headers: init.headers,
+    body: init.body,
+  });
   let json: any;
   try {
     json = JSON.parse(response.text);
@@ -37,13 +45,21 @@ const cookie = () => ({ cookie: `clearml_token_basic=${token}` });
 const webUi = () => ({ ...cookie(), 'x-allegro-client': 'Webapp-2.0.0-1', 'content-type': 'application/json' });
 
 async function createReport(): Promise<string> {
-  const r = await send(h.baseUrl, '/reports.create', { method: 'POST', headers: webUi(), body: JSON.stringify({ name: unique('cross-site ') }) });
+  const r = await send(h.baseUrl, '/reports.create', {
+    method: 'POST',
+    headers: webUi(),
+    body: JSON.stringify({ name: unique('cross-site ') }),
+  });
   expect(r.status).toBe(200);
   return r.json.data.id as string;
 }
 
 async function reportExists(id: string): Promise<boolean> {
-  const r = await send(h.baseUrl, '/reports.get_all_ex', { method: 'POST', headers: webUi(), body: JSON.stringify({ id: [id], only_fields: ['id'] }) });
+  const r = await send(h.baseUrl, '/reports.get_all_ex', {
+    method: 'POST',
+    headers: webUi(),
+    body: JSON.stringify({ id: [id], only_fields: ['id'] }),
+  });
   return r.json.data.tasks.length === 1;
 }
 
@@ -63,7 +79,11 @@ describe('CORS', () => {
     const preflight = (origin: string) =>
       send(h.baseUrl, '/v2.23/reports.delete', {
         method: 'OPTIONS',
-        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-allegro-client' },
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type,x-allegro-client',
+        },
       });
     const allowed = await preflight(UI);
     expect(allowed.status).toBe(200);
@@ -78,7 +98,10 @@ describe('CORS', () => {
   });
 
   it('CORS_ALLOWED_ORIGINS=* echoes any origin (the contract literally)', async () => {
-    const r = await send(open.baseUrl, '/reports.get_tags', { method: 'OPTIONS', headers: { origin: EVIL, 'access-control-request-method': 'POST' } });
+    const r = await send(open.baseUrl, '/reports.get_tags', {
+      method: 'OPTIONS',
+      headers: { origin: EVIL, 'access-control-request-method': 'POST' },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get('access-control-allow-origin')).toBe(EVIL);
   });
@@ -90,13 +113,25 @@ describe('cookie-authenticated calls', () => {
     // What a top-level navigation sends: GET, query string, the Lax cookie, nothing else.
     const link = await send(h.baseUrl, `/reports.delete?task=${id}&force=true`, { headers: cookie() });
     expect(link.status).toBe(403);
-    expect(link.json.meta).toMatchObject({ result_code: 403, result_subcode: 0, result_msg: 'Forbidden (cookie-authenticated call without a client header)' });
+    expect(link.json.meta).toMatchObject({
+      result_code: 403,
+      result_subcode: 0,
+      result_msg: 'Forbidden (cookie-authenticated call without a client header)',
+    });
     // A cross-site form post: text/plain with a JSON body.
-    const form = await send(h.baseUrl, '/reports.delete', { method: 'POST', headers: { ...cookie(), 'content-type': 'text/plain' }, body: JSON.stringify({ task: id, force: true }) });
+    const form = await send(h.baseUrl, '/reports.delete', {
+      method: 'POST',
+      headers: { ...cookie(), 'content-type': 'text/plain' },
+      body: JSON.stringify({ task: id, force: true }),
+    });
     expect(form.status).toBe(403);
     expect(await reportExists(id)).toBe(true);
     // The web UI sends its client header: the same call works.
-    const ui = await send(h.baseUrl, '/reports.delete', { method: 'POST', headers: webUi(), body: JSON.stringify({ task: id, force: true }) });
+    const ui = await send(h.baseUrl, '/reports.delete', {
+      method: 'POST',
+      headers: webUi(),
+      body: JSON.stringify({ task: id, force: true }),
+    });
     expect(ui.status).toBe(200);
     expect(await reportExists(id)).toBe(false);
   });
@@ -121,14 +156,20 @@ describe('cookie-authenticated calls', () => {
     const names = h.service.registry.names();
     expect(names).toEqual(expect.arrayContaining(writes));
     for (const name of names) {
-      const r = await send(h.baseUrl, `/v2.23/${name}`, { method: 'POST', headers: { ...cookie(), 'content-type': 'application/json' }, body: '{}' });
+      const r = await send(h.baseUrl, `/v2.23/${name}`, {
+        method: 'POST',
+        headers: { ...cookie(), 'content-type': 'application/json' },
+        body: '{}',
+      });
       if (writes.includes(name)) expect(r.json.meta, name).toMatchObject({ result_code: 403, result_subcode: 0 });
       else expect(r.status, `${name}: ${r.text.slice(0, 200)}`).not.toBe(403);
     }
   });
 
   it('the web UI log download (a plain browser link) still works', async () => {
-    const r = await send(h.baseUrl, `/events.download_task_log?line_type=text&task=${unique('t')}`, { headers: cookie() });
+    const r = await send(h.baseUrl, `/events.download_task_log?line_type=text&task=${unique('t')}`, {
+      headers: cookie(),
+    });
     expect(r.status).not.toBe(403);
   });
 
@@ -142,7 +183,11 @@ describe('cookie-authenticated calls', () => {
   });
 
   it('a blank client header does not count', async () => {
-    const r = await send(h.baseUrl, '/reports.create', { method: 'POST', headers: { ...cookie(), 'x-allegro-client': ' ', 'content-type': 'application/json' }, body: '{"name": "blank header"}' });
+    const r = await send(h.baseUrl, '/reports.create', {
+      method: 'POST',
+      headers: { ...cookie(), 'x-allegro-client': ' ', 'content-type': 'application/json' },
+      body: '{"name": "blank header"}',
+    });
     expect(r.status).toBe(403);
   });
 });

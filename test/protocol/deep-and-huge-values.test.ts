@@ -41,7 +41,8 @@ const nestedList = (levels: number, leaf = '1') => `${'['.repeat(levels)}${leaf}
 
 /** The request fields an operation declares (its zod object shape), plus names most operations read. */
 function fieldsOf(operation: Operation): string[] {
-  const shape = operation.kind === 'json' ? (operation.request as { shape?: Record<string, unknown> }).shape : undefined;
+  const shape =
+    operation.kind === 'json' ? (operation.request as { shape?: Record<string, unknown> }).shape : undefined;
   return [...new Set([...Object.keys(shape ?? {}), 'task', 'tasks', 'id', 'metrics', 'filters'])];
 }
 
@@ -102,7 +103,9 @@ describe('huge values', () => {
     const huge = 'x'.repeat(60 * 1024 * 1024);
     const r = await send('auth.login', JSON.stringify({ expiration_sec: huge }));
     expect(r.json.meta).toMatchObject({ result_code: 400, result_subcode: 12 });
-    expect(r.json.meta.result_msg).toMatch(/^Validation error \(invalid literal for int\(\) with base 10: 'x+\.\.\.'\)$/);
+    expect(r.json.meta.result_msg).toMatch(
+      /^Validation error \(invalid literal for int\(\) with base 10: 'x+\.\.\.'\)$/,
+    );
     expect(r.text.length).toBeLessThan(MAX_MESSAGE_CHARS + 1024);
   });
 

@@ -17,7 +17,12 @@ let token: string;
 beforeAll(async () => {
   h = await startHarness({
     target: 'all',
-    env: { HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_MS), HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_MS), HTTP_IDLE_TIMEOUT_MS: '60000', HTTP_KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_MS) },
+    env: {
+      HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_MS),
+      HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_MS),
+      HTTP_IDLE_TIMEOUT_MS: '60000',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_MS),
+    },
   });
   token = await h.login(h.credentials.a);
 });
@@ -65,7 +70,12 @@ function expect408(outcome: Outcome, withinMs: number): void {
   expect(outcome.closedAfterMs).toBeLessThan(withinMs + SLACK_MS);
   expect(outcome.answer).toMatch(/^HTTP\/1\.1 408 /);
   const body = JSON.parse(outcome.answer.slice(outcome.answer.indexOf('\r\n\r\n') + 4));
-  expect(body.meta).toMatchObject({ result_code: 408, result_subcode: 0, result_msg: 'Request timeout', error_stack: null });
+  expect(body.meta).toMatchObject({
+    result_code: 408,
+    result_subcode: 0,
+    result_msg: 'Request timeout',
+    error_stack: null,
+  });
 }
 
 async function stillServing(): Promise<void> {
@@ -73,7 +83,8 @@ async function stillServing(): Promise<void> {
   expect(r.status).toBe(200);
 }
 
-const head = (path: string, extra: string) => `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n${extra}`;
+const head = (path: string, extra: string) =>
+  `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n${extra}`;
 
 describe('HTTP timeouts', () => {
   it('headers that never end: 408 within HTTP_HEADERS_TIMEOUT_MS', async () => {
@@ -86,12 +97,23 @@ describe('HTTP timeouts', () => {
   });
 
   it('a buffered body that never arrives: 408 within HTTP_REQUEST_TIMEOUT_MS', async () => {
-    expect408(await stall(head('/reports.get_all_ex', 'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"only_fields": [')), REQUEST_MS);
+    expect408(
+      await stall(
+        head('/reports.get_all_ex', 'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"only_fields": ['),
+      ),
+      REQUEST_MS,
+    );
     await stillServing();
   });
 
   it('a buffered body trickled byte by byte is still cut at HTTP_REQUEST_TIMEOUT_MS', async () => {
-    expect408(await stall(head('/reports.get_all_ex', 'Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"a": "'), 100), REQUEST_MS);
+    expect408(
+      await stall(
+        head('/reports.get_all_ex', 'Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"a": "'),
+        100,
+      ),
+      REQUEST_MS,
+    );
   });
 
   it('the streamed events.add_batch body that stalls ends too, and ingest goes on', async () => {
@@ -109,7 +131,9 @@ describe('HTTP timeouts', () => {
   });
 
   it('an idle keep-alive connection is closed after HTTP_KEEP_ALIVE_TIMEOUT_MS', async () => {
-    const outcome = await stall(head('/reports.get_tags', 'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}'));
+    const outcome = await stall(
+      head('/reports.get_tags', 'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}'),
+    );
     expect(outcome.answer).toMatch(/^HTTP\/1\.1 200 /);
     expect(outcome.closedAfterMs).toBeLessThan(KEEP_ALIVE_MS + SLACK_MS);
   });
@@ -119,12 +143,18 @@ describe('requests that never become a call', () => {
   it('headers over the 16 KiB limit: an enveloped 431, then the connection closes', async () => {
     const outcome = await stall(`GET /reports.get_tags HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`);
     expect(outcome.answer).toMatch(/^HTTP\/1\.1 431 /);
-    expect(JSON.parse(outcome.answer.slice(outcome.answer.indexOf('\r\n\r\n') + 4)).meta).toMatchObject({ result_code: 431, result_subcode: 0 });
+    expect(JSON.parse(outcome.answer.slice(outcome.answer.indexOf('\r\n\r\n') + 4)).meta).toMatchObject({
+      result_code: 431,
+      result_subcode: 0,
+    });
   });
 
   it('malformed HTTP: an enveloped 400/0', async () => {
     const outcome = await stall('BREW /reports.get_tags HTCPCP/1.0\r\n\r\n');
     expect(outcome.answer).toMatch(/^HTTP\/1\.1 400 /);
-    expect(JSON.parse(outcome.answer.slice(outcome.answer.indexOf('\r\n\r\n') + 4)).meta).toMatchObject({ result_code: 400, result_subcode: 0 });
+    expect(JSON.parse(outcome.answer.slice(outcome.answer.indexOf('\r\n\r\n') + 4)).meta).toMatchObject({
+      result_code: 400,
+      result_subcode: 0,
+    });
   });
 });

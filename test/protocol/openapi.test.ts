@@ -15,10 +15,15 @@ type Document = { openapi: string; paths: Record<string, Record<string, any>>; c
 async function fetchDocument(h: Harness): Promise<{ status: number; type: string | null; doc: Document }> {
   // No credentials: the description is public.
   const response = await fetch(`${h.baseUrl}/openapi.json`);
-  return { status: response.status, type: response.headers.get('content-type'), doc: (await response.json()) as Document };
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    doc: (await response.json()) as Document,
+  };
 }
 
-const requestSchemaOf = (doc: Document, name: string): Schema | undefined => doc.paths[`/${name}`]?.post?.requestBody?.content?.['application/json']?.schema;
+const requestSchemaOf = (doc: Document, name: string): Schema | undefined =>
+  doc.paths[`/${name}`]?.post?.requestBody?.content?.['application/json']?.schema;
 
 /**
  * The smallest request the schema describes: required members only, each
@@ -27,7 +32,8 @@ const requestSchemaOf = (doc: Document, name: string): Schema | undefined => doc
  */
 function exampleOf(schema: Schema, given: Record<string, unknown>, name = ''): unknown {
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
-  if (name in given && (type === 'array' ? Array.isArray(given[name]) : typeof given[name] === type)) return given[name];
+  if (name in given && (type === 'array' ? Array.isArray(given[name]) : typeof given[name] === type))
+    return given[name];
   if (schema.default !== undefined) return schema.default;
   if (schema.enum) return schema.enum[0];
   if (schema.anyOf && type === undefined) return exampleOf(schema.anyOf[0], given, name);
@@ -35,10 +41,14 @@ function exampleOf(schema: Schema, given: Record<string, unknown>, name = ''): u
     case 'object': {
       // An object-level anyOf names alternative required members (tasks or task): the first is sent.
       const required = [...(schema.required ?? []), ...(schema.anyOf?.[0]?.required ?? [])];
-      return Object.fromEntries(required.map((member: string) => [member, exampleOf(schema.properties[member], given, member)]));
+      return Object.fromEntries(
+        required.map((member: string) => [member, exampleOf(schema.properties[member], given, member)]),
+      );
     }
     case 'array':
-      return Array.from({ length: Math.max(1, schema.minItems ?? 0) }, () => exampleOf(schema.items ?? {}, given, name));
+      return Array.from({ length: Math.max(1, schema.minItems ?? 0) }, () =>
+        exampleOf(schema.items ?? {}, given, name),
+      );
     case 'integer':
       return schema.minimum ?? 1;
     case 'boolean':
@@ -82,10 +92,24 @@ describe('the all target', () => {
   it('describes every registered operation and the service routes', () => {
     const names = h.service.registry.names();
     expect(names.length).toBeGreaterThan(30);
-    expect(names).toEqual(expect.arrayContaining(['auth.login', 'events.add', 'events.add_batch', 'events.get_task_log', 'reports.create', 'reports.get_all_ex']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'auth.login',
+        'events.add',
+        'events.add_batch',
+        'events.get_task_log',
+        'reports.create',
+        'reports.get_all_ex',
+      ]),
+    );
     for (const name of names) expect(doc.paths[`/${name}`]?.post?.operationId, name).toBe(name);
-    for (const route of ['/health', '/ready', '/metrics', '/openapi.json']) expect(doc.paths[route]?.get?.security, route).toEqual([]);
-    expect(Object.keys(doc.paths).filter((p) => p.includes('.') && p !== '/openapi.json').sort()).toEqual(names.map((n) => `/${n}`).sort());
+    for (const route of ['/health', '/ready', '/metrics', '/openapi.json'])
+      expect(doc.paths[route]?.get?.security, route).toEqual([]);
+    expect(
+      Object.keys(doc.paths)
+        .filter((p) => p.includes('.') && p !== '/openapi.json')
+        .sort(),
+    ).toEqual(names.map((n) => `/${n}`).sort());
   });
 
   it('describes errors from the catalogue: every entry, with its codes, under its HTTP status', () => {
@@ -102,7 +126,9 @@ describe('the all target', () => {
       const entry = errorCatalogue[e.id as keyof typeof errorCatalogue];
       expect([e.response, e.code, e.subcode]).toEqual([`Error${entry.http}`, entry.code, entry.subcode]);
     }
-    expect(doc.paths['/events.get_task_log']?.post.responses['401']).toEqual({ $ref: '#/components/responses/Error401' });
+    expect(doc.paths['/events.get_task_log']?.post.responses['401']).toEqual({
+      $ref: '#/components/responses/Error401',
+    });
   });
 
   it('states the security: Basic first for auth.login, bearer for the rest, none for the service routes', () => {
@@ -113,11 +139,22 @@ describe('the all target', () => {
 
   it('requests built from the document are accepted, and match the document', async () => {
     const task = unique('task-');
-    const added = await h.call('events.add', { type: 'training_stats_scalar', task, iter: 1, metric: 'loss', variant: 'total', value: 0.5 }, { token });
+    const added = await h.call(
+      'events.add',
+      { type: 'training_stats_scalar', task, iter: 1, metric: 'loss', variant: 'total', value: 0.5 },
+      { token },
+    );
     expect(added.body.meta.result_code).toBe(200);
     const given = { task, tasks: [task], metric: 'loss', variant: 'total', name: unique('report ') };
     const ajv = new Ajv2020({ strict: false });
-    for (const name of ['events.scalar_metrics_iter_histogram', 'events.get_task_log', 'events.get_task_metrics', 'events.multi_task_scalar_metrics_iter_histogram', 'reports.create', 'auth.login']) {
+    for (const name of [
+      'events.scalar_metrics_iter_histogram',
+      'events.get_task_log',
+      'events.get_task_metrics',
+      'events.multi_task_scalar_metrics_iter_histogram',
+      'reports.create',
+      'auth.login',
+    ]) {
       const schema = requestSchemaOf(doc, name)!;
       const example = exampleOf(schema, given);
       expect(ajv.validate(schema, example), `${name} ${JSON.stringify(ajv.errors)}`).toBe(true);
@@ -132,13 +169,16 @@ describe('the all target', () => {
     const given = { task, tasks: [task], model: task, metric: 'm', variant: 'v', name: unique('report ') };
     const refused: string[] = [];
     // Deletions last, so the task exists for every other call.
-    const names = h.service.registry.names().sort((a, b) => Number(a.includes('delete')) - Number(b.includes('delete')));
+    const names = h.service.registry
+      .names()
+      .sort((a, b) => Number(a.includes('delete')) - Number(b.includes('delete')));
     for (const name of names) {
       const schema = requestSchemaOf(doc, name);
       if (schema === undefined) continue;
       const answer = await h.call(name, exampleOf(schema, given), { token });
       const meta = answer.body?.meta;
-      if (meta !== undefined && meta.result_code === 400 && [11, 12].includes(meta.result_subcode)) refused.push(`${name}: ${meta.result_msg}`);
+      if (meta !== undefined && meta.result_code === 400 && [11, 12].includes(meta.result_subcode))
+        refused.push(`${name}: ${meta.result_msg}`);
     }
     expect(refused).toEqual([]);
   });
@@ -176,7 +216,10 @@ describe('a target serves the description of its own operations', () => {
   it('ingest: events.add and events.add_batch (its NDJSON body by media type), nothing of query', async () => {
     const { status, doc } = await fetchDocument(h);
     expect(status).toBe(200);
-    expect(Object.keys(doc.paths).filter((p) => p !== '/openapi.json' && p.includes('.'))).toEqual(['/events.add', '/events.add_batch']);
+    expect(Object.keys(doc.paths).filter((p) => p !== '/openapi.json' && p.includes('.'))).toEqual([
+      '/events.add',
+      '/events.add_batch',
+    ]);
     expect(Object.keys(doc.paths['/events.add_batch']?.post.requestBody.content).sort()).toEqual([
       'application/json',
       'application/json-lines',

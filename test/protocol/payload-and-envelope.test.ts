@@ -10,13 +10,21 @@ let h: Harness;
 let token: string;
 
 beforeAll(async () => {
-  h = await startHarness({ target: 'query', env: { MAX_BODY_BYTES: String(LIMIT) }, modules: { query: combineModules(queryTarget, echoTarget) } });
+  h = await startHarness({
+    target: 'query',
+    env: { MAX_BODY_BYTES: String(LIMIT) },
+    modules: { query: combineModules(queryTarget, echoTarget) },
+  });
   token = await h.login(h.credentials.a);
 });
 afterAll(() => h?.stop());
 
 async function echo(path: string, body?: string | Buffer, headers: Record<string, string> = {}, method = 'POST') {
-  const response = await httpRequest(`${h.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...headers }, body });
+  const response = await httpRequest(`${h.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...headers },
+    body,
+  });
   const { text } = response;
   let json: any;
   try {
@@ -41,7 +49,9 @@ describe('call data (§3.1)', () => {
 
   it('merges query parameters over the body with nesting, lists and conversions', async () => {
     const query = 'a.b=1&c=1.5&d=-5&e=1e3&f=True&g=FALSE&h=x&h=y&i[]=z&j=.5&k=10&over=query&s=true';
-    const r = await echo(`/test.echo?${query}`, '{"over": "body", "keep": 1, "a": {"z": 2}}', { 'content-type': 'application/json' });
+    const r = await echo(`/test.echo?${query}`, '{"over": "body", "keep": 1, "a": {"z": 2}}', {
+      'content-type': 'application/json',
+    });
     expect(r.json.data.received).toEqual({
       a: { b: 1, z: 2 },
       c: 1.5,
@@ -74,7 +84,11 @@ describe('body errors (§3.2)', () => {
   it('malformed JSON: 400/0', async () => {
     const r = await echo('/test.echo', '{"a": ', { 'content-type': 'application/json' });
     expect(r.status).toBe(400);
-    expect(r.json.meta).toMatchObject({ result_code: 400, result_subcode: 0, result_msg: 'The browser (or proxy) sent a request that this server could not understand.' });
+    expect(r.json.meta).toMatchObject({
+      result_code: 400,
+      result_subcode: 0,
+      result_msg: 'The browser (or proxy) sent a request that this server could not understand.',
+    });
   });
 
   it('JSON-lines line that is not JSON: 400/0', async () => {
@@ -94,26 +108,42 @@ describe('body errors (§3.2)', () => {
   ])('JSON-lines line %s that is not an object: 400/0 naming %s', async (line, kind) => {
     const r = await echo('/test.echo', `{"a": 1}\n${line}`, { 'content-type': 'application/json-lines' });
     expect(r.status).toBe(400);
-    expect(r.json.meta).toMatchObject({ result_subcode: 0, result_msg: `json lines must contain objects, found: ${kind}` });
+    expect(r.json.meta).toMatchObject({
+      result_subcode: 0,
+      result_msg: `json lines must contain objects, found: ${kind}`,
+    });
   });
 
   it.each(['[1, 2]', '"text"', '5', 'true', '-1'])('body %s that is not an object: 400/12', async (body) => {
     const r = await echo('/test.echo', body, { 'content-type': 'application/json' });
     expect(r.status).toBe(400);
-    expect(r.json.meta).toMatchObject({ result_code: 400, result_subcode: 12, result_msg: 'Validation error (request body must be a JSON object)' });
+    expect(r.json.meta).toMatchObject({
+      result_code: 400,
+      result_subcode: 12,
+      result_msg: 'Validation error (request body must be a JSON object)',
+    });
   });
 
   it('a compressed body: 415 with a plain-text answer', async () => {
-    const r = await echo('/test.echo', Buffer.from([0x1f, 0x8b, 0, 0]), { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+    const r = await echo('/test.echo', Buffer.from([0x1f, 0x8b, 0, 0]), {
+      'content-type': 'application/json',
+      'content-encoding': 'gzip',
+    });
     expect(r.status).toBe(415);
     expect(r.text).toBe('Content encoding is not supported (gzip)');
     expect(r.headers.get('content-type')).toMatch(/^text\/plain/);
   });
 
   it('a body over the limit: 413/0 naming the limit', async () => {
-    const r = await echo('/test.echo', JSON.stringify({ big: 'x'.repeat(LIMIT) }), { 'content-type': 'application/json' });
+    const r = await echo('/test.echo', JSON.stringify({ big: 'x'.repeat(LIMIT) }), {
+      'content-type': 'application/json',
+    });
     expect(r.status).toBe(413);
-    expect(r.json.meta).toMatchObject({ result_code: 413, result_subcode: 0, result_msg: `Request body too large (limit ${LIMIT} bytes)` });
+    expect(r.json.meta).toMatchObject({
+      result_code: 413,
+      result_subcode: 0,
+      result_msg: `Request body too large (limit ${LIMIT} bytes)`,
+    });
   });
 
   it('a chunked body crossing the limit without Content-Length: 413/0', async () => {
@@ -145,7 +175,10 @@ describe('request fields (§3.3, §3.4) through auth.login', () => {
     ['{"expiration_sec": 31536001}', 400, "Validation error ('31536001' is bigger than maximum ('31536000').)"],
     ['{"expiration_sec": -1}', 400, "Validation error ('-1' is lower than minimum ('0').)"],
   ])('auth.login %s → %i', async (body, status, message) => {
-    const r = await echo('/auth.login', body, { 'content-type': 'application/json', authorization: h.basic(h.credentials.a) });
+    const r = await echo('/auth.login', body, {
+      'content-type': 'application/json',
+      authorization: h.basic(h.credentials.a),
+    });
     expect(r.status).toBe(status);
     if (message) expect(r.json.meta).toMatchObject({ result_code: 400, result_subcode: 12, result_msg: message });
   });
@@ -158,7 +191,13 @@ describe('envelope (§5)', () => {
     expect(Object.keys(r.json.meta).sort()).toEqual(
       ['endpoint', 'error_data', 'error_stack', 'id', 'result_code', 'result_msg', 'result_subcode', 'trx'].sort(),
     );
-    expect(r.json.meta).toMatchObject({ result_code: 200, result_subcode: 0, result_msg: 'OK', error_stack: '', error_data: {} });
+    expect(r.json.meta).toMatchObject({
+      result_code: 200,
+      result_subcode: 0,
+      result_msg: 'OK',
+      error_stack: '',
+      error_data: {},
+    });
     expect(r.json.meta.id).toMatch(/^[0-9a-f]{32}$/);
     expect(r.json.meta.trx).toBe(r.json.meta.id);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
@@ -188,7 +227,11 @@ describe('envelope (§5)', () => {
 
 describe('streamed answers (docs/protocol.md, "Answers as bytes")', () => {
   const call = (body: object) =>
-    httpRequest(`${h.baseUrl}/test.stream`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    httpRequest(`${h.baseUrl}/test.stream`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   it('sends the envelope around the chunks, chunked', async () => {
     const response = await call({ parts: 3 });

@@ -85,12 +85,16 @@ describe('prototype keys in call data', () => {
 
   it('refused in a real operation (reports.get_all_ex) before it runs', async () => {
     expectRefused(await call('/reports.get_all_ex?__proto__.polluted=1', tokenB));
-    expectRefused(await call('/reports.get_all_ex', tokenB, { body: '{"filters": {"tags": {"__proto__": {"polluted": 1}}}}' }));
+    expectRefused(
+      await call('/reports.get_all_ex', tokenB, { body: '{"filters": {"tags": {"__proto__": {"polluted": 1}}}}' }),
+    );
     expectUnpolluted();
   });
 
   it('keeps ordinary keys that merely contain the words', async () => {
-    const r = await call('/test.echo?my__proto__=1&constructors=2&a.prototypes=3', tokenA, { body: '{"x_constructor": 4}' });
+    const r = await call('/test.echo?my__proto__=1&constructors=2&a.prototypes=3', tokenA, {
+      body: '{"x_constructor": 4}',
+    });
     expect(r.status).toBe(200);
     expect(r.json.data.received).toEqual({ my__proto__: 1, constructors: 2, a: { prototypes: 3 }, x_constructor: 4 });
   });

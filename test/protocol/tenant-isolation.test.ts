@@ -16,7 +16,11 @@ async function snapshotOfA(): Promise<unknown> {
   const log = await f.data('events.get_task_log', { task: victim, batch_size: 1000 });
   const latest = await f.data('events.get_task_latest_scalar_values', { task: victim });
   const metrics = await f.data('events.get_task_metrics', { tasks: [victim] });
-  const raw = await f.data('events.scalar_metrics_iter_raw', { task: victim, metric: { metric: 'loss', variants: ['train'] }, batch_size: 100 });
+  const raw = await f.data('events.scalar_metrics_iter_raw', {
+    task: victim,
+    metric: { metric: 'loss', variants: ['train'] },
+    batch_size: 100,
+  });
   return {
     log: log.events.map((e: any) => [e.msg, e.timestamp]),
     latest: latest.metrics,
@@ -28,7 +32,14 @@ async function snapshotOfA(): Promise<unknown> {
 beforeAll(async () => {
   f = await startServiceFixture({ worker: 'test-worker' });
   await f.add([
-    ...[1, 2, 3].map((iter) => ({ type: 'training_stats_scalar', task: victim, metric: 'loss', variant: 'train', iter, value: iter / 10 })),
+    ...[1, 2, 3].map((iter) => ({
+      type: 'training_stats_scalar',
+      task: victim,
+      metric: 'loss',
+      variant: 'train',
+      iter,
+      value: iter / 10,
+    })),
     ...[1, 2, 3].map((i) => ({ type: 'log', task: victim, msg: `secret line ${i}`, timestamp: 1_700_000_000_000 + i })),
   ]);
   await eventually(
@@ -42,7 +53,17 @@ afterAll(async () => {
 });
 
 describe('crafted ids of another company', () => {
-  const crafted = [`${victim}:lm`, `${victim}:mv`, `${victim}:1`, `${victim}:log`, `${victim}:logn`, `${victim}:n`, `${victim}}:lm`, `{t:${victim}}`, `${victim}%003alm`];
+  const crafted = [
+    `${victim}:lm`,
+    `${victim}:mv`,
+    `${victim}:1`,
+    `${victim}:log`,
+    `${victim}:logn`,
+    `${victim}:n`,
+    `${victim}}:lm`,
+    `{t:${victim}}`,
+    `${victim}%003alm`,
+  ];
 
   it("never read, change or stall company A's task", { timeout: 120_000 }, async () => {
     const before = await snapshotOfA();
@@ -51,7 +72,15 @@ describe('crafted ids of another company', () => {
     const events = crafted.flatMap((id) => [
       { type: 'log', task: id, msg: `from B to ${id}`, timestamp: 1_700_000_000_010 },
       { type: 'training_stats_scalar', task: id, metric: 'loss', variant: 'train', iter: 2, value: 999 },
-      { type: 'training_stats_scalar', task: id, model_event: true, metric: 'loss', variant: 'train', iter: 2, value: 999 },
+      {
+        type: 'training_stats_scalar',
+        task: id,
+        model_event: true,
+        metric: 'loss',
+        variant: 'train',
+        iter: 2,
+        value: 999,
+      },
     ]);
     const write = await f.h.call('events.add_batch', undefined, {
       token: f.tokenB,

@@ -22,7 +22,10 @@ describe('concurrent writes', () => {
     // The refused creates leave no id owned by the company without a record (ids are global).
     const owned: string[] = [];
     // (single-process pass only: a cluster client has no whole-keyspace scan)
-    for await (const keys of (f.redis as RedisSingleClient).scanIterator({ MATCH: f.keys.owner('t', '*').replace('%002a', '*'), COUNT: 1000 })) {
+    for await (const keys of (f.redis as RedisSingleClient).scanIterator({
+      MATCH: f.keys.owner('t', '*').replace('%002a', '*'),
+      COUNT: 1000,
+    })) {
       for (const key of keys) if ((await f.redis.get(key)) === f.companyA) owned.push(key);
     }
     const ids = owned.map((key) => /\{t:([^}]*)\}/.exec(key)![1]!);
@@ -42,7 +45,9 @@ describe('concurrent writes', () => {
 
   it('parallel creates and renames of one name mixed: one owner', async () => {
     const name = unique('mixed ');
-    const existing = await Promise.all(Array.from({ length: 5 }, async () => (await f.ok('reports.create', { name: unique('m ') })).id));
+    const existing = await Promise.all(
+      Array.from({ length: 5 }, async () => (await f.ok('reports.create', { name: unique('m ') })).id),
+    );
     const results = await Promise.all([
       ...existing.map((task) => f.call('reports.update', { task, name })),
       ...Array.from({ length: 5 }, () => f.call('reports.create', { name })),
@@ -67,9 +72,16 @@ describe('concurrent writes', () => {
     const base = unique('Churn ');
     const first = await f.ok('reports.create', { name: unique('c ') });
     const into = (await f.ok('reports.move', { task: first.id, project_name: base })).project_id;
-    const others = await Promise.all(Array.from({ length: 6 }, async () => (await f.ok('reports.create', { name: unique('c ') })).id));
-    await Promise.all([f.ok('reports.move', { task: first.id, project: null }), ...others.map((task) => f.ok('reports.move', { task, project_name: base }))]);
-    const projects = (await f.ok('reports.get_all_ex', { id: others, only_fields: ['project.name'] })).tasks.map((t: any) => t.project);
+    const others = await Promise.all(
+      Array.from({ length: 6 }, async () => (await f.ok('reports.create', { name: unique('c ') })).id),
+    );
+    await Promise.all([
+      f.ok('reports.move', { task: first.id, project: null }),
+      ...others.map((task) => f.ok('reports.move', { task, project_name: base })),
+    ]);
+    const projects = (await f.ok('reports.get_all_ex', { id: others, only_fields: ['project.name'] })).tasks.map(
+      (t: any) => t.project,
+    );
     for (const p of projects) {
       expect(p.name).toBe(`${base}/.reports`);
       expect(await f.redis.exists(f.keys.project(f.companyA, p.id))).toBe(1);
@@ -92,7 +104,13 @@ describe('two query processes on one Redis', () => {
         query: (s) => {
           const parts = queryTarget(s);
           if ((parts.operations ?? []).some((o) => o.name === 'reports.create')) return parts;
-          return { ...parts, operations: [...(parts.operations ?? []), ...reportsOperations(new QueryDeps(s.config, s.logger, s.stores, s.signingSecret))] };
+          return {
+            ...parts,
+            operations: [
+              ...(parts.operations ?? []),
+              ...reportsOperations(new QueryDeps(s.config, s.logger, s.stores, s.signingSecret)),
+            ],
+          };
         },
       },
     });
@@ -103,7 +121,9 @@ describe('two query processes on one Redis', () => {
       expect((await other('reports.get_all_ex', { tags: ['rw'] })).body.data.tasks).toEqual([]);
       for (let i = 0; i < 5; i++) {
         const { id } = await f.ok('reports.create', { name: unique('rw '), tags: ['rw'] });
-        const seen = (await other('reports.get_all_ex', { tags: ['rw'], only_fields: ['name'] })).body.data.tasks.map((t: any) => t.id);
+        const seen = (await other('reports.get_all_ex', { tags: ['rw'], only_fields: ['name'] })).body.data.tasks.map(
+          (t: any) => t.id,
+        );
         expect(seen).toContain(id);
         await f.ok('reports.update', { task: id, comment: `v${i}` });
         expect((await other('reports.get_all_ex', { id: [id] })).body.data.tasks[0].comment).toBe(`v${i}`);

@@ -15,19 +15,39 @@ afterAll(async () => f?.stop());
 describe('event-maintained report fields in get_all_ex', () => {
   it('are read at once once the writer stored them, with no stale window', async () => {
     const report = (await f.ok('reports.create', { name: unique('event fields ') })).id;
-    const listed = async () => (await f.ok('reports.get_all_ex', { id: [report], only_fields: ['last_iteration', 'last_metrics', 'last_update'] })).tasks[0];
+    const listed = async () =>
+      (
+        await f.ok('reports.get_all_ex', {
+          id: [report],
+          only_fields: ['last_iteration', 'last_metrics', 'last_update'],
+        })
+      ).tasks[0];
     // Warm the cache of the company: the rounds below read through it.
     expect((await listed()).last_iteration).toBeUndefined();
     for (let iter = 1; iter <= 5; iter++) {
-      expect((await addEvents(f, [{ type: 'training_stats_scalar', task: report, iter, metric: 'm', variant: 'v', value: iter * 10 }])).added).toBe(1);
+      expect(
+        (
+          await addEvents(f, [
+            { type: 'training_stats_scalar', task: report, iter, metric: 'm', variant: 'v', value: iter * 10 },
+          ])
+        ).added,
+      ).toBe(1);
       const stored = await eventually(
-        async () => (await f.ok('reports.get_task_data', { id: [report], only_fields: ['last_iteration', 'last_metrics', 'last_update'] })).tasks[0],
+        async () =>
+          (
+            await f.ok('reports.get_task_data', {
+              id: [report],
+              only_fields: ['last_iteration', 'last_metrics', 'last_update'],
+            })
+          ).tasks[0],
         (r: any) => r?.last_iteration === iter,
       );
       const read = await listed();
       expect(read.last_iteration).toBe(iter);
       expect(read.last_update).toBe(stored.last_update);
-      const [stats] = Object.values(read.last_metrics as Record<string, Record<string, any>>).flatMap((v) => Object.values(v));
+      const [stats] = Object.values(read.last_metrics as Record<string, Record<string, any>>).flatMap((v) =>
+        Object.values(v),
+      );
       expect(stats).toMatchObject({ metric: 'm', variant: 'v', value: iter * 10, count: iter });
     }
   });
@@ -35,7 +55,10 @@ describe('event-maintained report fields in get_all_ex', () => {
   it('a task receiving events leaves the report change log alone (no report read pays for task events)', async () => {
     const task = unique('plaintask');
     const before = await f.redis.get(f.keys.reportVersion(f.companyA));
-    expect((await addEvents(f, [{ type: 'training_stats_scalar', task, iter: 1, metric: 'm', variant: 'v', value: 1 }])).added).toBe(1);
+    expect(
+      (await addEvents(f, [{ type: 'training_stats_scalar', task, iter: 1, metric: 'm', variant: 'v', value: 1 }]))
+        .added,
+    ).toBe(1);
     // The barrier: the summary that would have logged a change is applied once the task shows it.
     await eventually(
       async () => (await f.ok('reports.get_task_data', { id: [task], only_fields: ['last_iteration'] })).tasks[0],

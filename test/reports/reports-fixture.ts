@@ -71,8 +71,19 @@ export async function seedPublicReport(f: ReportsFixture, fields: Record<string,
   const k = f.keys;
   const now = String(Date.now());
   const record: Record<string, string> = {
-    id, type: 'report', status: 'created', company: '', user: 'seed-user', tags: '[]', system_tags: '["hidden","reports"]',
-    report_assets: '[]', created: now, last_update: now, last_change: now, last_changed_by: 'seed-user', ...fields,
+    id,
+    type: 'report',
+    status: 'created',
+    company: '',
+    user: 'seed-user',
+    tags: '[]',
+    system_tags: '["hidden","reports"]',
+    report_assets: '[]',
+    created: now,
+    last_update: now,
+    last_change: now,
+    last_changed_by: 'seed-user',
+    ...fields,
   };
   await f.redis.hSet(k.task('', id), record);
   await f.redis.set(k.owner('t', id), '');
@@ -85,10 +96,26 @@ export async function seedPublicReport(f: ReportsFixture, fields: Record<string,
 }
 
 /** A public project record (company ""), e.g. to provoke 400/414 and 403/21. */
-export async function seedPublicProject(f: ReportsFixture, name: string, extra: Record<string, string> = {}): Promise<string> {
+export async function seedPublicProject(
+  f: ReportsFixture,
+  name: string,
+  extra: Record<string, string> = {},
+): Promise<string> {
   const id = unique('pubproj');
   const basename = name.split('/').at(-1)!;
-  await f.redis.hSet(f.keys.project('', id), { id, name, basename, company: '', user: 'seed-user', description: '', tags: '[]', system_tags: '[]', created: '0', last_update: '0', ...extra });
+  await f.redis.hSet(f.keys.project('', id), {
+    id,
+    name,
+    basename,
+    company: '',
+    user: 'seed-user',
+    description: '',
+    tags: '[]',
+    system_tags: '[]',
+    created: '0',
+    last_update: '0',
+    ...extra,
+  });
   await f.redis.hSet(f.keys.projectNames(''), name, id);
   await f.redis.incr(f.keys.projectVersion(''));
   return id;
@@ -100,8 +127,20 @@ export async function seedPublicTask(f: ReportsFixture, fields: Record<string, s
   const now = String(Date.now());
   await f.redis.set(f.keys.owner('t', id), '');
   await f.redis.hSet(f.keys.task('', id), {
-    id, company: '', user: 'seed-user', name: id, type: 'training', status: 'completed', created: now, last_update: now,
-    last_change: now, last_changed_by: 'seed-user', last_iteration: '0', tags: '[]', system_tags: '[]', ...fields,
+    id,
+    company: '',
+    user: 'seed-user',
+    name: id,
+    type: 'training',
+    status: 'completed',
+    created: now,
+    last_update: now,
+    last_change: now,
+    last_changed_by: 'seed-user',
+    last_iteration: '0',
+    tags: '[]',
+    system_tags: '[]',
+    ...fields,
   });
   await f.redis.sAdd(f.keys.companyTasks(''), id);
   return id;

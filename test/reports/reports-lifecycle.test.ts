@@ -2,7 +2,13 @@
 // §3.7, §3.8, §7): records, every rule and error code, idempotence, company isolation, public records.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unique } from '../harness/service-harness.js';
-import { addEvents, seedPublicProject, seedPublicReport, startReportsFixture, type ReportsFixture } from './reports-fixture.js';
+import {
+  addEvents,
+  seedPublicProject,
+  seedPublicReport,
+  startReportsFixture,
+  type ReportsFixture,
+} from './reports-fixture.js';
 
 let f: ReportsFixture;
 beforeAll(async () => {
@@ -44,7 +50,12 @@ describe('reports.create', () => {
   it('stores comment, report, report_assets and tags (sorted on output, duplicates kept)', async () => {
     const r = await create({ comment: 'c', report: '# R', report_assets: ['https://x/1.png'], tags: ['b', 'a', 'b'] });
     const rec = await record(r.id);
-    expect(rec).toMatchObject({ comment: 'c', report: '# R', report_assets: ['https://x/1.png'], tags: ['a', 'b', 'b'] });
+    expect(rec).toMatchObject({
+      comment: 'c',
+      report: '# R',
+      report_assets: ['https://x/1.png'],
+      tags: ['a', 'b', 'b'],
+    });
   });
 
   it('puts the report into <project>/.reports of a given project, and uses a .reports project directly', async () => {
@@ -61,7 +72,11 @@ describe('reports.create', () => {
     [{ name: null }, '400/12', 'Validation error (field is required!)'],
     [{ name: 5 }, '400/12', 'Validation error (value is wrong, expected type "str" 5)'],
     [{ name: '  Ab  ' }, '400/12', "Validation error (value 'ab' length is lower than allowed minimum '3'.)"],
-    [{ name: 'okay', tags: ['a', 1] }, '400/12', 'Validation error (all items must be instances of "str", and not "int".)'],
+    [
+      { name: 'okay', tags: ['a', 1] },
+      '400/12',
+      'Validation error (all items must be instances of "str", and not "int".)',
+    ],
     [{ name: 'okay', tags: 'a' }, '400/12', 'Validation error (value is wrong, expected type "list" \'a\')'],
     [{ name: 'okay', project: 'nope' }, '400/401', 'Invalid project id: id=nope'],
   ])('%j → %s', async (body, code, msg) => {
@@ -110,44 +125,67 @@ describe('reports.create', () => {
 });
 
 describe('finding the report (§2.1)', () => {
-  it.each(['reports.update', 'reports.publish', 'reports.archive', 'reports.unarchive', 'reports.delete', 'reports.move'])(
-    '%s: missing task, unknown id, other company, public record, non-report task',
-    async (op) => {
-      const extra = op === 'reports.move' ? { project: null } : {};
-      expect(await f.fail(op, { ...extra })).toEqual({ code: '400/12', msg: "Validation error (error for field 'task'. field is required!)" });
-      expect((await f.fail(op, { task: 5, ...extra })).code).toBe('400/12');
-      expect(await f.fail(op, { task: 'nope', ...extra })).toEqual({ code: '400/101', msg: `Invalid task id: id=nope, company=${f.companyA}` });
-      const foreign = await create({}, f.tokenB);
-      expect((await f.fail(op, { task: foreign.id, ...extra })).code).toBe('400/101');
-      const pub = await seedPublicReport(f, { name: unique('public ') });
-      expect(await f.fail(op, { task: pub, ...extra })).toEqual({
-        code: '403/21',
-        msg: `Forbidden (modification not allowed) (cannot modify public task(s), ids=('${pub}',))`,
-      });
-      const task = unique('task');
-      expect((await addEvents(f, [{ type: 'log', task, msg: 'x' }])).added).toBe(1);
-      expect(await f.fail(op, { task, ...extra })).toEqual({ code: '400/150', msg: `Passed task is not report: id=${task}` });
-    },
-  );
+  it.each([
+    'reports.update',
+    'reports.publish',
+    'reports.archive',
+    'reports.unarchive',
+    'reports.delete',
+    'reports.move',
+  ])('%s: missing task, unknown id, other company, public record, non-report task', async (op) => {
+    const extra = op === 'reports.move' ? { project: null } : {};
+    expect(await f.fail(op, { ...extra })).toEqual({
+      code: '400/12',
+      msg: "Validation error (error for field 'task'. field is required!)",
+    });
+    expect((await f.fail(op, { task: 5, ...extra })).code).toBe('400/12');
+    expect(await f.fail(op, { task: 'nope', ...extra })).toEqual({
+      code: '400/101',
+      msg: `Invalid task id: id=nope, company=${f.companyA}`,
+    });
+    const foreign = await create({}, f.tokenB);
+    expect((await f.fail(op, { task: foreign.id, ...extra })).code).toBe('400/101');
+    const pub = await seedPublicReport(f, { name: unique('public ') });
+    expect(await f.fail(op, { task: pub, ...extra })).toEqual({
+      code: '403/21',
+      msg: `Forbidden (modification not allowed) (cannot modify public task(s), ids=('${pub}',))`,
+    });
+    const task = unique('task');
+    expect((await addEvents(f, [{ type: 'log', task, msg: 'x' }])).added).toBe(1);
+    expect(await f.fail(op, { task, ...extra })).toEqual({
+      code: '400/150',
+      msg: `Passed task is not report: id=${task}`,
+    });
+  });
 });
 
 describe('reports.update', () => {
   it('answers updated 0 with nothing to change, and changes nothing', async () => {
     const r = await create();
     const before = await record(r.id);
-    expect(await f.ok('reports.update', { task: r.id, name: null, status: 'published' })).toEqual({ updated: 0, fields: {} });
+    expect(await f.ok('reports.update', { task: r.id, name: null, status: 'published' })).toEqual({
+      updated: 0,
+      fields: {},
+    });
     expect(await record(r.id)).toEqual(before);
   });
 
   it('echoes the values with tags sorted and report abbreviated (§3.2)', async () => {
     const r = await create();
     const long = `${'word '.repeat(30)}end`;
-    const data = await f.ok('reports.update', { task: r.id, tags: ['b', 'a'], report: '# Title\n\nSome   text', comment: '' });
+    const data = await f.ok('reports.update', {
+      task: r.id,
+      tags: ['b', 'a'],
+      report: '# Title\n\nSome   text',
+      comment: '',
+    });
     expect(data).toEqual({ updated: 1, fields: { tags: ['a', 'b'], report: '# Title Some text', comment: '' } });
     const abbreviated = (await f.ok('reports.update', { task: r.id, report: long })).fields.report as string;
     expect(abbreviated).toBe(`${'word '.repeat(19)}[...]`); // 19 words + ' [...]' = 100 characters
     expect((await f.ok('reports.update', { task: r.id, report: 'x'.repeat(120) })).fields.report).toBe('[...]');
-    expect((await f.ok('reports.update', { task: r.id, name: '  Spaced name ' })).fields).toEqual({ name: '  Spaced name ' });
+    expect((await f.ok('reports.update', { task: r.id, name: '  Spaced name ' })).fields).toEqual({
+      name: '  Spaced name ',
+    });
     expect((await record(r.id)).name).toBe('Spaced name');
   });
 
@@ -185,7 +223,10 @@ describe('reports.update', () => {
       msg: 'Invalid task status: expected=created, status=published',
     });
     expect((await f.fail('reports.update', { task: r.id, report_assets: [], comment: 'c' })).code).toBe('400/110');
-    expect((await f.ok('reports.update', { task: r.id, name: unique('new name '), tags: ['test'], comment: 'Yet another' })).updated).toBe(1);
+    expect(
+      (await f.ok('reports.update', { task: r.id, name: unique('new name '), tags: ['test'], comment: 'Yet another' }))
+        .updated,
+    ).toBe(1);
   });
 
   it('validates types and the name before finding the report', async () => {
@@ -217,7 +258,12 @@ describe('reports.publish, archive, unarchive', () => {
     expect(second.fields.published).not.toBe(first.fields.published);
     expect((await f.ok('reports.publish', { task: r.id, message: 5 })).fields.status_message).toBe('');
     const rec = await record(r.id);
-    expect(rec).toMatchObject({ status: 'published', status_reason: '', status_message: '', published: rec.status_changed });
+    expect(rec).toMatchObject({
+      status: 'published',
+      status_reason: '',
+      status_message: '',
+      published: rec.status_changed,
+    });
   });
 
   it('publish sets last_update on the report project', async () => {
@@ -237,11 +283,19 @@ describe('reports.publish, archive, unarchive', () => {
     expect(await f.ok('reports.archive', { task: r.id, message: 'bye' })).toEqual({ archived: 1 });
     expect(await f.ok('reports.archive', { task: r.id })).toEqual({ archived: 1 });
     const archived = await record(r.id);
-    expect(archived).toMatchObject({ status: 'published', system_tags: ['archived', 'hidden', 'reports'], status_message: '' });
+    expect(archived).toMatchObject({
+      status: 'published',
+      system_tags: ['archived', 'hidden', 'reports'],
+      status_message: '',
+    });
     expect(archived.last_update).toBe(before.last_update);
     expect(await f.ok('reports.unarchive', { task: r.id, comment: 'back' })).toEqual({ unarchived: 1 });
     expect(await f.ok('reports.unarchive', { task: r.id, comment: 'again' })).toEqual({ unarchived: 1 });
-    expect(await record(r.id)).toMatchObject({ system_tags: ['hidden', 'reports'], status_message: 'again', status_reason: '' });
+    expect(await record(r.id)).toMatchObject({
+      system_tags: ['hidden', 'reports'],
+      status_message: 'again',
+      status_reason: '',
+    });
   });
 });
 
@@ -249,7 +303,10 @@ describe('reports.delete', () => {
   it('deletes drafts and archived reports; published needs force (400/123); a second delete is 400/101', async () => {
     const draft = await create();
     expect(await f.ok('reports.delete', { task: draft.id })).toEqual({ deleted: 1 });
-    expect(await f.fail('reports.delete', { task: draft.id })).toEqual({ code: '400/101', msg: `Invalid task id: id=${draft.id}, company=${f.companyA}` });
+    expect(await f.fail('reports.delete', { task: draft.id })).toEqual({
+      code: '400/101',
+      msg: `Invalid task id: id=${draft.id}, company=${f.companyA}`,
+    });
 
     const published = await create();
     await f.ok('reports.publish', { task: published.id });
@@ -270,7 +327,10 @@ describe('reports.delete', () => {
   it('frees the name and the tags, unregisters the id, and removes the emptied .reports project', async () => {
     const name = unique('to delete ');
     const tag = unique('tag');
-    const r = await f.ok('reports.move', { task: (await create({ name, tags: [tag] })).id, project_name: unique('Lonely ') });
+    const r = await f.ok('reports.move', {
+      task: (await create({ name, tags: [tag] })).id,
+      project_name: unique('Lonely '),
+    });
     const id = (await f.ok('reports.get_all_ex', { name: `^${name}$` })).tasks[0].id;
     expect((await f.ok('reports.get_tags', {})).tags).toContain(tag);
     await f.ok('reports.delete', { task: id });
@@ -306,10 +366,21 @@ describe('reports.get_tags', () => {
 describe('publish locks the report for event writes (events.md §1.9)', () => {
   it('accepts events to a draft, refuses them once published unless allow_locked', async () => {
     const r = await create();
-    const event = (extra: Record<string, unknown> = {}) => ({ type: 'training_stats_scalar', task: r.id, iter: 1, metric: 'm', variant: 'v', value: 1, ...extra });
+    const event = (extra: Record<string, unknown> = {}) => ({
+      type: 'training_stats_scalar',
+      task: r.id,
+      iter: 1,
+      metric: 'm',
+      variant: 'v',
+      value: 1,
+      ...extra,
+    });
     expect(await addEvents(f, [event()])).toEqual({ added: 1, errors: 0, errors_info: {} });
     await f.ok('reports.publish', { task: r.id });
-    expect(await addEvents(f, [event()])).toEqual({ code: '400/131', error: `Events not added: Invalid task id ${r.id}=1` });
+    expect(await addEvents(f, [event()])).toEqual({
+      code: '400/131',
+      error: `Events not added: Invalid task id ${r.id}=1`,
+    });
     expect(await addEvents(f, [event(), { type: 'log', task: unique('t'), msg: 'x' }])).toEqual({
       added: 1,
       errors: 1,

@@ -43,7 +43,10 @@ describe('conditions', () => {
     [{ system_tags: ['__$not', 'archived'] }, ['Weekly alpha', 'Weekly beta', 'Monthly gamma', 'Daily delta']],
     [{ system_tags: ['archived'] }, ['Archived epsilon']],
     [{ filters: { tags: { any: { include: ['cv', null] } } } }, ['Monthly gamma', 'Daily delta']],
-    [{ filters: { tags: { all: { exclude: ['nlp', 'q2'] } }, system_tags: { all: { exclude: ['archived'] } } } }, ['Daily delta']],
+    [
+      { filters: { tags: { all: { exclude: ['nlp', 'q2'] } }, system_tags: { all: { exclude: ['archived'] } } } },
+      ['Daily delta'],
+    ],
     [{ status: ['published'] }, ['Monthly gamma']],
     [{ status: ['nonsense'] }, []],
     [{ name: '^Weekly' }, ['Weekly alpha', 'Weekly beta']],
@@ -62,7 +65,10 @@ describe('conditions', () => {
   });
 
   it('user, id, date-time and range conditions', async () => {
-    expect(await names({ user: [f.userA], id: [ids['Weekly beta'], ids['Daily delta']] })).toEqual(['Weekly beta', 'Daily delta']);
+    expect(await names({ user: [f.userA], id: [ids['Weekly beta'], ids['Daily delta']] })).toEqual([
+      'Weekly beta',
+      'Daily delta',
+    ]);
     expect(await names({ user: ['someone else'] })).toEqual([]);
     expect(await names({ status_changed: ['>=2000-01-01'] })).toEqual(['Monthly gamma']);
     expect(await names({ created: ['2000-01-01', null], tags: ['cv'] })).toEqual(['Monthly gamma']);
@@ -71,25 +77,58 @@ describe('conditions', () => {
 
   it('ordering: by field, descending, @text_score; missing values last', async () => {
     expect(await names({ order_by: ['-last_update'], tags: ['nlp'] })).toEqual(['Weekly alpha', 'Weekly beta']);
-    expect(await names({ order_by: ['name'] })).toEqual(['Archived epsilon', 'Daily delta', 'Monthly gamma', 'Weekly alpha', 'Weekly beta']);
+    expect(await names({ order_by: ['name'] })).toEqual([
+      'Archived epsilon',
+      'Daily delta',
+      'Monthly gamma',
+      'Weekly alpha',
+      'Weekly beta',
+    ]);
     const byComment = await names({ order_by: ['comment'] });
     expect(byComment.slice(0, 2)).toEqual(['Monthly gamma', 'Weekly alpha']);
     expect(byComment.slice(2).sort()).toEqual(['Archived epsilon', 'Daily delta', 'Weekly beta']);
-    expect(await names({ search_text: 'weekly report', order_by: ['@text_score'] })).toEqual(['Weekly alpha', 'Weekly beta']);
+    expect(await names({ search_text: 'weekly report', order_by: ['@text_score'] })).toEqual([
+      'Weekly alpha',
+      'Weekly beta',
+    ]);
   });
 
   it.each([
     [{ tags: [1] }, '400/16', 'Invalid value for fields (invalid value type, string expected): field=tags, value=1'],
     [{ tags: ['__$bad'] }, '400/16', 'Invalid value for fields (Unsupported operator): field=tags, operator=__$bad'],
-    [{ order_by: ['@text_score'] }, '400/16', 'Invalid value for fields (text score cannot be used in order_by when search text is not used)'],
+    [
+      { order_by: ['@text_score'] },
+      '400/16',
+      'Invalid value for fields (text score cannot be used in order_by when search text is not used)',
+    ],
     [{ only_fields: ['nope'] }, '400/14', 'Fields not defined for object: fields=(nope), object=Task'],
-    [{ order_by: ['nope'] }, '400/14', 'Lookup error (probably an invalid field name or unsupported nested field): err=Cannot resolve field "nope"'],
+    [
+      { order_by: ['nope'] },
+      '400/14',
+      'Lookup error (probably an invalid field name or unsupported nested field): err=Cannot resolve field "nope"',
+    ],
     [{ name: '(' }, '400/21', 'Malformed regular expression: err=missing ), unterminated subpattern at position 0'],
-    [{ _any_: 'weekly' }, '400/16', 'Invalid value for fields (failed parsing query field): error=incorrect field format: field=_any_, field=_any_'],
+    [
+      { _any_: 'weekly' },
+      '400/16',
+      'Invalid value for fields (failed parsing query field): error=incorrect field format: field=_any_, field=_any_',
+    ],
     [{ page: -1 }, '400/12', 'Validation error (page must be >=0): field=page'],
-    [{ page: 0, page_size: null }, '400/11', 'Missing required fields (page_size is required when page is requested): field=page_size'],
-    [{ scroll_id: null }, '400/12', 'Validation error (Integer size parameter greater than 1 should be provided when working with scroll)'],
-    [{ filters: { tags: 'x' } }, '400/12', 'Validation error (invalid filter for field, dictionary expected): field=tags, value=x'],
+    [
+      { page: 0, page_size: null },
+      '400/11',
+      'Missing required fields (page_size is required when page is requested): field=page_size',
+    ],
+    [
+      { scroll_id: null },
+      '400/12',
+      'Validation error (Integer size parameter greater than 1 should be provided when working with scroll)',
+    ],
+    [
+      { filters: { tags: 'x' } },
+      '400/12',
+      'Validation error (invalid filter for field, dictionary expected): field=tags, value=x',
+    ],
   ])('%j → %s', async (body, code, msg) => {
     expect(await f.fail('reports.get_all_ex', body)).toEqual({ code, msg });
   });
@@ -97,7 +136,8 @@ describe('conditions', () => {
 
 describe('project selection (§3.9)', () => {
   it('selects through .reports projects one level down; null is the root; [] is nothing', async () => {
-    const teamA = (await f.ok('reports.get_all_ex', { id: [ids['Daily delta']], only_fields: ['project.parent'] })).tasks[0].project.parent;
+    const teamA = (await f.ok('reports.get_all_ex', { id: [ids['Daily delta']], only_fields: ['project.parent'] }))
+      .tasks[0].project.parent;
     expect(await names({ project: teamA })).toEqual(['Daily delta']);
     expect(await names({ project: [teamProject] })).toEqual(['Daily delta']);
     expect(await names({ project: [null], tags: ['nlp'] })).toEqual(['Weekly alpha', 'Weekly beta']);
@@ -110,7 +150,8 @@ describe('project selection (§3.9)', () => {
   it('include_subprojects reaches deeper reports projects', async () => {
     const deep = (await f.ok('reports.create', { name: unique('deep ') })).id;
     await f.ok('reports.move', { task: deep, project_name: 'Team A/Sub' });
-    const teamA = (await f.ok('reports.get_all_ex', { id: [ids['Daily delta']], only_fields: ['project.parent'] })).tasks[0].project.parent;
+    const teamA = (await f.ok('reports.get_all_ex', { id: [ids['Daily delta']], only_fields: ['project.parent'] }))
+      .tasks[0].project.parent;
     expect((await names({ project: [teamA] })).length).toBe(1);
     expect((await names({ project: [teamA], include_subprojects: true })).length).toBe(2);
     await f.ok('reports.delete', { task: deep });
@@ -121,10 +162,12 @@ describe('paging and scrolling (§4.9)', () => {
   let g: ReportsFixture;
   beforeAll(async () => {
     g = await startReportsFixture();
-    for (let i = 0; i < 18; i++) await g.ok('reports.create', { name: `paged ${String(i).padStart(2, '0')}`, tags: ['p'] });
+    for (let i = 0; i < 18; i++)
+      await g.ok('reports.create', { name: `paged ${String(i).padStart(2, '0')}`, tags: ['p'] });
   });
   afterAll(async () => g?.stop());
-  const page = async (body: Record<string, unknown>) => (await g.ok('reports.get_all_ex', { tags: ['p'], order_by: ['name'], ...body })) as any;
+  const page = async (body: Record<string, unknown>) =>
+    (await g.ok('reports.get_all_ex', { tags: ['p'], order_by: ['name'], ...body })) as any;
   const n = (data: any) => (data.tasks as any[]).map((t) => Number(t.name.slice(6)));
 
   it('scrolls 10 + 8 + 0, then refresh_scroll returns all 18 (the §4.9 example)', async () => {
@@ -191,7 +234,13 @@ describe('projection (§4.10, §1.2)', () => {
     });
     expect(await get(['project'])).toEqual({ id, project: { id: teamProject } });
     const star = (await get(['project.*'])).project;
-    expect(star).toMatchObject({ id: teamProject, name: 'Team A/.reports', basename: '.reports', description: 'Reports project', system_tags: ['hidden', 'reports'] });
+    expect(star).toMatchObject({
+      id: teamProject,
+      name: 'Team A/.reports',
+      basename: '.reports',
+      description: 'Reports project',
+      system_tags: ['hidden', 'reports'],
+    });
     expect(star.path).toBeUndefined();
     const excluded = await get(['-name', '-system_tags']);
     expect(excluded.name).toBeUndefined();
@@ -201,7 +250,18 @@ describe('projection (§4.10, §1.2)', () => {
 
   it('the web UI list call', async () => {
     const data = await f.ok('reports.get_all_ex', {
-      only_fields: ['name', 'comment', 'company', 'tags', 'report', 'project.name', 'user.name', 'status', 'last_update', 'system_tags'],
+      only_fields: [
+        'name',
+        'comment',
+        'company',
+        'tags',
+        'report',
+        'project.name',
+        'user.name',
+        'status',
+        'last_update',
+        'system_tags',
+      ],
       size: 10,
       scroll_id: null,
       system_tags: ['__$not', 'archived'],
@@ -210,7 +270,19 @@ describe('projection (§4.10, §1.2)', () => {
     });
     expect(data.scroll_id).toMatch(/^[0-9a-f]{32}$/);
     expect(data.tasks.map((t: any) => t.name)).toEqual(['Weekly alpha', 'Weekly beta']);
-    expect(Object.keys(data.tasks[0]).sort()).toEqual(['comment', 'company', 'id', 'last_update', 'name', 'project', 'report', 'status', 'system_tags', 'tags', 'user']);
+    expect(Object.keys(data.tasks[0]).sort()).toEqual([
+      'comment',
+      'company',
+      'id',
+      'last_update',
+      'name',
+      'project',
+      'report',
+      'status',
+      'system_tags',
+      'tags',
+      'user',
+    ]);
     expect(data.tasks[0].project.name).toBe('.reports');
   });
 });

@@ -23,7 +23,12 @@ describe('reports.md §8 steps 1-7', () => {
     const r = await f.ok('reports.create', { name: 'Rep1', comment: 'My report', tags: ['hello'] });
     R1 = r.id;
     P0 = r.project_id;
-    expect(await project(P0)).toMatchObject({ name: '.reports', basename: '.reports', system_tags: '["hidden","reports"]', description: 'Reports project' });
+    expect(await project(P0)).toMatchObject({
+      name: '.reports',
+      basename: '.reports',
+      system_tags: '["hidden","reports"]',
+      description: 'Reports project',
+    });
     expect((await project(P0)).parent).toBeUndefined();
     const rec = (await f.ok('reports.get_all_ex', { id: [R1] })).tasks[0];
     expect(rec).toMatchObject({ type: 'report', system_tags: ['hidden', 'reports'], project: { id: P0 } });
@@ -31,15 +36,26 @@ describe('reports.md §8 steps 1-7', () => {
   });
 
   it('2. update comment, tags, report_assets; get_tags is empty', async () => {
-    const r = await f.ok('reports.update', { task: R1, comment: 'My new comment', tags: [], report_assets: ['file://test.jpg'] });
-    expect(r).toEqual({ updated: 1, fields: { comment: 'My new comment', tags: [], report_assets: ['file://test.jpg'] } });
+    const r = await f.ok('reports.update', {
+      task: R1,
+      comment: 'My new comment',
+      tags: [],
+      report_assets: ['file://test.jpg'],
+    });
+    expect(r).toEqual({
+      updated: 1,
+      fields: { comment: 'My new comment', tags: [], report_assets: ['file://test.jpg'] },
+    });
     expect(await f.ok('reports.get_tags', {})).toEqual({ tags: [] });
   });
 
   it('3. publish; report edits refused, name/tags/comment allowed', async () => {
     await f.ok('reports.publish', { task: R1 });
     expect((await f.fail('reports.update', { task: R1, report: 'New report text' })).code).toBe('400/110');
-    expect((await f.ok('reports.update', { task: R1, name: 'new name', tags: ['test'], comment: 'Yet another comment' })).updated).toBe(1);
+    expect(
+      (await f.ok('reports.update', { task: R1, name: 'new name', tags: ['test'], comment: 'Yet another comment' }))
+        .updated,
+    ).toBe(1);
   });
 
   it('4. Rep2 in P0; move R1 by project name; move R2 by project id removes the emptied P0', async () => {
@@ -61,7 +77,10 @@ describe('reports.md §8 steps 1-7', () => {
     expect(await project(root)).toMatchObject({ name: '.reports' });
     expect((await project(root)).parent).toBeUndefined();
     expect(await f.ok('reports.move', { task: R2, project: '' })).toEqual({ project_id: root });
-    expect(await f.fail('reports.move', { task: R2 })).toEqual({ code: '400/11', msg: 'Missing required fields (project or project_name is required)' });
+    expect(await f.fail('reports.move', { task: R2 })).toEqual({
+      code: '400/11',
+      msg: 'Missing required fields (project or project_name is required)',
+    });
     expect((await f.fail('reports.move', { task: R2, project: 'nope' })).code).toBe('400/401');
     // The web UI sends both: the name wins.
     const team = await f.ok('reports.move', { task: R2, project: 'nope', project_name: 'Team A' });
@@ -99,7 +118,13 @@ function events(entity: string, modelEvent: boolean): unknown[] {
   const out: unknown[] = [];
   for (const m of [0, 1]) {
     for (const v of [0, 1]) {
-      const base = { task: entity, metric: `Metric_${m}`, variant: `Variant_${v}`, model_event: modelEvent, timestamp: 1714557630000 };
+      const base = {
+        task: entity,
+        metric: `Metric_${m}`,
+        variant: `Variant_${v}`,
+        model_event: modelEvent,
+        timestamp: 1714557630000,
+      };
       out.push({ ...base, type: 'training_debug_image', iter: 1, url: `${m}_${v}` });
       out.push({ ...base, type: 'plot', iter: 1, plot_str: `{"data": [{"x": [${m}], "y": [${v}]}]}` });
       out.push({ ...base, type: 'training_stats_scalar', iter: 1, value: m + v / 10 });
@@ -130,19 +155,37 @@ describe.each([false, true])('reports.md §8 step 8 (model_events %s)', (modelEv
   });
 
   it('without sections: the records only', async () => {
-    const data = await f.ok('reports.get_task_data', { id: [entity], only_fields: ['name'], model_events: modelEvents });
+    const data = await f.ok('reports.get_task_data', {
+      id: [entity],
+      only_fields: ['name'],
+      model_events: modelEvents,
+    });
     expect(data).toEqual({ tasks: [{ id: entity, name: entity }] });
   });
 
   it('with the four sections: computed by the events reads for the records of the answer', async () => {
-    const data = await eventually(() => f.ok('reports.get_task_data', { id: [entity], only_fields: ['name'], ...sections }), complete);
-    expect(Object.keys(data)).toEqual(['tasks', 'debug_images', 'plots', 'scalar_metrics_iter_histogram', 'single_value_metrics']);
+    const data = await eventually(
+      () => f.ok('reports.get_task_data', { id: [entity], only_fields: ['name'], ...sections }),
+      complete,
+    );
+    expect(Object.keys(data)).toEqual([
+      'tasks',
+      'debug_images',
+      'plots',
+      'scalar_metrics_iter_histogram',
+      'single_value_metrics',
+    ]);
     expect(data.tasks).toEqual([{ id: entity, name: entity }]);
     expect(data.debug_images).toHaveLength(1);
     expect(data.debug_images[0].task).toBe(entity);
     expect(data.debug_images[0].iterations).toHaveLength(1);
     expect(data.debug_images[0].iterations[0].iter).toBe(1);
-    expect(data.debug_images[0].iterations[0].events.map((e: any) => e.url).sort()).toEqual(['0_0', '0_1', '1_0', '1_1']);
+    expect(data.debug_images[0].iterations[0].events.map((e: any) => e.url).sort()).toEqual([
+      '0_0',
+      '0_1',
+      '1_0',
+      '1_1',
+    ]);
     expect(Object.keys(data.plots)).toEqual(['Metric_1']);
     for (const variant of ['Variant_0', 'Variant_1']) {
       const cell = data.plots.Metric_1[variant];
@@ -180,10 +223,20 @@ describe.each([false, true])('reports.md §8 step 8 (model_events %s)', (modelEv
       async () => (await f.ok('reports.get_task_data', { id: [entity], model_events: modelEvents })).tasks[0],
       (r: any) => r?.last_metrics !== undefined && r.last_iteration === 1,
     );
-    expect(rec).toMatchObject({ id: entity, name: entity, company: { id: f.companyA }, user: { id: f.userA }, last_iteration: 1, tags: [], system_tags: [] });
+    expect(rec).toMatchObject({
+      id: entity,
+      name: entity,
+      company: { id: f.companyA },
+      user: { id: f.userA },
+      last_iteration: 1,
+      tags: [],
+      system_tags: [],
+    });
     if (!modelEvents) expect(rec).toMatchObject({ type: 'training', status: 'in_progress' });
     else expect(rec).toMatchObject({ uri: '', ready: false });
-    const variants = Object.values(rec.last_metrics as Record<string, Record<string, any>>).flatMap((v) => Object.values(v));
+    const variants = Object.values(rec.last_metrics as Record<string, Record<string, any>>).flatMap((v) =>
+      Object.values(v),
+    );
     expect(variants).toHaveLength(4);
     expect(variants[0]).toHaveProperty('metric');
     expect(variants[0]).toHaveProperty('mean_value');
@@ -196,7 +249,8 @@ describe('reports.get_task_data record search', () => {
     const task = unique('visible');
     expect((await addEvents(f, [{ type: 'log', task, msg: 'x' }])).added).toBe(1);
     const report = (await f.ok('reports.create', { name: unique('hidden report ') })).id;
-    const ids = async (body: Record<string, unknown>) => (await f.ok('reports.get_task_data', { only_fields: ['id'], ...body })).tasks.map((t: any) => t.id);
+    const ids = async (body: Record<string, unknown>) =>
+      (await f.ok('reports.get_task_data', { only_fields: ['id'], ...body })).tasks.map((t: any) => t.id);
     const all = await ids({});
     expect(all).toContain(task);
     expect(all).not.toContain(report);
@@ -209,7 +263,13 @@ describe('reports.get_task_data record search', () => {
 
   it('reports events written to a report id with the report record (§1.1 exception)', async () => {
     const report = (await f.ok('reports.create', { name: unique('with events ') })).id;
-    expect((await addEvents(f, [{ type: 'training_stats_scalar', task: report, iter: 7, metric: 'm', variant: 'v', value: 2 }])).added).toBe(1);
+    expect(
+      (
+        await addEvents(f, [
+          { type: 'training_stats_scalar', task: report, iter: 7, metric: 'm', variant: 'v', value: 2 },
+        ])
+      ).added,
+    ).toBe(1);
     const rec = await eventually(
       async () => (await f.ok('reports.get_all_ex', { id: [report] })).tasks[0],
       (r: any) => r.last_iteration === 7,
@@ -217,7 +277,8 @@ describe('reports.get_task_data record search', () => {
     expect(rec.last_metrics).toBeDefined();
     expect(rec.last_changed_by).toBe(f.userA);
     // What the writer keeps for the service's own reads is not part of the record.
-    for (const internal of ['summary_seq', 'summary_chunk', 'last_scalar_at', 'max_iter']) expect(rec).not.toHaveProperty(internal);
+    for (const internal of ['summary_seq', 'summary_chunk', 'last_scalar_at', 'max_iter'])
+      expect(rec).not.toHaveProperty(internal);
     const data = await eventually(
       () => f.ok('reports.get_task_data', { id: [report], scalar_metrics_iter_histogram: { key: 'iter' } }),
       (d: any) => d.scalar_metrics_iter_histogram?.m?.v?.[report] !== undefined,
@@ -227,13 +288,25 @@ describe('reports.get_task_data record search', () => {
 
   it('delete removes the events: the id registered again has none of them (§3.7)', async () => {
     const report = (await f.ok('reports.create', { name: unique('doomed ') })).id;
-    expect((await addEvents(f, [{ type: 'training_stats_scalar', task: report, iter: 3, metric: 'old', variant: 'v', value: 1 }])).added).toBe(1);
+    expect(
+      (
+        await addEvents(f, [
+          { type: 'training_stats_scalar', task: report, iter: 3, metric: 'old', variant: 'v', value: 1 },
+        ])
+      ).added,
+    ).toBe(1);
     await eventually(
       () => f.ok('reports.get_task_data', { id: [report], scalar_metrics_iter_histogram: {} }),
       (d: any) => d.scalar_metrics_iter_histogram?.old !== undefined,
     );
     expect(await f.ok('reports.delete', { task: report })).toEqual({ deleted: 1 });
-    expect((await addEvents(f, [{ type: 'training_stats_scalar', task: report, iter: 1, metric: 'new', variant: 'v', value: 1 }])).added).toBe(1);
+    expect(
+      (
+        await addEvents(f, [
+          { type: 'training_stats_scalar', task: report, iter: 1, metric: 'new', variant: 'v', value: 1 },
+        ])
+      ).added,
+    ).toBe(1);
     const data = await eventually(
       () => f.ok('reports.get_task_data', { id: [report], scalar_metrics_iter_histogram: {} }),
       (d: any) => d.scalar_metrics_iter_histogram?.new !== undefined,
@@ -245,9 +318,15 @@ describe('reports.get_task_data record search', () => {
   it.each([
     [{ debug_images: { iters: 0 } }, "Validation error ('0' is lower than minimum ('1').)"],
     [{ plots: { iters: -1 } }, "Validation error ('-1' is lower than minimum ('1').)"],
-    [{ scalar_metrics_iter_histogram: { samples: 6001 } }, "Validation error ('6001' is bigger than maximum ('6000').)"],
+    [
+      { scalar_metrics_iter_histogram: { samples: 6001 } },
+      "Validation error ('6001' is bigger than maximum ('6000').)",
+    ],
     [{ scalar_metrics_iter_histogram: { samples: -1 } }, "Validation error ('-1' is lower than minimum ('0').)"],
-    [{ scalar_metrics_iter_histogram: { key: 'x' } }, 'Validation error (value is wrong, expected type "scalarkeyenum" \'x\')'],
+    [
+      { scalar_metrics_iter_histogram: { key: 'x' } },
+      'Validation error (value is wrong, expected type "scalarkeyenum" \'x\')',
+    ],
     [{ plots: { metrics: [{ variants: ['a'] }] } }, "Validation error (error for field 'metric'. field is required!)"],
   ])('%j → 400/12', async (body, msg) => {
     expect(await f.fail('reports.get_task_data', body)).toEqual({ code: '400/12', msg });
@@ -268,7 +347,12 @@ describe('reports.get_task_data record search', () => {
   });
 
   it('sections are absent unless requested as objects; null requests nothing; public records have no events', async () => {
-    const data = await f.ok('reports.get_task_data', { id: ['nothing-here'], plots: null, debug_images: {}, single_value_metrics: {} });
+    const data = await f.ok('reports.get_task_data', {
+      id: ['nothing-here'],
+      plots: null,
+      debug_images: {},
+      single_value_metrics: {},
+    });
     expect(data).toEqual({ tasks: [], debug_images: [], single_value_metrics: [] });
   });
 });

@@ -24,7 +24,15 @@ beforeAll(async () => {
   f = await startReportsFixture();
   await addEvents(f, [
     { type: 'training_stats_scalar', task, metric: 'loss', variant: 'train', iter: 1, value: 0.5 },
-    { type: 'training_stats_scalar', task: model, model_event: true, metric: 'loss', variant: 'train', iter: 1, value: 0.5 },
+    {
+      type: 'training_stats_scalar',
+      task: model,
+      model_event: true,
+      metric: 'loss',
+      variant: 'train',
+      iter: 1,
+      value: 0.5,
+    },
   ]);
 }, 120_000);
 
@@ -34,12 +42,23 @@ afterAll(async () => {
 
 describe('get_task_data records', () => {
   it('carry a project object for implicit tasks and models (report widgets read tasks[0].project.id)', async () => {
-    const scalar = await f.call('reports.get_task_data', { id: [task], model_events: false, scalar_metrics_iter_histogram: { metrics: [{ metric: 'loss', variants: ['train'] }], key: 'iter' } });
+    const scalar = await f.call('reports.get_task_data', {
+      id: [task],
+      model_events: false,
+      scalar_metrics_iter_histogram: { metrics: [{ metric: 'loss', variants: ['train'] }], key: 'iter' },
+    });
     expect(scalar.status).toBe(200);
     expect(scalar.data.tasks[0].project).toEqual({});
-    const models = await f.call('reports.get_task_data', { id: [model], model_events: true, plots: { iters: 1, metrics: [] } });
+    const models = await f.call('reports.get_task_data', {
+      id: [model],
+      model_events: true,
+      plots: { iters: 1, metrics: [] },
+    });
     expect(models.data.tasks[0].project).toEqual({});
-    const parcoords = await f.call('reports.get_task_data', { id: [task], only_fields: ['last_metrics', 'name', 'last_iteration', 'project'] });
+    const parcoords = await f.call('reports.get_task_data', {
+      id: [task],
+      only_fields: ['last_metrics', 'name', 'last_iteration', 'project'],
+    });
     expect(parcoords.data.tasks[0].project).toEqual({});
   });
 
@@ -52,12 +71,21 @@ describe('get_task_data records', () => {
 describe('reports.create and reports.move with the web UI fields', () => {
   it('puts the report under the named project when the project id is unknown here', async () => {
     const projectName = unique('UI project ');
-    const r = await f.call('reports.create', { name: unique('report '), comment: '', project: unique('clearml-project-id-'), projectName });
+    const r = await f.call('reports.create', {
+      name: unique('report '),
+      comment: '',
+      project: unique('clearml-project-id-'),
+      projectName,
+    });
     expect(r.status, JSON.stringify(r.meta)).toBe(200);
     const got = await f.call('reports.get_all_ex', { id: [r.data.id], only_fields: ['project.name'] });
     expect(got.data.tasks[0].project.name).toBe(`${projectName}/.reports`);
     // The same name again lands in the same project.
-    const again = await f.call('reports.create', { name: unique('report '), project: unique('clearml-project-id-'), projectName });
+    const again = await f.call('reports.create', {
+      name: unique('report '),
+      project: unique('clearml-project-id-'),
+      projectName,
+    });
     expect(again.data.project_id).toBe(r.data.project_id);
   });
 
@@ -74,7 +102,12 @@ describe('reports.create and reports.move with the web UI fields', () => {
 
   it('puts a report created at the "Projects root" option under the root .reports project (project null)', async () => {
     // create-new-report-form.component.ts: projectsRoot = {name: 'Projects root', id: null}; the dialog sends both.
-    const r = await f.call('reports.create', { name: unique('root report '), comment: '', project: null, projectName: 'Projects root' });
+    const r = await f.call('reports.create', {
+      name: unique('root report '),
+      comment: '',
+      project: null,
+      projectName: 'Projects root',
+    });
     expect(r.status, JSON.stringify(r.meta)).toBe(200);
     const got = await f.call('reports.get_all_ex', { id: [r.data.id], only_fields: ['project.name'] });
     expect(got.data.tasks[0].project.name).toBe('.reports');
@@ -84,18 +117,31 @@ describe('reports.create and reports.move with the web UI fields', () => {
     // reports.effects.ts getReports: project = the route's projectId, the id the report was created with.
     const projectId = unique('clearml-project-id-');
     const projectName = unique('Listed ');
-    const created = await f.call('reports.create', { name: unique('report '), comment: '', project: projectId, projectName });
+    const created = await f.call('reports.create', {
+      name: unique('report '),
+      comment: '',
+      project: projectId,
+      projectName,
+    });
     expect(created.status, JSON.stringify(created.meta)).toBe(200);
     const moved = await f.call('reports.create', { name: unique('report ') });
     const otherId = unique('clearml-project-id-');
-    expect((await f.call('reports.move', { task: moved.data.id, project: otherId, project_name: unique('Other ') })).status).toBe(200);
-    expect((await f.call('reports.move', { task: moved.data.id, project: projectId, project_name: projectName })).status).toBe(200);
+    expect(
+      (await f.call('reports.move', { task: moved.data.id, project: otherId, project_name: unique('Other ') })).status,
+    ).toBe(200);
+    expect(
+      (await f.call('reports.move', { task: moved.data.id, project: projectId, project_name: projectName })).status,
+    ).toBe(200);
     const listed = await f.call('reports.get_all_ex', reportsPageBody({ project: projectId }));
     expect(listed.status, JSON.stringify(listed.meta)).toBe(200);
     expect(listed.data.tasks.map((t: any) => t.id).sort()).toEqual([created.data.id, moved.data.id].sort());
     expect(listed.data.tasks[0].project).toEqual({ id: created.data.project_id, name: `${projectName}/.reports` });
     // The same id again, with another name (a project renamed in the ClearML server), keeps the first project.
-    const again = await f.call('reports.create', { name: unique('report '), project: projectId, projectName: unique('Renamed ') });
+    const again = await f.call('reports.create', {
+      name: unique('report '),
+      project: projectId,
+      projectName: unique('Renamed '),
+    });
     expect(again.data.project_id).toBe(created.data.project_id);
     // Another company does not see the first company's id mapping.
     const b = await f.call('reports.get_all_ex', { project: projectId }, f.tokenB);
@@ -105,7 +151,11 @@ describe('reports.create and reports.move with the web UI fields', () => {
   it('moves a report to a project id unknown here by its name (the UI sends project and project_name)', async () => {
     const created = await f.call('reports.create', { name: unique('report ') });
     const projectName = unique('Moved to ');
-    const moved = await f.call('reports.move', { task: created.data.id, project: unique('clearml-project-id-'), project_name: projectName });
+    const moved = await f.call('reports.move', {
+      task: created.data.id,
+      project: unique('clearml-project-id-'),
+      project_name: projectName,
+    });
     expect(moved.status, JSON.stringify(moved.meta)).toBe(200);
     const got = await eventually(
       () => f.call('reports.get_all_ex', { id: [created.data.id], only_fields: ['project.name'] }),

@@ -16,7 +16,7 @@ describe('withTasksList', () => {
   it('reads tasks, or task as its alias (a string counting as one id)', () => {
     expect(parseRequest(schema, { tasks: ['a', 'b'] })).toEqual({ tasks: ['a', 'b'], model_events: false });
     expect(parseRequest(schema, { task: ['a'], model_events: 1 })).toEqual({ tasks: ['a'], model_events: true });
-    expect(parseRequest(schema, { task: 'a' })).toEqual({ tasks: ['a'] , model_events: false });
+    expect(parseRequest(schema, { task: 'a' })).toEqual({ tasks: ['a'], model_events: false });
     expect(parseRequest(schema, { tasks: ['x'], task: ['ignored'] }).tasks).toEqual(['x']);
   });
 
@@ -24,7 +24,9 @@ describe('withTasksList', () => {
     expect(message({})).toBe("Validation error (error for field 'tasks'. field is required!)");
     expect(message({ tasks: null })).toBe('Validation error (field is required!)');
     expect(message({ tasks: [] })).toBe("Validation error (value '[]' length is lower than allowed minimum '1'.)");
-    expect(message({ tasks: ['a', 'b', 'c'] })).toBe("Validation error (value '['a', 'b', 'c']' length is bigger than allowed maximum '2'.)");
+    expect(message({ tasks: ['a', 'b', 'c'] })).toBe(
+      "Validation error (value '['a', 'b', 'c']' length is bigger than allowed maximum '2'.)",
+    );
     expect(message({ tasks: 'a' })).toBe(`Validation error (value is wrong, expected type "list" 'a')`);
     expect(message({ tasks: [1] })).toBe('Validation error (all items must be instances of "str", and not "int".)');
   });

@@ -4,7 +4,17 @@
  */
 import { EVENT_TYPES, type EventType } from '../../../shared/events/domain/event-types.js';
 import { z } from 'zod';
-import { documented, enumOf, fieldDocs, list, obj, requestSchema, str, strList, type FieldBuilder } from '../../../shared/protocol/request-fields.js';
+import {
+  documented,
+  enumOf,
+  fieldDocs,
+  list,
+  obj,
+  requestSchema,
+  str,
+  strList,
+  type FieldBuilder,
+} from '../../../shared/protocol/request-fields.js';
 
 export { EVENT_TYPES, type EventType } from '../../../shared/events/domain/event-types.js';
 
@@ -15,7 +25,8 @@ export const SCALAR_KEYS = ['iter', 'timestamp', 'iso_time'] as const;
 export type ScalarKey = (typeof SCALAR_KEYS)[number];
 
 /** `key` of the scalar reads (enum name `scalarkeyenum`), default `iter`. */
-export const scalarKeyField = (): FieldBuilder<ScalarKey> => enumOf('scalarkeyenum', SCALAR_KEYS, { default: 'iter' }) as FieldBuilder<ScalarKey>;
+export const scalarKeyField = (): FieldBuilder<ScalarKey> =>
+  enumOf('scalarkeyenum', SCALAR_KEYS, { default: 'iter' }) as FieldBuilder<ScalarKey>;
 
 export interface MetricVariants {
   metric: string;
@@ -27,12 +38,16 @@ export const metricVariantsField = (options: { required?: boolean } = {}): Field
   obj({ metric: str({ required: true }), variants: strList() }, options) as FieldBuilder<MetricVariants | undefined>;
 
 /** A list of `metric_variants` (the `metrics` filter). */
-export const metricsFilterField = (): FieldBuilder<MetricVariants[] | undefined> => list(metricVariantsField() as FieldBuilder<MetricVariants>);
+export const metricsFilterField = (): FieldBuilder<MetricVariants[] | undefined> =>
+  list(metricVariantsField() as FieldBuilder<MetricVariants>);
 
 /** `task`, the alias of `tasks` read when `tasks` is absent (events.md §13 item 1): checked by the operation. */
 export const taskAliasField = (): FieldBuilder<unknown> => () =>
   documented(z.unknown().optional(), {
-    json: { description: 'Alias of `tasks`, read when `tasks` is absent', anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+    json: {
+      description: 'Alias of `tasks`, read when `tasks` is absent',
+      anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+    },
   });
 
 /** Documents a request that needs `tasks` or its alias `task`. */
@@ -48,10 +63,14 @@ type Output<S extends Shape> = { [K in keyof S]: S[K] extends FieldBuilder<infer
  * accepted as an alias when `tasks` is absent (a string counting as a list
  * of one); messages name the field `tasks`.
  */
-export function withTasksList<S extends Shape>(shape: S, options: { maxItems?: number } = {}): z.ZodType<Omit<Output<S>, 'tasks' | 'task'> & { tasks: string[] }> {
+export function withTasksList<S extends Shape>(
+  shape: S,
+  options: { maxItems?: number } = {},
+): z.ZodType<Omit<Output<S>, 'tasks' | 'task'> & { tasks: string[] }> {
   const tasksField = strList({ required: true, minItems: 1, maxItems: options.maxItems })('tasks');
   // Both are read by the transform below; documented as what a client sends (either may be left out when the other is sent).
-  const tasks: FieldBuilder<unknown> = () => documented(z.unknown().optional(), { ...fieldDocs.get(tasksField)!, required: false });
+  const tasks: FieldBuilder<unknown> = () =>
+    documented(z.unknown().optional(), { ...fieldDocs.get(tasksField)!, required: false });
   const request = requestSchema({ ...shape, tasks, task: taskAliasField() }).transform((request, ctx) => {
     const { tasks, task, ...rest } = request as Record<string, unknown>;
     const given = tasks === undefined || tasks === null ? (typeof task === 'string' ? [task] : task) : tasks;
@@ -62,9 +81,7 @@ export function withTasksList<S extends Shape>(shape: S, options: { maxItems?: n
     }
     return { ...rest, tasks: parsed.data as string[] } as Omit<Output<S>, 'tasks' | 'task'> & { tasks: string[] };
   });
-  return needsTasksOrTask(request) as unknown as z.ZodType<
-    Omit<Output<S>, 'tasks' | 'task'> & { tasks: string[] }
-  >;
+  return needsTasksOrTask(request) as unknown as z.ZodType<Omit<Output<S>, 'tasks' | 'task'> & { tasks: string[] }>;
 }
 
 /** Distinct values in first-appearance order. */

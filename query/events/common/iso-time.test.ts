@@ -24,7 +24,16 @@ describe('isoToEpochMs', () => {
   });
 
   it('rejects what is not a real ISO-8601 time', () => {
-    for (const text of ['', 'yesterday', '2024-13-01', '2023-02-29T00:00:00Z', '2024-06-10T24:00:00Z', '10/06/2024', '2024-06-10T06:13:20+25:00', '1718000000000']) {
+    for (const text of [
+      '',
+      'yesterday',
+      '2024-13-01',
+      '2023-02-29T00:00:00Z',
+      '2024-06-10T24:00:00Z',
+      '10/06/2024',
+      '2024-06-10T06:13:20+25:00',
+      '1718000000000',
+    ]) {
       expect(isoToEpochMs(text), text).toBeUndefined();
     }
     expect(isoToEpochMs('2024-02-29T00:00:00Z')).toBe(Date.UTC(2024, 1, 29));

@@ -2,7 +2,16 @@
  * Request objects shared by the log, plot and debug-image reads
  * (events.md §0.5): `metric_variants` and `task_metric_variants` lists.
  */
-import { bool, list, obj, requestSchema, str, strList, validationErrorFrom, type FieldBuilder } from '../../../shared/protocol/request-fields.js';
+import {
+  bool,
+  list,
+  obj,
+  requestSchema,
+  str,
+  strList,
+  validationErrorFrom,
+  type FieldBuilder,
+} from '../../../shared/protocol/request-fields.js';
 import type { MetricVariantsInput, TaskMetricVariantsInput } from './metric-variants.js';
 
 /** A list of metric_variants (absent: no filter). */
@@ -12,7 +21,9 @@ export function metricVariantsList(): FieldBuilder<MetricVariantsInput[] | undef
 }
 
 /** A list of task_metric_variants with at least `minItems` entries. */
-export function taskMetricVariantsList(options: { required?: boolean; minItems?: number } = {}): FieldBuilder<TaskMetricVariantsInput[] | undefined> {
+export function taskMetricVariantsList(
+  options: { required?: boolean; minItems?: number } = {},
+): FieldBuilder<TaskMetricVariantsInput[] | undefined> {
   const item = obj({ task: str({ required: true }), metric: str(), variants: strList() }, { required: true });
   return list(item as FieldBuilder<TaskMetricVariantsInput>, options);
 }

@@ -1,7 +1,11 @@
 /** Bounded concurrency for fan-out over stores. */
 
 /** Runs `task` over `items` with at most `limit` at a time; results in input order. */
-export async function mapLimited<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {

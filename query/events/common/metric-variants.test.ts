@@ -32,7 +32,10 @@ describe('metricFilter', () => {
     expect(filter.matches('loss', 'val')).toBe(true);
     expect(filter.metrics).toEqual([{ metric: 'loss', variants: ['val'] }]);
 
-    const widened = metricFilter([{ metric: 'loss', variants: ['train'] }, { metric: 'loss', variants: [] }]);
+    const widened = metricFilter([
+      { metric: 'loss', variants: ['train'] },
+      { metric: 'loss', variants: [] },
+    ]);
     expect(widened.matches('loss', 'val')).toBe(true);
     expect(widened.metrics).toEqual([{ metric: 'loss', variants: undefined }]);
     expect(widened.namesVariants).toBe(false);

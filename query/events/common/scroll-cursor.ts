@@ -37,7 +37,12 @@ export function encodeCursor(secret: CursorSecret, company: string, payload: obj
  * company and purpose; undefined for anything else (malformed, tampered,
  * another company's or purpose's token). The caller answers 400/1104.
  */
-export function decodeCursor(secret: CursorSecret, company: string, token: string, purpose = ''): Record<string, unknown> | undefined {
+export function decodeCursor(
+  secret: CursorSecret,
+  company: string,
+  token: string,
+  purpose = '',
+): Record<string, unknown> | undefined {
   if (typeof token !== 'string' || token.length > MAX_TOKEN_CHARS || !TOKEN_SHAPE.test(token)) return undefined;
   const body = token.slice(0, token.length - MAC_CHARS - 1);
   // Compared as text: base64url decoding ignores the last character's low
@@ -46,7 +51,9 @@ export function decodeCursor(secret: CursorSecret, company: string, token: strin
   if (!timingSafeEqual(Buffer.from(token.slice(-MAC_CHARS)), expected)) return undefined;
   try {
     const payload: unknown = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
-    return typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>) : undefined;
+    return typeof payload === 'object' && payload !== null && !Array.isArray(payload)
+      ? (payload as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -63,15 +63,25 @@ export function debugImageVariantRanges(events: Iterable<ImageEvent>): VariantRa
 
 /** A new state: `events` are the task's image events (the requested metric's suffice when navigate_current_metric). */
 export function newDebugImageSampleState(
-  request: { readonly task: string; readonly metric: string; readonly variant: string; readonly navigate_current_metric: boolean },
+  request: {
+    readonly task: string;
+    readonly metric: string;
+    readonly variant: string;
+    readonly navigate_current_metric: boolean;
+  },
   events: Iterable<ImageEvent>,
 ): DebugImageSampleState {
-  const ranges = debugImageVariantRanges(events).filter((r) => !request.navigate_current_metric || r.metric === request.metric);
+  const ranges = debugImageVariantRanges(events).filter(
+    (r) => !request.navigate_current_metric || r.metric === request.metric,
+  );
   return { ...request, iteration: null, ranges };
 }
 
 /** `refresh` on a live state: the ranges are recomputed, metric, variant and iteration kept. */
-export function refreshDebugImageSampleRanges(state: DebugImageSampleState, events: Iterable<ImageEvent>): DebugImageSampleState {
+export function refreshDebugImageSampleRanges(
+  state: DebugImageSampleState,
+  events: Iterable<ImageEvent>,
+): DebugImageSampleState {
   return { ...state, ranges: newDebugImageSampleState(state, events).ranges };
 }
 
@@ -98,9 +108,11 @@ export function debugImageSample<E extends ImageEvent>(
   if (range === undefined) return { state, moved: false, event: null, ...NO_ITERATION_BOUNDS };
   let best: (E & { url: string }) | undefined;
   for (const e of events) {
-    if (!hasUrl(e) || e.metric !== target.metric || e.variant !== target.variant || e.iter < range.min_iteration) continue;
+    if (!hasUrl(e) || e.metric !== target.metric || e.variant !== target.variant || e.iter < range.min_iteration)
+      continue;
     if (iteration !== undefined && iteration !== null && e.iter > iteration) continue;
-    if (best === undefined || e.iter > best.iter || (e.iter === best.iter && compareCodePoints(e.url, best.url) > 0)) best = e;
+    if (best === undefined || e.iter > best.iter || (e.iter === best.iter && compareCodePoints(e.url, best.url) > 0))
+      best = e;
   }
   if (best === undefined) return { state, moved: false, event: null, ...boundsOf(range) };
   return { state: moveTo(state, best), moved: true, event: best, ...boundsOf(range) };
@@ -136,18 +148,28 @@ export function nextDebugImageSample<E extends ImageEvent>(
   if (!nextIteration && current !== null) {
     // Same iteration, the variants on the navigation side of the current one.
     found = best(
-      eligible.filter(({ event, range }) => event.iter === current && range.min_iteration <= current && Math.sign(compareNames(range, state)) === way),
+      eligible.filter(
+        ({ event, range }) =>
+          event.iter === current && range.min_iteration <= current && Math.sign(compareNames(range, state)) === way,
+      ),
       (a, b) => -way * compareNames(a, b) || compareCodePoints(a.url, b.url),
     );
   }
   if (found === undefined) {
     const further = eligible.filter(
-      ({ event, range }) => current === null || (Math.sign(event.iter - current) === way && (!navigateEarlier || range.min_iteration < current)),
+      ({ event, range }) =>
+        current === null ||
+        (Math.sign(event.iter - current) === way && (!navigateEarlier || range.min_iteration < current)),
     );
     found = best(further, (a, b) => -way * (a.iter - b.iter || compareNames(a, b)) || compareCodePoints(a.url, b.url));
   }
   if (found === undefined) return { state, moved: false, event: null, ...NO_ITERATION_BOUNDS };
-  return { state: moveTo(state, found), moved: true, event: found, ...boundsOf(pool.get(found.metric)?.get(found.variant)) };
+  return {
+    state: moveTo(state, found),
+    moved: true,
+    event: found,
+    ...boundsOf(pool.get(found.metric)?.get(found.variant)),
+  };
 }
 
 /** The greatest item by `compare` (positive: first argument preferred). */

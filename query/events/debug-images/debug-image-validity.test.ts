@@ -20,7 +20,12 @@ describe('lastInvalidIteration (§8.1)', () => {
   });
 
   it('is none when the most recent URL was used once', () => {
-    expect(lastInvalidIteration([{ iter: 0, url: 'a' }, { iter: 1, url: 'b' }])).toBeUndefined();
+    expect(
+      lastInvalidIteration([
+        { iter: 0, url: 'a' },
+        { iter: 1, url: 'b' },
+      ]),
+    ).toBeUndefined();
     expect(lastInvalidIteration([])).toBeUndefined();
   });
 
@@ -69,6 +74,11 @@ describe('variantIterationRange (§8.2)', () => {
   });
 
   it('with distinct URLs spans every iteration', () => {
-    expect(variantIterationRange([{ iter: 0, url: 'a' }, { iter: 1, url: 'b' }])).toEqual({ min_iteration: 0, max_iteration: 1 });
+    expect(
+      variantIterationRange([
+        { iter: 0, url: 'a' },
+        { iter: 1, url: 'b' },
+      ]),
+    ).toEqual({ min_iteration: 0, max_iteration: 1 });
   });
 });

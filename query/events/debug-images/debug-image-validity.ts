@@ -41,7 +41,11 @@ export function lastInvalidIteration(events: Iterable<ImageUse>): number | undef
   let chosenUrl: string | undefined;
   let chosen: UrlUses | undefined;
   for (const [url, uses] of usesByUrl(events)) {
-    if (chosen === undefined || uses.first > chosen.first || (uses.first === chosen.first && compareCodePoints(url, chosenUrl!) < 0)) {
+    if (
+      chosen === undefined ||
+      uses.first > chosen.first ||
+      (uses.first === chosen.first && compareCodePoints(url, chosenUrl!) < 0)
+    ) {
       chosen = uses;
       chosenUrl = url;
     }

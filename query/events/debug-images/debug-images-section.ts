@@ -34,7 +34,14 @@ export async function debugImagesSection(
   return Promise.all(
     records.map(async (record) => {
       if (record.company !== company) return { task: record.id, iterations: [] };
-      const page = await firstWindowPage(deps, company, namespace, 'debug_images', { task: record.id, metrics: filter }, { iters: options.iters ?? 1, navigateEarlier: true });
+      const page = await firstWindowPage(
+        deps,
+        company,
+        namespace,
+        'debug_images',
+        { task: record.id, metrics: filter },
+        { iters: options.iters ?? 1, navigateEarlier: true },
+      );
       return { task: record.id, iterations: page.iterations };
     }),
   );

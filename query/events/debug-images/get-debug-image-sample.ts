@@ -40,15 +40,28 @@ export function getDebugImageSampleOperation(deps: QueryDeps): Operation {
       const store = new NavigationStore(deps.redis, deps.keyPrefix);
       const { id, state } = await store.openSample<DebugImageSampleState>(company, namespace, req.scroll_id, KIND, {
         refresh: req.refresh,
-        start: { task: req.task, navigate_current_metric: req.navigate_current_metric, metric: req.metric, variant: req.variant, iteration: null },
-        rangesOf: (s) => imageVariantRanges(deps, company, namespace, s.task, s.navigate_current_metric ? s.metric : undefined),
+        start: {
+          task: req.task,
+          navigate_current_metric: req.navigate_current_metric,
+          metric: req.metric,
+          variant: req.variant,
+          iteration: null,
+        },
+        rangesOf: (s) =>
+          imageVariantRanges(deps, company, namespace, s.task, s.navigate_current_metric ? s.metric : undefined),
       });
       const target = { metric: req.metric, variant: req.variant };
       const range = state.ranges.find((r) => r.metric === target.metric && r.variant === target.variant);
-      const candidates = range === undefined ? [] : await latestEligible(deps, company, namespace, state.task, range, req.iteration);
+      const candidates =
+        range === undefined ? [] : await latestEligible(deps, company, namespace, state.task, range, req.iteration);
       const answer = debugImageSample(state, target, candidates, req.iteration);
       await store.save(company, id, { kind: KIND, namespace, state: answer.state });
-      return { scroll_id: id, event: answer.event?.event ?? null, min_iteration: answer.min_iteration, max_iteration: answer.max_iteration };
+      return {
+        scroll_id: id,
+        event: answer.event?.event ?? null,
+        min_iteration: answer.min_iteration,
+        max_iteration: answer.max_iteration,
+      };
     },
   });
 }

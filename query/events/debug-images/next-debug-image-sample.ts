@@ -26,11 +26,23 @@ export function nextDebugImageSampleOperation(deps: QueryDeps): Operation {
       const state = requireNextSampleState(loaded?.state, req.task, req.scroll_id);
       const namespace = loaded!.namespace;
       await deps.entities.requireOne(company, namespace, req.task);
-      const candidates = await nextCandidates(deps, company, namespace, state, req.navigate_earlier, req.next_iteration);
+      const candidates = await nextCandidates(
+        deps,
+        company,
+        namespace,
+        state,
+        req.navigate_earlier,
+        req.next_iteration,
+      );
       const answer = nextDebugImageSample(state, candidates, req.navigate_earlier, req.next_iteration);
       if (!answer.moved) return { scroll_id: req.scroll_id, event: null, ...NO_ITERATION_BOUNDS };
       await store.save(company, req.scroll_id!, { kind: KIND, namespace, state: answer.state });
-      return { scroll_id: req.scroll_id, event: answer.event?.event ?? null, min_iteration: answer.min_iteration, max_iteration: answer.max_iteration };
+      return {
+        scroll_id: req.scroll_id,
+        event: answer.event?.event ?? null,
+        min_iteration: answer.min_iteration,
+        max_iteration: answer.max_iteration,
+      };
     },
   });
 }

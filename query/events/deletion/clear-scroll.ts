@@ -13,7 +13,8 @@ export function clearScrollOperation(deps: QueryDeps) {
     request: requestSchema({ scroll_id: str() }),
     async handle(request, context) {
       // Cursors are stateless and stay usable; only a navigation state of this company is removed.
-      if (request.scroll_id) await deps.redis.del(navigationKey(deps.keyPrefix, context.identity.company, request.scroll_id));
+      if (request.scroll_id)
+        await deps.redis.del(navigationKey(deps.keyPrefix, context.identity.company, request.scroll_id));
       return {};
     },
   });

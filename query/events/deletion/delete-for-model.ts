@@ -15,7 +15,13 @@ export function deleteForModelOperation(deps: QueryDeps) {
     async handle(request, context) {
       const company = context.identity.company;
       await deps.entities.requireDeletableModel(company, request.model, request.allow_locked);
-      const { deleted } = await sendControl(deps, { op: 'delete_entity', c: company, n: 'm', e: request.model, id: controlId() });
+      const { deleted } = await sendControl(deps, {
+        op: 'delete_entity',
+        c: company,
+        n: 'm',
+        e: request.model,
+        id: controlId(),
+      });
       return { deleted };
     },
   });

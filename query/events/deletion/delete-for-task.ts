@@ -16,7 +16,13 @@ export function deleteForTaskOperation(deps: QueryDeps) {
     async handle(request, context) {
       const company = context.identity.company;
       await deps.entities.requireDeletableTask(company, request.task, request.allow_locked);
-      const { deleted } = await sendControl(deps, { op: 'delete_entity', c: company, n: 't', e: request.task, id: controlId() });
+      const { deleted } = await sendControl(deps, {
+        op: 'delete_entity',
+        c: company,
+        n: 't',
+        e: request.task,
+        id: controlId(),
+      });
       return { deleted };
     },
   });

@@ -8,7 +8,13 @@ import { Readable } from 'node:stream';
 import { defineOperation, type Operation, type RawReply } from '../../../shared/protocol/operation.js';
 import { requestSchema, str } from '../../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../../query-deps.js';
-import { compileLineFormat, DEFAULT_LINE_FORMAT, jsonLogLine, logLineTypeOf, type LogLineFormatter } from './log-line-format.js';
+import {
+  compileLineFormat,
+  DEFAULT_LINE_FORMAT,
+  jsonLogLine,
+  logLineTypeOf,
+  type LogLineFormatter,
+} from './log-line-format.js';
 import { MergedLogReader } from '../store/log-stream-reader.js';
 import { decodeLogEntry } from '../store/stored-events.js';
 
@@ -28,12 +34,21 @@ export function downloadTaskLogOperation(deps: QueryDeps): Operation {
     name: 'events.download_task_log',
     minVersion: '1.0',
     request,
-    rawAnswer: { mediaType: ANSWER_TYPE, description: 'The whole log, oldest line first, as an attachment named task_<id>.log' },
+    rawAnswer: {
+      mediaType: ANSWER_TYPE,
+      description: 'The whole log, oldest line first, as an attachment named task_<id>.log',
+    },
     async handle(req, context): Promise<RawReply> {
       const render: (event: Record<string, unknown>) => string =
-        logLineTypeOf(req.line_type) === 'json' ? jsonLogLine : (compileLineFormat(req.line_format) as LogLineFormatter);
+        logLineTypeOf(req.line_type) === 'json'
+          ? jsonLogLine
+          : (compileLineFormat(req.line_format) as LogLineFormatter);
       await deps.entities.requireOne(context.identity.company, 't', req.task);
-      const reader = await MergedLogReader.open(deps.redis, deps.keyPrefix, req.task, { direction: 'asc', chunk: READ_CHUNK, readAhead: true });
+      const reader = await MergedLogReader.open(deps.redis, deps.keyPrefix, req.task, {
+        direction: 'asc',
+        chunk: READ_CHUNK,
+        readAhead: true,
+      });
       return {
         raw: true,
         headers: {
@@ -47,7 +62,12 @@ export function downloadTaskLogOperation(deps: QueryDeps): Operation {
   });
 }
 
-async function* lines(reader: MergedLogReader, task: string, render: (event: Record<string, unknown>) => string, signal: AbortSignal): AsyncGenerator<string> {
+async function* lines(
+  reader: MergedLogReader,
+  task: string,
+  render: (event: Record<string, unknown>) => string,
+  signal: AbortSignal,
+): AsyncGenerator<string> {
   let piece = '';
   for (let entry = await reader.next(); entry !== undefined; entry = await reader.next()) {
     if (signal.aborted) return;

@@ -14,7 +14,13 @@ import { defineOperation, JsonText, type Operation } from '../../../shared/proto
 import { bool, enumOf, int, requestSchema, str } from '../../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../../query-deps.js';
 import { compileLogSearch, type MessageMatcher } from './log-search.js';
-import { logSegmentKeys, MergedLogReader, NEEDS_FETCH, type LogDirection, type LogEntry } from '../store/log-stream-reader.js';
+import {
+  logSegmentKeys,
+  MergedLogReader,
+  NEEDS_FETCH,
+  type LogDirection,
+  type LogEntry,
+} from '../store/log-stream-reader.js';
 import { metricVariantsList } from '../common/log-plot-image-fields.js';
 import { decodeLogEntry, logEventHead, writeLogEvent, type StoredEvent } from '../store/stored-events.js';
 
@@ -49,7 +55,8 @@ function logFilter(metrics: MetricFilter, search: MessageMatcher | undefined): L
   const mayMatchJson = search?.mayMatchJson;
   return {
     mayMatch: mayMatchJson ?? (() => true),
-    matches: (e) => metrics.matches(String(e.metric ?? ''), String(e.variant ?? '')) && (search === undefined || search(e.msg)),
+    matches: (e) =>
+      metrics.matches(String(e.metric ?? ''), String(e.variant ?? '')) && (search === undefined || search(e.msg)),
   };
 }
 
@@ -61,7 +68,11 @@ export function getTaskLogOperation(deps: QueryDeps): Operation {
     request,
     async handle(req, context) {
       const company = context.identity.company;
-      const matcher = compileLogSearch({ text: req.search, regex: req.search_regex, ignoreCase: req.search_ignore_case });
+      const matcher = compileLogSearch({
+        text: req.search,
+        regex: req.search_regex,
+        ignoreCase: req.search_ignore_case,
+      });
       await deps.entities.requireOne(company, 't', req.task);
       const keep = logFilter(metricFilter(req.metrics), matcher);
       const earlier = req.navigate_earlier;
@@ -76,7 +87,9 @@ export function getTaskLogOperation(deps: QueryDeps): Operation {
       ]);
       if ((earlier && req.order === 'asc') || (!earlier && req.order === 'desc')) events.reverse();
       const head = logEventHead(req.task);
-      const out = new JsonBytesWriter(events.reduce((size, entry) => size + entry.data.length + head.next.length, 256)).text('{"events":[');
+      const out = new JsonBytesWriter(
+        events.reduce((size, entry) => size + entry.data.length + head.next.length, 256),
+      ).text('{"events":[');
       events.forEach((entry, i) => writeLogEvent(out, head, entry.data, i > 0));
       return new JsonText(out.text(`],"returned":${events.length},"total":${total}}`));
     },
@@ -110,7 +123,11 @@ export async function logPage(
     }
     if (entry === undefined || (page.length >= batchSize && entry.ms !== lastMs)) break;
     reader.advance();
-    if (keep !== undefined && !(keep.mayMatch(entry.json) && keep.matches(decodeLogEntry(task, entry.id, entry.json).event))) continue;
+    if (
+      keep !== undefined &&
+      !(keep.mayMatch(entry.json) && keep.matches(decodeLogEntry(task, entry.id, entry.json).event))
+    )
+      continue;
     page.push(entry);
     lastMs = entry.ms;
   }
@@ -122,9 +139,15 @@ export async function logTotal(deps: QueryDeps, task: string, keep: LogKeep): Pr
   if (keep === undefined) {
     const keys = await logSegmentKeys(deps.redis, deps.keyPrefix, task);
     const lengths = await Promise.all(keys.map((key) => deps.redis.xLen(key)));
-    return Math.min(LOG_TOTAL_CAP, lengths.reduce((a, b) => a + b, 0));
+    return Math.min(
+      LOG_TOTAL_CAP,
+      lengths.reduce((a, b) => a + b, 0),
+    );
   }
-  const reader = await MergedLogReader.open(deps.redis, deps.keyPrefix, task, { direction: 'asc', chunk: FILTERED_CHUNK });
+  const reader = await MergedLogReader.open(deps.redis, deps.keyPrefix, task, {
+    direction: 'asc',
+    chunk: FILTERED_CHUNK,
+  });
   let total = 0;
   for (let entry = await reader.next(); entry !== undefined && total < LOG_TOTAL_CAP; entry = await reader.next()) {
     if (keep.mayMatch(entry.json) && keep.matches(decodeLogEntry(task, entry.id, entry.json).event)) total++;

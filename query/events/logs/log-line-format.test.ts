@@ -77,7 +77,9 @@ describe('compileLineFormat', () => {
   it('answers 400/16 naming every undefined placeholder once', () => {
     const error = failure('{foo} {msg} {bar} {foo}');
     expect([error.entry.code, error.entry.subcode]).toEqual([400, 16]);
-    expect(error.message).toBe('Invalid value for fields (undefined placeholders in line format): placeholders=(foo, bar)');
+    expect(error.message).toBe(
+      'Invalid value for fields (undefined placeholders in line format): placeholders=(foo, bar)',
+    );
   });
 
   it('reports a syntax error before undefined placeholders', () => {

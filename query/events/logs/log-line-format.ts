@@ -49,7 +49,8 @@ export function compileLineFormat(format: string): LogLineFormatter {
   try {
     parsed = parseFormat(format.replace(/\n+$/, ''));
   } catch (error) {
-    if (error instanceof LineFormatSyntaxError) throw apiError('invalid_fields', 'invalid line format', { error: error.message });
+    if (error instanceof LineFormatSyntaxError)
+      throw apiError('invalid_fields', 'invalid line format', { error: error.message });
     throw error;
   }
   const allowed = new Set<string>(LOG_LINE_FIELDS);
@@ -127,7 +128,9 @@ function placeholderName(field: string): string {
   const name = nameEnd === -1 ? field : field.slice(0, nameEnd);
   if (name.includes('{')) throw new LineFormatSyntaxError("unexpected '{' in field name");
   if (name === '' || /^\d+$/.test(name)) {
-    throw new LineFormatSyntaxError(`Replacement index ${name === '' ? 0 : Number(name)} out of range for positional args tuple`);
+    throw new LineFormatSyntaxError(
+      `Replacement index ${name === '' ? 0 : Number(name)} out of range for positional args tuple`,
+    );
   }
   if (nameEnd !== -1) {
     const kind = field[nameEnd] === '!' ? 'conversions' : 'format specifications';

@@ -48,7 +48,12 @@ describe('compileLogSearch', () => {
 
   it('the JSON pre-check never rejects a match, and exists only when sound', () => {
     const msgs = ['plain loss 0.1', 'tab\tloss\nline', 'ünïcödé LOSS', 'emoji 🎉 loss', 'quote " loss \\ back'];
-    for (const [text, ignoreCase] of [['loss', false], ['LOSS', true], ['ünïcödé', false], ['🎉 l', false]] as const) {
+    for (const [text, ignoreCase] of [
+      ['loss', false],
+      ['LOSS', true],
+      ['ünïcödé', false],
+      ['🎉 l', false],
+    ] as const) {
       const m = compileLogSearch({ text, ignoreCase })!;
       expect(m.mayMatchJson).toBeDefined();
       for (const msg of msgs) {
@@ -79,6 +84,9 @@ describe('compileLogSearch', () => {
   });
 
   it('patterns over the length limit: 400/12', () => {
-    expect(failure(() => compileLogSearch({ text: 'x'.repeat(MAX_SEARCH_LENGTH + 1) }))).toMatchObject({ code: 400, subcode: 12 });
+    expect(failure(() => compileLogSearch({ text: 'x'.repeat(MAX_SEARCH_LENGTH + 1) }))).toMatchObject({
+      code: 400,
+      subcode: 12,
+    });
   });
 });

@@ -43,7 +43,9 @@ export function compileLogSearch(search: LogSearch): MessageMatcher | undefined 
     try {
       re = RE2JS.compile(text, search.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
     } catch (error) {
-      throw apiError('malformed_regex', undefined, [['err', String((error as Error).message).replace(/^error parsing regexp: /, '')]]);
+      throw apiError('malformed_regex', undefined, [
+        ['err', String((error as Error).message).replace(/^error parsing regexp: /, '')],
+      ]);
     }
     return (msg) => typeof msg === 'string' && re.test(msg);
   }

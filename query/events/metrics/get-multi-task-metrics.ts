@@ -16,7 +16,13 @@ export function getMultiTaskMetricsOperation(deps: QueryDeps) {
     request: withTasksList({ event_type: eventTypeField(), model_events: bool({ default: false }) }),
     async handle(request, context) {
       const namespace = namespaceOf(request.model_events);
-      const perEntity = await readableListings(deps, context.identity.company, namespace, request.tasks, distinct(request.tasks));
+      const perEntity = await readableListings(
+        deps,
+        context.identity.company,
+        namespace,
+        request.tasks,
+        distinct(request.tasks),
+      );
       const union = metricVariantsMap(perEntity.flat().filter(ofType(request.event_type)));
       return { metrics: [...union].map(([metric, variants]) => ({ metric, variants })) };
     },

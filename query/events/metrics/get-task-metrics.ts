@@ -23,7 +23,9 @@ export function getTaskMetricsOperation(deps: QueryDeps) {
         metrics: ids.map((task, i) => ({
           task,
           // Single values and events without an iteration do not count here (events.md §1.6).
-          metrics: distinct(perEntity[i]!.filter((e) => e.regular && ofType(request.event_type)(e)).map((e) => e.metric)).sort(compareCodePoints),
+          metrics: distinct(
+            perEntity[i]!.filter((e) => e.regular && ofType(request.event_type)(e)).map((e) => e.metric),
+          ).sort(compareCodePoints),
         })),
       };
     },

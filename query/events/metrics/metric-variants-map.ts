@@ -15,7 +15,9 @@ export function metricVariantsMap(entries: Iterable<ListingEntry>): Map<string, 
     if (!variants) sets.set(e.metric, (variants = new Set()));
     variants.add(e.variant);
   }
-  return new Map([...sets.keys()].sort(compareCodePoints).map((metric) => [metric, [...sets.get(metric)!].sort(compareCodePoints)]));
+  return new Map(
+    [...sets.keys()].sort(compareCodePoints).map((metric) => [metric, [...sets.get(metric)!].sort(compareCodePoints)]),
+  );
 }
 
 export const ofType = (type: EventType | undefined) => (e: ListingEntry) => type === undefined || e.type === type;

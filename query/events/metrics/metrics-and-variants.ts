@@ -18,7 +18,13 @@ export function metricsAndVariantsOperation(deps: QueryDeps, name: string, type:
     request: requestSchema({ task: str({ required: true }), model_events: bool({ default: false }) }),
     async handle(request, context) {
       const namespace = namespaceOf(request.model_events);
-      const [entries] = await readableListings(deps, context.identity.company, namespace, [request.task], [request.task]);
+      const [entries] = await readableListings(
+        deps,
+        context.identity.company,
+        namespace,
+        [request.task],
+        [request.task],
+      );
       return { metrics: Object.fromEntries(metricVariantsMap(entries!.filter(ofType(type)))) };
     },
   });

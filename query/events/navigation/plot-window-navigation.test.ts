@@ -17,14 +17,24 @@ interface Ev extends WindowEvent {
   id: string;
 }
 
-const plot = (iter: number, metric = 'roc', variant = 'class1', timestamp = iter): Ev => ({ id: `${metric}/${variant}@${iter}:${timestamp}`, iter, metric, variant, timestamp });
+const plot = (iter: number, metric = 'roc', variant = 'class1', timestamp = iter): Ev => ({
+  id: `${metric}/${variant}@${iter}:${timestamp}`,
+  iter,
+  metric,
+  variant,
+  timestamp,
+});
 
 function run(state: WindowTaskState, events: Ev[], kind: WindowKind, iters: number, navigateEarlier = true) {
   const step = stepWindowTask(state, events, { kind, iters, navigateEarlier });
   return { iters: step.iterations.map((i) => i.iter), step };
 }
 
-function freshState(events: Ev[], request = [{ task: 't1' }] as Parameters<typeof taskMetricSelections>[0], lii?: Map<string, number | undefined>): WindowTaskState {
+function freshState(
+  events: Ev[],
+  request = [{ task: 't1' }] as Parameters<typeof taskMetricSelections>[0],
+  lii?: Map<string, number | undefined>,
+): WindowTaskState {
   const selection = taskMetricSelections(request)[0]!;
   const present = new Map(events.map((e) => [`${e.metric}\0${e.variant}`, { metric: e.metric, variant: e.variant }]));
   return newWindowTaskState(
@@ -99,7 +109,10 @@ describe('stepWindowTask', () => {
 });
 
 describe('events.debug_images example (§8.1)', () => {
-  const image = (iter: number, variant: string, urls: number): Ev => ({ ...plot(iter, 'samples', variant), url: `${variant}_${iter % urls}.png` });
+  const image = (iter: number, variant: string, urls: number): Ev => ({
+    ...plot(iter, 'samples', variant),
+    url: `${variant}_${iter % urls}.png`,
+  });
   const events = Array.from({ length: 10 }, (_, i) => [image(i, 'A', 7), image(i, 'B', 4)]).flat();
   const lii = new Map([
     ['A', lastInvalidIteration(events.filter((e) => e.variant === 'A') as Array<Ev & { url: string }>)],
@@ -120,7 +133,11 @@ describe('events.debug_images example (§8.1)', () => {
   });
 
   it('represents a variant by its greatest URL and ignores events without one', () => {
-    const twoKeys = [{ ...image(1, 'A', 7), url: 'a.png', id: 'a' }, { ...image(1, 'A', 7), url: 'b.png', id: 'b' }, { ...plot(2, 'samples', 'A'), id: 'no-url' }];
+    const twoKeys = [
+      { ...image(1, 'A', 7), url: 'a.png', id: 'a' },
+      { ...image(1, 'A', 7), url: 'b.png', id: 'b' },
+      { ...plot(2, 'samples', 'A'), id: 'no-url' },
+    ];
     const state = freshState(twoKeys);
     const { step } = run(state, twoKeys, 'debug_images', 5);
     expect(step.iterations.map((i) => [i.iter, i.events.map((e) => e.id)])).toEqual([[1, ['b']]]);
@@ -130,7 +147,9 @@ describe('events.debug_images example (§8.1)', () => {
     const known = [image(0, 'A', 1), image(1, 'A', 1)]; // same URL twice: A invalid up to 0
     const later = [...known, image(0, 'C', 1)];
     const state = freshState(known, undefined, new Map([['A', 0]]));
-    expect(run(state, later, 'debug_images', 5).step.iterations.map((i) => [i.iter, i.events.map((e) => e.variant)])).toEqual([
+    expect(
+      run(state, later, 'debug_images', 5).step.iterations.map((i) => [i.iter, i.events.map((e) => e.variant)]),
+    ).toEqual([
       [1, ['A']],
       [0, ['C']],
     ]);

@@ -137,7 +137,13 @@ export function stepWindowTask<E extends WindowEvent>(
   const bounds = windowBounds(state, request.navigateEarlier);
   const { isCandidate, isShown } = windowFilters(state, request.kind);
   const candidates = [...events].filter((e) => isCandidate(e) && withinWindowBounds(e.iter, bounds));
-  const chosen = new Set(pickWindowIterations(candidates.map((e) => e.iter), bounds, request.iters));
+  const chosen = new Set(
+    pickWindowIterations(
+      candidates.map((e) => e.iter),
+      bounds,
+      request.iters,
+    ),
+  );
   const prefer = request.kind === 'plots' ? isLater : hasGreaterUrl;
 
   const byIteration = new Map<number, Map<string, Map<string, E>>>();
@@ -185,8 +191,12 @@ interface WindowFilters {
  */
 export function windowFilters(state: WindowTaskState, kind: WindowKind): WindowFilters {
   const metrics = new Map(state.metrics.map((m) => [m.metric, m]));
-  const requested = new Map(state.metrics.map((m) => [m.metric, m.requested_variants && new Set(m.requested_variants)]));
-  const invalid = new Map(state.metrics.map((m) => [m.metric, new Map(m.variants.map((v) => [v.variant, v.last_invalid_iteration]))]));
+  const requested = new Map(
+    state.metrics.map((m) => [m.metric, m.requested_variants && new Set(m.requested_variants)]),
+  );
+  const invalid = new Map(
+    state.metrics.map((m) => [m.metric, new Map(m.variants.map((v) => [v.variant, v.last_invalid_iteration]))]),
+  );
   const isCandidate = (e: WindowEvent): boolean => {
     if (!metrics.has(e.metric)) return false;
     const named = requested.get(e.metric);

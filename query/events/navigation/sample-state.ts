@@ -22,14 +22,21 @@ export function assertSampleStateMatches(state: SampleStateKey, request: SampleS
     state.task === request.task &&
     state.navigate_current_metric === request.navigate_current_metric &&
     (!request.navigate_current_metric || state.metric === request.metric);
-  if (!matches) throw apiError('invalid_scroll_id', 'Task and metric stored in the state do not match the passed ones', { scroll_id: scrollId });
+  if (!matches)
+    throw apiError('invalid_scroll_id', 'Task and metric stored in the state do not match the passed ones', {
+      scroll_id: scrollId,
+    });
 }
 
 /**
  * next_plot_sample / next_debug_image_sample: the state must exist (live,
  * this company) and belong to the task; otherwise 400/1104 naming the id.
  */
-export function requireNextSampleState<S extends { readonly task: string }>(state: S | undefined, task: string, scrollId: string | null | undefined): S {
+export function requireNextSampleState<S extends { readonly task: string }>(
+  state: S | undefined,
+  task: string,
+  scrollId: string | null | undefined,
+): S {
   if (state === undefined || state.task !== task) throw invalidScrollIdError(scrollId);
   return state;
 }
@@ -41,6 +48,10 @@ export interface IterationBounds {
 
 export const NO_ITERATION_BOUNDS: IterationBounds = Object.freeze({ min_iteration: null, max_iteration: null });
 
-export function boundsOf(range: { readonly min_iteration: number; readonly max_iteration: number } | undefined): IterationBounds {
-  return range === undefined ? { ...NO_ITERATION_BOUNDS } : { min_iteration: range.min_iteration, max_iteration: range.max_iteration };
+export function boundsOf(
+  range: { readonly min_iteration: number; readonly max_iteration: number } | undefined,
+): IterationBounds {
+  return range === undefined
+    ? { ...NO_ITERATION_BOUNDS }
+    : { min_iteration: range.min_iteration, max_iteration: range.max_iteration };
 }

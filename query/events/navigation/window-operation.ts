@@ -46,12 +46,22 @@ export function windowOperation(deps: QueryDeps, kind: WindowKind): Operation {
       if (loaded !== undefined && windowStateAction(true, req.refresh) === 'continue') {
         namespace = loaded.namespace;
         const tasks = loaded.state.tasks;
-        await deps.entities.requireReadable(company, namespace, tasks.map((t) => t.task));
+        await deps.entities.requireReadable(
+          company,
+          namespace,
+          tasks.map((t) => t.task),
+        );
         pages = await Promise.all(tasks.map((state) => windowPage(deps, company, namespace, kind, state, page)));
       } else {
         const selections = taskMetricSelections(req.metrics!);
-        await deps.entities.requireReadable(company, namespace, selections.map((s) => s.task));
-        pages = await Promise.all(selections.map((selection) => firstWindowPage(deps, company, namespace, kind, selection, page)));
+        await deps.entities.requireReadable(
+          company,
+          namespace,
+          selections.map((s) => s.task),
+        );
+        pages = await Promise.all(
+          selections.map((selection) => firstWindowPage(deps, company, namespace, kind, selection, page)),
+        );
       }
       const id = loaded === undefined ? store.newId() : req.scroll_id!;
       await store.save<WindowNavigation>(company, id, { kind, namespace, state: { tasks: pages.map((p) => p.state) } });

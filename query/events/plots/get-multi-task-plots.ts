@@ -21,23 +21,32 @@ import {
 import { decodeCursor, encodeCursor, invalidScrollIdError } from '../common/scroll-cursor.js';
 import { needsTasksOrTask, taskAliasField } from '../common/event-read-fields.js';
 import { fetchPlotEvents, plotRefKey } from '../store/plot-bodies.js';
-import { decodePositions, HAS_ITER, metricFilterCondition, runStatement, scopeCondition, where } from '../store/plot-image-influx.js';
+import {
+  decodePositions,
+  HAS_ITER,
+  metricFilterCondition,
+  runStatement,
+  scopeCondition,
+  where,
+} from '../store/plot-image-influx.js';
 import { metricVariantsList, tasksWithAlias } from '../common/log-plot-image-fields.js';
 import { namespaceOf, type Namespace } from '../store/entity-access.js';
 import type { StoredEvent } from '../store/stored-events.js';
 
 const PURPOSE = 'get_multi_task_plots';
 
-const request = needsTasksOrTask(requestSchema({
-  tasks: strList({ minItems: 1 }),
-  task: taskAliasField(),
-  iters: int({ min: 1, default: 1 }),
-  last_iters_per_task_metric: bool({ default: true }),
-  metrics: metricVariantsList(),
-  scroll_id: str(),
-  no_scroll: bool({ default: false }),
-  model_events: bool({ default: false }),
-}));
+const request = needsTasksOrTask(
+  requestSchema({
+    tasks: strList({ minItems: 1 }),
+    task: taskAliasField(),
+    iters: int({ min: 1, default: 1 }),
+    last_iters_per_task_metric: bool({ default: true }),
+    metrics: metricVariantsList(),
+    scroll_id: str(),
+    no_scroll: bool({ default: false }),
+    model_events: bool({ default: false }),
+  }),
+);
 
 export interface MultiTaskPlotsSelection {
   readonly entities: readonly string[];
@@ -80,8 +89,20 @@ export function getMultiTaskPlotsOperation(deps: QueryDeps): Operation {
       }
       // A continuation pages the cursor's selection; the request's is only validated.
       const selection: MultiTaskPlotsSelection = cursor
-        ? { entities: cursor.e, namespace: cursor.n, iters: cursor.i, metrics: cursor.m, lastItersPerTaskMetric: cursor.l }
-        : { entities: tasks, namespace: namespaceOf(req.model_events), iters: req.iters, metrics: req.metrics ?? null, lastItersPerTaskMetric: req.last_iters_per_task_metric };
+        ? {
+            entities: cursor.e,
+            namespace: cursor.n,
+            iters: cursor.i,
+            metrics: cursor.m,
+            lastItersPerTaskMetric: cursor.l,
+          }
+        : {
+            entities: tasks,
+            namespace: namespaceOf(req.model_events),
+            iters: req.iters,
+            metrics: req.metrics ?? null,
+            lastItersPerTaskMetric: req.last_iters_per_task_metric,
+          };
       const records = await deps.entities.requireReadable(company, selection.namespace, selection.entities);
       const names = new Map(records.map((r) => [r.id, r.name]));
       const page = await multiTaskPlots(deps, company, selection, names, cursor?.p ?? null);
@@ -122,18 +143,40 @@ export async function multiTaskPlots(
 ): Promise<MultiTaskPlotsResult> {
   const entities = [...new Set(selection.entities)];
   if (entities.length === 0) return { plots: Object.create(null), returned: 0, total: 0, position };
-  const condition = where(scopeCondition(company, selection.namespace, entities), metricFilterCondition(metricFilter(selection.metrics)), HAS_ITER);
-  const series = await runStatement(deps.influx, `SELECT "len" FROM "plot" WHERE ${condition} GROUP BY "e","m","v" ORDER BY time DESC LIMIT ${selection.iters}`);
-  const matching: Candidate[] = decodePositions(series).map((p) => ({ entity: p.entity!, metric: p.metric, variant: p.variant, iter: p.iter! }));
+  const condition = where(
+    scopeCondition(company, selection.namespace, entities),
+    metricFilterCondition(metricFilter(selection.metrics)),
+    HAS_ITER,
+  );
+  const series = await runStatement(
+    deps.influx,
+    `SELECT "len" FROM "plot" WHERE ${condition} GROUP BY "e","m","v" ORDER BY time DESC LIMIT ${selection.iters}`,
+  );
+  const matching: Candidate[] = decodePositions(series).map((p) => ({
+    entity: p.entity!,
+    metric: p.metric,
+    variant: p.variant,
+    iter: p.iter!,
+  }));
   const candidates = multiTaskPlotCandidates(matching, selection.iters, selection.lastItersPerTaskMetric);
   const page = multiTaskPlotsPage(candidates, { iters: selection.iters, position, nameOf: (e) => names.get(e) ?? e });
 
   const groups = [...eachGroup(page.plots)];
-  const bodies = await fetchPlotEvents(deps, company, selection.namespace, groups.flatMap((g) => g.plots));
+  const bodies = await fetchPlotEvents(
+    deps,
+    company,
+    selection.namespace,
+    groups.flatMap((g) => g.plots),
+  );
   for (const group of groups) {
     (group as { plots: unknown[] }).plots = group.plots.flatMap((c) => bodies.get(plotRefKey(c)) ?? []);
   }
-  return { plots: page.plots as unknown as MultiTaskPlotsMap<StoredEvent>, returned: page.returned, total: page.total, position: page.position };
+  return {
+    plots: page.plots as unknown as MultiTaskPlotsMap<StoredEvent>,
+    returned: page.returned,
+    total: page.total,
+    position: page.position,
+  };
 }
 
 function* eachGroup<E>(plots: MultiTaskPlotsMap<E>): Iterable<{ plots: E[] }> {

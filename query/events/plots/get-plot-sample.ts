@@ -36,7 +36,12 @@ export function getPlotSampleOperation(deps: QueryDeps): Operation {
       const store = new NavigationStore(deps.redis, deps.keyPrefix);
       const { id, state } = await store.openSample<PlotSampleState>(company, namespace, req.scroll_id, KIND, {
         refresh: req.refresh,
-        start: { task: req.task, navigate_current_metric: req.navigate_current_metric, metric: req.metric, iteration: null },
+        start: {
+          task: req.task,
+          navigate_current_metric: req.navigate_current_metric,
+          metric: req.metric,
+          iteration: null,
+        },
         rangesOf: (s) => plotMetricRanges(deps, company, namespace, s),
       });
       const range = state.ranges.find((r) => r.metric === req.metric);
@@ -47,7 +52,12 @@ export function getPlotSampleOperation(deps: QueryDeps): Operation {
         answer = { ...sample, events: sample.events.map((e) => e.event) };
       }
       await store.save(company, id, { kind: KIND, namespace, state: answer.state });
-      return { scroll_id: id, events: answer.events, min_iteration: answer.min_iteration, max_iteration: answer.max_iteration };
+      return {
+        scroll_id: id,
+        events: answer.events,
+        min_iteration: answer.min_iteration,
+        max_iteration: answer.max_iteration,
+      };
     },
   });
 }

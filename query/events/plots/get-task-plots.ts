@@ -15,7 +15,13 @@ import type { QueryDeps } from '../../query-deps.js';
 import { selectTaskPlots, taskPlotsPage, type TaskPlotsPosition } from './multi-task-plots-page.js';
 import { decodeCursor, encodeCursor, invalidScrollIdError } from '../common/scroll-cursor.js';
 import { fetchPlotEvents, plotRefKey } from '../store/plot-bodies.js';
-import { metricFilterCondition, nearestPerVariant, scopeCondition, where, type EventPosition } from '../store/plot-image-influx.js';
+import {
+  metricFilterCondition,
+  nearestPerVariant,
+  scopeCondition,
+  where,
+  type EventPosition,
+} from '../store/plot-image-influx.js';
 import { metricVariantsList } from '../common/log-plot-image-fields.js';
 import { namespaceOf, type Namespace } from '../store/entity-access.js';
 
@@ -53,9 +59,16 @@ export function getTaskPlotsOperation(deps: QueryDeps): Operation {
     request,
     async handle(req, context) {
       const company = context.identity.company;
-      let cursor: TaskPlotsCursor = { e: req.task, n: namespaceOf(req.model_events), i: req.iters, m: req.metrics ?? null, p: null };
+      let cursor: TaskPlotsCursor = {
+        e: req.task,
+        n: namespaceOf(req.model_events),
+        i: req.iters,
+        m: req.metrics ?? null,
+        p: null,
+      };
       if (req.scroll_id) {
-        const decoded = decodeCursor(deps.signingSecret, company, req.scroll_id, PURPOSE) as TaskPlotsCursor | undefined;
+        const decoded = decodeCursor(deps.signingSecret, company, req.scroll_id, PURPOSE) as
+          TaskPlotsCursor | undefined;
         if (decoded === undefined || decoded.e !== req.task) throw invalidScrollIdError(req.scroll_id);
         cursor = decoded;
       }
@@ -69,17 +82,30 @@ export function getTaskPlotsOperation(deps: QueryDeps): Operation {
         plots,
         returned: plots.length,
         total: page.total,
-        scroll_id: req.no_scroll ? null : encodeCursor(deps.signingSecret, company, { ...cursor, p: page.position }, PURPOSE),
+        scroll_id: req.no_scroll
+          ? null
+          : encodeCursor(deps.signingSecret, company, { ...cursor, p: page.position }, PURPOSE),
       };
     },
   });
 }
 
 /** The §7.1 selection, ordered by metric, variant, iteration descending (narrow rows). */
-export async function selectedTaskPlots(deps: QueryDeps, company: string, namespace: Namespace, task: string, filter: MetricFilter, iters: number): Promise<Selected[]> {
+export async function selectedTaskPlots(
+  deps: QueryDeps,
+  company: string,
+  namespace: Namespace,
+  task: string,
+  filter: MetricFilter,
+  iters: number,
+): Promise<Selected[]> {
   const condition = where(scopeCondition(company, namespace, [task]), metricFilterCondition(filter));
   // Invalid rows do not count: a series whose window holds some is read further back.
-  const rows = await nearestPerVariant(deps.influx, { select: '"len","valid"', from: 'plot', condition, order: 'DESC', want: iters }, (list) => validCount(list) >= iters);
+  const rows = await nearestPerVariant(
+    deps.influx,
+    { select: '"len","valid"', from: 'plot', condition, order: 'DESC', want: iters },
+    (list) => validCount(list) >= iters,
+  );
   const candidates = rows.map((p) => ({
     metric: p.metric,
     variant: p.variant,

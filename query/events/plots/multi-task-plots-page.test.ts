@@ -12,13 +12,24 @@ interface Plot extends MultiTaskPlotCandidate {
   id: string;
 }
 
-const plot = (entity: string, metric: string, variant: string, iter: number): Plot => ({ entity, metric, variant, iter, id: `${entity}/${metric}/${variant}@${iter}` });
+const plot = (entity: string, metric: string, variant: string, iter: number): Plot => ({
+  entity,
+  metric,
+  variant,
+  iter,
+  id: `${entity}/${metric}/${variant}@${iter}`,
+});
 const names: Record<string, string> = { '8f1c2d': 'resnet run 1', '77aa01': 'resnet run 2' };
 const nameOf = (entity: string) => names[entity] ?? entity;
 
 describe('get_multi_task_plots (§7.2)', () => {
   it('reproduces the response example: latest iteration per entity and metric', () => {
-    const matching = [plot('8f1c2d', 'roc', 'class1', 1), plot('8f1c2d', 'roc', 'class1', 3), plot('77aa01', 'roc', 'class1', 0), plot('77aa01', 'roc', 'class1', 1)];
+    const matching = [
+      plot('8f1c2d', 'roc', 'class1', 1),
+      plot('8f1c2d', 'roc', 'class1', 3),
+      plot('77aa01', 'roc', 'class1', 0),
+      plot('77aa01', 'roc', 'class1', 1),
+    ];
     const candidates = multiTaskPlotCandidates(matching, 1, true);
     const page = multiTaskPlotsPage(candidates, { iters: 1, position: null, nameOf });
     expect(JSON.parse(JSON.stringify(page.plots))).toEqual({
@@ -40,8 +51,20 @@ describe('get_multi_task_plots (§7.2)', () => {
   });
 
   it('orders candidates by iter descending, then entity, metric, variant', () => {
-    const matching = [plot('b', 'm', 'v', 1), plot('a', 'm', 'w', 1), plot('a', 'm', 'v', 1), plot('a', 'l', 'z', 1), plot('c', 'm', 'v', 2)];
-    expect(multiTaskPlotCandidates(matching, 5, true).map((p) => p.id)).toEqual(['c/m/v@2', 'a/l/z@1', 'a/m/v@1', 'a/m/w@1', 'b/m/v@1']);
+    const matching = [
+      plot('b', 'm', 'v', 1),
+      plot('a', 'm', 'w', 1),
+      plot('a', 'm', 'v', 1),
+      plot('a', 'l', 'z', 1),
+      plot('c', 'm', 'v', 2),
+    ];
+    expect(multiTaskPlotCandidates(matching, 5, true).map((p) => p.id)).toEqual([
+      'c/m/v@2',
+      'a/l/z@1',
+      'a/m/v@1',
+      'a/m/w@1',
+      'b/m/v@1',
+    ]);
   });
 
   it('keeps at most `iters` events per (metric, variant, entity) of the page', () => {
@@ -67,12 +90,18 @@ describe('get_multi_task_plots (§7.2)', () => {
 
   it('caps total at 10000', () => {
     const matching = Array.from({ length: 10_001 }, (_, i) => plot('t', `m${i}`, 'v', 0));
-    expect(multiTaskPlotsPage(multiTaskPlotCandidates(matching, 1, true), { iters: 1, position: null, nameOf }).total).toBe(10_000);
+    expect(
+      multiTaskPlotsPage(multiTaskPlotCandidates(matching, 1, true), { iters: 1, position: null, nameOf }).total,
+    ).toBe(10_000);
   });
 
   it('accepts any metric name as a key', () => {
     const page = multiTaskPlotsPage([plot('t', '__proto__', 'constructor', 0)], { iters: 1, position: null, nameOf });
-    expect(JSON.parse(JSON.stringify(page.plots))).toEqual(JSON.parse('{"__proto__": {"constructor": {"t": {"0": {"name": "t", "plots": [{"entity": "t", "metric": "__proto__", "variant": "constructor", "iter": 0, "id": "t/__proto__/constructor@0"}]}}}}}'));
+    expect(JSON.parse(JSON.stringify(page.plots))).toEqual(
+      JSON.parse(
+        '{"__proto__": {"constructor": {"t": {"0": {"name": "t", "plots": [{"entity": "t", "metric": "__proto__", "variant": "constructor", "iter": 0, "id": "t/__proto__/constructor@0"}]}}}}}',
+      ),
+    );
     expect(page.returned).toBe(1);
   });
 });
@@ -81,16 +110,41 @@ describe('get_task_plots (§7.1)', () => {
   interface TP extends TaskPlotCandidate {
     id: string;
   }
-  const tp = (metric: string, variant: string, iter?: number, valid_plot?: boolean): TP => ({ metric, variant, iter, valid_plot, id: `${metric}/${variant}@${iter ?? '-'}` });
-  const events = [tp('roc', 'c1', 1), tp('roc', 'c1'), tp('roc', 'c1', 3), tp('roc', 'c1', 2), tp('cm', 'x', 0), tp('roc', 'c2'), tp('cm', 'x', 5, false), tp('roc', 'a', 7)];
+  const tp = (metric: string, variant: string, iter?: number, valid_plot?: boolean): TP => ({
+    metric,
+    variant,
+    iter,
+    valid_plot,
+    id: `${metric}/${variant}@${iter ?? '-'}`,
+  });
+  const events = [
+    tp('roc', 'c1', 1),
+    tp('roc', 'c1'),
+    tp('roc', 'c1', 3),
+    tp('roc', 'c1', 2),
+    tp('cm', 'x', 0),
+    tp('roc', 'c2'),
+    tp('cm', 'x', 5, false),
+    tp('roc', 'a', 7),
+  ];
 
   it('keeps the `iters` latest per (metric, variant), hides invalid plots, orders by metric, variant, iter desc', () => {
-    expect(selectTaskPlots(events, 2).map((e) => e.id)).toEqual(['cm/x@0', 'roc/a@7', 'roc/c1@3', 'roc/c1@2', 'roc/c2@-']);
+    expect(selectTaskPlots(events, 2).map((e) => e.id)).toEqual([
+      'cm/x@0',
+      'roc/a@7',
+      'roc/c1@3',
+      'roc/c1@2',
+      'roc/c2@-',
+    ]);
     expect(selectTaskPlots(events, 1).map((e) => e.id)).toEqual(['cm/x@0', 'roc/a@7', 'roc/c1@3', 'roc/c2@-']);
   });
 
   it('ranks events without iter below every iteration', () => {
-    expect(selectTaskPlots(events, 10).filter((e) => e.metric === 'roc' && e.variant === 'c1').map((e) => e.id)).toEqual(['roc/c1@3', 'roc/c1@2', 'roc/c1@1', 'roc/c1@-']);
+    expect(
+      selectTaskPlots(events, 10)
+        .filter((e) => e.metric === 'roc' && e.variant === 'c1')
+        .map((e) => e.id),
+    ).toEqual(['roc/c1@3', 'roc/c1@2', 'roc/c1@1', 'roc/c1@-']);
   });
 
   it('pages the selection and ends with an empty page', () => {

@@ -23,7 +23,12 @@ export type MultiTaskPlotsPosition = Pick<MultiTaskPlotCandidate, 'entity' | 'me
 
 /** iter descending; ties by entity, metric, variant ascending. */
 export function compareMultiTaskPlots(a: MultiTaskPlotsPosition, b: MultiTaskPlotsPosition): number {
-  return b.iter - a.iter || compareCodePoints(a.entity, b.entity) || compareCodePoints(a.metric, b.metric) || compareCodePoints(a.variant, b.variant);
+  return (
+    b.iter - a.iter ||
+    compareCodePoints(a.entity, b.entity) ||
+    compareCodePoints(a.metric, b.metric) ||
+    compareCodePoints(a.variant, b.variant)
+  );
 }
 
 /**
@@ -32,7 +37,11 @@ export function compareMultiTaskPlots(a: MultiTaskPlotsPosition, b: MultiTaskPlo
  * entity when `lastItersPerTaskMetric` is false. `matching` are the plot
  * events of the listed entities that pass the metric filter and have an iteration.
  */
-export function multiTaskPlotCandidates<E extends MultiTaskPlotCandidate>(matching: Iterable<E>, iters: number, lastItersPerTaskMetric: boolean): E[] {
+export function multiTaskPlotCandidates<E extends MultiTaskPlotCandidate>(
+  matching: Iterable<E>,
+  iters: number,
+  lastItersPerTaskMetric: boolean,
+): E[] {
   const all = [...matching];
   const scope = (e: E) => (lastItersPerTaskMetric ? JSON.stringify([e.entity, e.metric]) : e.entity);
   const iterations = new Map<string, Set<number>>();
@@ -53,7 +62,10 @@ export interface EntityIterationPlots<E> {
 }
 
 /** plots[metric][variant][entity id][decimal iter]; null-prototype objects, so any metric name is a safe key. */
-export type MultiTaskPlotsMap<E> = Record<string, Record<string, Record<string, Record<string, EntityIterationPlots<E>>>>>;
+export type MultiTaskPlotsMap<E> = Record<
+  string,
+  Record<string, Record<string, Record<string, EntityIterationPlots<E>>>>
+>;
 
 export interface MultiTaskPlotsPage<E> {
   plots: MultiTaskPlotsMap<E>;
@@ -72,7 +84,11 @@ export interface MultiTaskPlotsPage<E> {
  */
 export function multiTaskPlotsPage<E extends MultiTaskPlotCandidate>(
   candidates: readonly E[],
-  request: { readonly iters: number; readonly position: MultiTaskPlotsPosition | null; readonly nameOf: (entity: string) => string },
+  request: {
+    readonly iters: number;
+    readonly position: MultiTaskPlotsPosition | null;
+    readonly nameOf: (entity: string) => string;
+  },
 ): MultiTaskPlotsPage<E> {
   const { position } = request;
   const start = position === null ? 0 : indexAfter(candidates, (e) => compareMultiTaskPlots(e, position));
@@ -93,7 +109,10 @@ export function multiTaskPlotsPage<E extends MultiTaskPlotCandidate>(
     plots,
     returned: Object.keys(plots).length,
     total: Math.min(candidates.length, MULTI_TASK_PLOTS_TOTAL_CAP),
-    position: last === undefined ? position : { entity: last.entity, metric: last.metric, variant: last.variant, iter: last.iter },
+    position:
+      last === undefined
+        ? position
+        : { entity: last.entity, metric: last.metric, variant: last.variant, iter: last.iter },
   };
 }
 
@@ -119,7 +138,10 @@ export interface TaskPlotsPosition {
 const rank = (iter: number | null | undefined): number => (iter === undefined || iter === null ? -Infinity : iter);
 
 /** metric ascending, variant ascending, iteration descending (events without iter last). */
-export function compareTaskPlots(a: TaskPlotsPosition | TaskPlotCandidate, b: TaskPlotsPosition | TaskPlotCandidate): number {
+export function compareTaskPlots(
+  a: TaskPlotsPosition | TaskPlotCandidate,
+  b: TaskPlotsPosition | TaskPlotCandidate,
+): number {
   const byName = compareCodePoints(a.metric, b.metric) || compareCodePoints(a.variant, b.variant);
   if (byName !== 0) return byName;
   const ra = rank(a.iter);
@@ -153,7 +175,11 @@ export interface TaskPlotsPage<E> {
 }
 
 /** The page of at most 10000 selected plots after `position` (null: the first). */
-export function taskPlotsPage<E extends TaskPlotCandidate>(selected: readonly E[], position: TaskPlotsPosition | null, pageSize = TASK_PLOTS_PAGE_SIZE): TaskPlotsPage<E> {
+export function taskPlotsPage<E extends TaskPlotCandidate>(
+  selected: readonly E[],
+  position: TaskPlotsPosition | null,
+  pageSize = TASK_PLOTS_PAGE_SIZE,
+): TaskPlotsPage<E> {
   const start = position === null ? 0 : indexAfter(selected, (e) => compareTaskPlots(e, position));
   const plots = selected.slice(start, start + pageSize);
   const last = plots[plots.length - 1];

@@ -31,7 +31,12 @@ export function nextPlotSampleOperation(deps: QueryDeps): Operation {
       const events = await eventsAt(deps, company, namespace, req.task, picked.metric, picked.iter);
       const answer = movedTo(state, picked, events);
       await store.save(company, req.scroll_id!, { kind: KIND, namespace, state: answer.state });
-      return { scroll_id: req.scroll_id, events: answer.events.map((e) => e.event), min_iteration: answer.min_iteration, max_iteration: answer.max_iteration };
+      return {
+        scroll_id: req.scroll_id,
+        events: answer.events.map((e) => e.event),
+        min_iteration: answer.min_iteration,
+        max_iteration: answer.max_iteration,
+      };
     },
   });
 }

@@ -18,7 +18,9 @@ const events: PlotSampleEvent[] = [0, 1].flatMap((iter) => [
 ]);
 
 const where = (answer: { moved: boolean; events: PlotSampleEvent[] }) =>
-  answer.moved ? `${answer.events[0]!.iter},${answer.events[0]!.metric}:${answer.events.map((e) => e.variant).join('')}` : 'nothing';
+  answer.moved
+    ? `${answer.events[0]!.iter},${answer.events[0]!.metric}:${answer.events.map((e) => e.variant).join('')}`
+    : 'nothing';
 
 describe('plot sample navigation example (§7.5)', () => {
   it('walks (1,M1) (1,M2) (1,M1) (0,M2), then nothing, then (1,M1)', () => {
@@ -40,7 +42,13 @@ describe('plot sample navigation example (§7.5)', () => {
   });
 
   it('answers null bounds when nothing is found and keeps the state', () => {
-    const state: PlotSampleState = { task: 't', navigate_current_metric: false, metric: 'M1', iteration: 0, ranges: [] };
+    const state: PlotSampleState = {
+      task: 't',
+      navigate_current_metric: false,
+      metric: 'M1',
+      iteration: 0,
+      ranges: [],
+    };
     const answer = nextPlotSample(state, events, true, false);
     expect(answer).toEqual({ state, moved: false, events: [], min_iteration: null, max_iteration: null });
   });
@@ -69,12 +77,25 @@ describe('plotSample (§7.4)', () => {
   });
 
   it('answers null bounds for a metric without a range', () => {
-    expect(plotSample(state, 'M9', events)).toMatchObject({ moved: false, events: [], min_iteration: null, max_iteration: null });
+    expect(plotSample(state, 'M9', events)).toMatchObject({
+      moved: false,
+      events: [],
+      min_iteration: null,
+      max_iteration: null,
+    });
   });
 
   it('returns at most 100 variants, ascending', () => {
-    const many = Array.from({ length: 150 }, (_, i) => ({ iter: 0, metric: 'X', variant: `v${String(149 - i).padStart(3, '0')}` }));
-    const answer = plotSample(newPlotSampleState({ task: 't', metric: 'X', navigate_current_metric: true }, many), 'X', many);
+    const many = Array.from({ length: 150 }, (_, i) => ({
+      iter: 0,
+      metric: 'X',
+      variant: `v${String(149 - i).padStart(3, '0')}`,
+    }));
+    const answer = plotSample(
+      newPlotSampleState({ task: 't', metric: 'X', navigate_current_metric: true }, many),
+      'X',
+      many,
+    );
     expect(answer.events).toHaveLength(100);
     expect(answer.events[0]!.variant).toBe('v000');
   });
@@ -97,9 +118,17 @@ describe('sample state checks', () => {
       }
       expect(error).toBeInstanceOf(ApiError);
       expect((error as ApiError).entry.subcode).toBe(1104);
-      expect((error as ApiError).message).toBe('Invalid scroll id (Task and metric stored in the state do not match the passed ones): scroll_id=sid');
+      expect((error as ApiError).message).toBe(
+        'Invalid scroll id (Task and metric stored in the state do not match the passed ones): scroll_id=sid',
+      );
     }
-    expect(() => assertSampleStateMatches({ ...key, navigate_current_metric: false }, { ...key, navigate_current_metric: false, metric: 'M2' }, 'sid')).not.toThrow();
+    expect(() =>
+      assertSampleStateMatches(
+        { ...key, navigate_current_metric: false },
+        { ...key, navigate_current_metric: false, metric: 'M2' },
+        'sid',
+      ),
+    ).not.toThrow();
   });
 
   it('requires a live state of the task for next_*_sample', () => {
@@ -112,6 +141,9 @@ describe('sample state checks', () => {
 describe('refreshPlotSampleRanges', () => {
   it('recomputes the ranges and keeps the position', () => {
     const state: PlotSampleState = { task: 't', navigate_current_metric: true, metric: 'M1', iteration: 1, ranges: [] };
-    expect(refreshPlotSampleRanges(state, events)).toEqual({ ...state, ranges: [{ metric: 'M1', min_iteration: 0, max_iteration: 1 }] });
+    expect(refreshPlotSampleRanges(state, events)).toEqual({
+      ...state,
+      ranges: [{ metric: 'M1', min_iteration: 0, max_iteration: 1 }],
+    });
   });
 });

@@ -60,8 +60,16 @@ export function newPlotSampleState(
   request: { readonly task: string; readonly metric: string; readonly navigate_current_metric: boolean },
   events: Iterable<PlotPosition>,
 ): PlotSampleState {
-  const ranges = plotMetricRanges(request.navigate_current_metric ? filter(events, (e) => e.metric === request.metric) : events);
-  return { task: request.task, navigate_current_metric: request.navigate_current_metric, metric: request.metric, iteration: null, ranges };
+  const ranges = plotMetricRanges(
+    request.navigate_current_metric ? filter(events, (e) => e.metric === request.metric) : events,
+  );
+  return {
+    task: request.task,
+    navigate_current_metric: request.navigate_current_metric,
+    metric: request.metric,
+    iteration: null,
+    ranges,
+  };
 }
 
 /** `refresh` on a live state: the ranges are recomputed, metric and iteration kept. */
@@ -83,12 +91,19 @@ export interface PlotSampleAnswer<E> extends IterationBounds {
  * greatest iteration <= `iteration` (any when absent). `metricEvents` are
  * the metric's plot events with an iteration (a superset is filtered).
  */
-export function plotSample<E extends PlotSampleEvent>(state: PlotSampleState, metric: string, metricEvents: Iterable<E>, iteration?: number | null): PlotSampleAnswer<E> {
+export function plotSample<E extends PlotSampleEvent>(
+  state: PlotSampleState,
+  metric: string,
+  metricEvents: Iterable<E>,
+  iteration?: number | null,
+): PlotSampleAnswer<E> {
   const range = state.ranges.find((r) => r.metric === metric);
   if (range === undefined) return { state, moved: false, events: [], ...NO_ITERATION_BOUNDS };
   const events = [...filter(metricEvents, (e) => e.metric === metric)];
   let it: number | undefined;
-  for (const e of events) if ((iteration === undefined || iteration === null || e.iter <= iteration) && (it === undefined || e.iter > it)) it = e.iter;
+  for (const e of events)
+    if ((iteration === undefined || iteration === null || e.iter <= iteration) && (it === undefined || e.iter > it))
+      it = e.iter;
   if (it === undefined) return { state, moved: false, events: [], ...boundsOf(range) };
   return {
     state: { ...state, metric, iteration: it },
@@ -105,7 +120,12 @@ export function plotSample<E extends PlotSampleEvent>(state: PlotSampleState, me
  * (iteration, metric) in that order. A state without a current iteration
  * has no bound. Undefined when there is nothing that way.
  */
-export function pickNextPlot(state: PlotSampleState, positions: Iterable<PlotPosition>, navigateEarlier: boolean, nextIteration: boolean): PlotPosition | undefined {
+export function pickNextPlot(
+  state: PlotSampleState,
+  positions: Iterable<PlotPosition>,
+  navigateEarlier: boolean,
+  nextIteration: boolean,
+): PlotPosition | undefined {
   const way = navigateEarlier ? -1 : 1;
   // beyond: strictly further in the navigation direction; within the picked
   // iteration the closest metric is the greatest (earlier) or smallest (later).
@@ -116,23 +136,39 @@ export function pickNextPlot(state: PlotSampleState, positions: Iterable<PlotPos
   for (const p of positions) {
     if (state.navigate_current_metric && p.metric !== state.metric) continue;
     if (state.iteration !== null) {
-      const further = beyond(p.iter, state.iteration) || (!byIterationOnly && p.iter === state.iteration && beyondName(p.metric, state.metric));
+      const further =
+        beyond(p.iter, state.iteration) ||
+        (!byIterationOnly && p.iter === state.iteration && beyondName(p.metric, state.metric));
       if (!further) continue;
     }
-    if (best === undefined || beyond(best.iter, p.iter) || (p.iter === best.iter && beyondName(best.metric, p.metric))) best = p;
+    if (best === undefined || beyond(best.iter, p.iter) || (p.iter === best.iter && beyondName(best.metric, p.metric)))
+      best = p;
   }
   return best === undefined ? undefined : { iter: best.iter, metric: best.metric };
 }
 
 /** next_plot_sample, whole: picks, then answers with the picked metric's events at the picked iteration. */
-export function nextPlotSample<E extends PlotSampleEvent>(state: PlotSampleState, events: readonly E[], navigateEarlier: boolean, nextIteration: boolean): PlotSampleAnswer<E> {
+export function nextPlotSample<E extends PlotSampleEvent>(
+  state: PlotSampleState,
+  events: readonly E[],
+  navigateEarlier: boolean,
+  nextIteration: boolean,
+): PlotSampleAnswer<E> {
   const picked = pickNextPlot(state, events, navigateEarlier, nextIteration);
   if (picked === undefined) return { state, moved: false, events: [], ...NO_ITERATION_BOUNDS };
-  return movedTo(state, picked, events.filter((e) => e.iter === picked.iter && e.metric === picked.metric));
+  return movedTo(
+    state,
+    picked,
+    events.filter((e) => e.iter === picked.iter && e.metric === picked.metric),
+  );
 }
 
 /** The answer once the adapter has loaded the picked position's events. */
-export function movedTo<E extends PlotSampleEvent>(state: PlotSampleState, picked: PlotPosition, eventsAtPick: readonly E[]): PlotSampleAnswer<E> {
+export function movedTo<E extends PlotSampleEvent>(
+  state: PlotSampleState,
+  picked: PlotPosition,
+  eventsAtPick: readonly E[],
+): PlotSampleAnswer<E> {
   return {
     state: { ...state, metric: picked.metric, iteration: picked.iter },
     moved: true,

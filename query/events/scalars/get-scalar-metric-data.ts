@@ -45,7 +45,12 @@ function isCursor(v: Record<string, unknown> | undefined): v is Record<string, u
     (v.n === 't' || v.n === 'm') &&
     typeof v.m === 'string' &&
     typeof v.tot === 'number' &&
-    (p === null || (typeof p === 'object' && p !== undefined && (p.i === null || typeof p.i === 'number') && typeof p.ts === 'number' && typeof p.q === 'number'))
+    (p === null ||
+      (typeof p === 'object' &&
+        p !== undefined &&
+        (p.i === null || typeof p.i === 'number') &&
+        typeof p.ts === 'number' &&
+        typeof p.q === 'number'))
   );
 }
 
@@ -85,14 +90,20 @@ export function getScalarMetricDataOperation(deps: QueryDeps) {
       await deps.entities.requireOne(company, namespace, request.task);
       const ref: EntityRef = { company, namespace, id: request.task };
       const where = allOf(entityWhere(ref), tagEquals(TAG.metric, metric));
-      const variants = (await new MetricListings(deps.redis, deps.keyPrefix).one(company, namespace, request.task)).filter(
-        (e) => e.type === 'training_stats_scalar' && e.metric === metric,
-      ).length;
+      const variants = (
+        await new MetricListings(deps.redis, deps.keyPrefix).one(company, namespace, request.task)
+      ).filter((e) => e.type === 'training_stats_scalar' && e.metric === metric).length;
       const { events, firstRead } = await nextPage(deps.influx, where, cursor?.p ?? null, Math.max(1, variants));
       // The total is counted once, after the first page: its rows size the count (store/scalar-metric-data-total.ts).
       const total = cursor ? cursor.tot : await metricDataTotal(deps.influx, where, firstRead, variants);
       const last = events[events.length - 1];
-      const next: MetricDataCursor = { e: request.task, n: namespace, m: metric, p: last ? positionOf(last) : (cursor?.p ?? null), tot: total };
+      const next: MetricDataCursor = {
+        e: request.task,
+        n: namespace,
+        m: metric,
+        p: last ? positionOf(last) : (cursor?.p ?? null),
+        tot: total,
+      };
       return {
         events: events.map((e) => e.event),
         returned: events.length,
@@ -112,7 +123,10 @@ async function nextPage(
 ): Promise<{ events: SequencedEvent[]; firstRead: { rows: SequencedEvent[]; complete: boolean } }> {
   const bound = after === null ? undefined : after.i === null ? NO_ITER : timeCompare('<=', after.i);
   const limit = METRIC_DATA_PAGE + 2 * variants;
-  const read = await rows(influx, `SELECT * FROM "scalar" WHERE ${allOf(where, bound)} ORDER BY time DESC LIMIT ${limit}`);
+  const read = await rows(
+    influx,
+    `SELECT * FROM "scalar" WHERE ${allOf(where, bound)} ORDER BY time DESC LIMIT ${limit}`,
+  );
   const firstRead = { rows: read, complete: read.length < limit };
   let events = read;
   if (events.length === limit) {
@@ -121,7 +135,16 @@ async function nextPage(
     // points (more variants than counted): then that iteration is read whole.
     const lastIter = events[events.length - 1]!.iter;
     const complete = events.filter((e) => e.iter !== lastIter);
-    events = pageAfter(complete, after).length === METRIC_DATA_PAGE ? complete : [...complete, ...(await rows(influx, `SELECT * FROM "scalar" WHERE ${allOf(where, lastIter === undefined ? NO_ITER : timeCompare('=', lastIter))}`))];
+    events =
+      pageAfter(complete, after).length === METRIC_DATA_PAGE
+        ? complete
+        : [
+            ...complete,
+            ...(await rows(
+              influx,
+              `SELECT * FROM "scalar" WHERE ${allOf(where, lastIter === undefined ? NO_ITER : timeCompare('=', lastIter))}`,
+            )),
+          ];
   }
   return { events: pageAfter(events, after), firstRead };
 }

@@ -26,9 +26,17 @@ export function getTaskLatestScalarValuesOperation(deps: QueryDeps) {
       const company = context.identity.company;
       const record = await deps.entities.requireOne(company, 't', request.task);
       const where = entityWhere({ company, namespace: 't', id: request.task });
-      const statements = [`SELECT "y", "ts" FROM "scalar" WHERE ${where} GROUP BY "m", "v" ORDER BY time DESC LIMIT ${LATEST_POINTS_PER_VARIANT}`];
-      const iterationsAt = record.maxIter === undefined ? statements.push(`SELECT LAST("ts") FROM "scalar", "vector", "image", "plot" WHERE ${allOf(where, HAS_ITER)}`) - 1 : -1;
-      const receivedAt = record.lastScalarAt === undefined ? statements.push(`SELECT MAX("at") FROM "scalar" WHERE ${where}`) - 1 : -1;
+      const statements = [
+        `SELECT "y", "ts" FROM "scalar" WHERE ${where} GROUP BY "m", "v" ORDER BY time DESC LIMIT ${LATEST_POINTS_PER_VARIANT}`,
+      ];
+      const iterationsAt =
+        record.maxIter === undefined
+          ? statements.push(
+              `SELECT LAST("ts") FROM "scalar", "vector", "image", "plot" WHERE ${allOf(where, HAS_ITER)}`,
+            ) - 1
+          : -1;
+      const receivedAt =
+        record.lastScalarAt === undefined ? statements.push(`SELECT MAX("at") FROM "scalar" WHERE ${where}`) - 1 : -1;
       const [results, logIter] = await Promise.all([
         deps.influx.query(statements.join('; ')),
         new LogSegments(deps.redis, deps.keyPrefix).maxIteration(company, request.task),
@@ -37,11 +45,22 @@ export function getTaskLatestScalarValuesOperation(deps: QueryDeps) {
       for (const s of seriesOf(results, 0)) {
         const { metric, variant } = seriesName(s);
         const [y, ts] = [columnIndex(s, 'y'), columnIndex(s, 'ts')];
-        for (const row of s.values) points.push({ metric, variant, iter: iterFromTime(row[0] as number), timestamp: row[ts] as number, value: row[y] as number });
+        for (const row of s.values)
+          points.push({
+            metric,
+            variant,
+            iter: iterFromTime(row[0] as number),
+            timestamp: row[ts] as number,
+            value: row[y] as number,
+          });
       }
       const lastTimestamp = record.lastScalarAt ?? seriesOf(results, receivedAt)[0]?.values[0]?.[1];
       const iterations =
-        record.maxIter === undefined ? seriesOf(results, iterationsAt).map((s) => s.values[0]![0] as number) : record.maxIter === null ? [] : [storedIteration(record.maxIter)];
+        record.maxIter === undefined
+          ? seriesOf(results, iterationsAt).map((s) => s.values[0]![0] as number)
+          : record.maxIter === null
+            ? []
+            : [storedIteration(record.maxIter)];
       if (logIter !== undefined) iterations.push(logIter);
       return {
         metrics: latestScalarMetrics(points),

@@ -39,7 +39,15 @@ export async function singleValuesOf(
 ): Promise<EntitySingleValues[]> {
   const unique = [...new Map(records.map((r) => [r.id, r])).values()];
   if (unique.length === 0) return [];
-  const where = allOf(entitiesWhere(company, namespace, unique.map((r) => r.id)), metricFilterWhere(filter), SINGLE_VALUE);
+  const where = allOf(
+    entitiesWhere(
+      company,
+      namespace,
+      unique.map((r) => r.id),
+    ),
+    metricFilterWhere(filter),
+    SINGLE_VALUE,
+  );
   const results = await deps.influx.query(`SELECT "y", "ts" FROM "scalar" WHERE ${where} GROUP BY "e", "m", "v"`);
   const byEntity = new Map<string, SingleValue[]>();
   for (const s of seriesOf(results)) {
@@ -47,7 +55,11 @@ export async function singleValuesOf(
     if (!row) continue;
     const entity = seriesTag(s, TAG.entity);
     const values = byEntity.get(entity) ?? [];
-    values.push({ ...seriesName(s), value: row[columnIndex(s, 'y')] as number, timestamp: row[columnIndex(s, 'ts')] as number });
+    values.push({
+      ...seriesName(s),
+      value: row[columnIndex(s, 'y')] as number,
+      timestamp: row[columnIndex(s, 'ts')] as number,
+    });
     byEntity.set(entity, values);
   }
   const out: EntitySingleValues[] = [];
@@ -71,7 +83,9 @@ export function getTaskSingleValueMetricsOperation(deps: QueryDeps) {
     async handle(request, context) {
       const namespace = namespaceOf(request.model_events);
       const records = await deps.entities.requireReadable(context.identity.company, namespace, request.tasks);
-      return { tasks: await singleValuesOf(deps, context.identity.company, namespace, records, metricFilter(request.metrics)) };
+      return {
+        tasks: await singleValuesOf(deps, context.identity.company, namespace, records, metricFilter(request.metrics)),
+      };
     },
   });
 }

@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { bucketKey, bucketMeans, groupedSeriesIntervals, seriesInterval, type SeriesStats } from './histogram-intervals.js';
+import {
+  bucketKey,
+  bucketMeans,
+  groupedSeriesIntervals,
+  seriesInterval,
+  type SeriesStats,
+} from './histogram-intervals.js';
 
-const series = (metric: string, variant: string, count: number, minX: number, maxX: number): SeriesStats => ({ metric, variant, count, minX, maxX });
+const series = (metric: string, variant: string, count: number, minX: number, maxX: number): SeriesStats => ({
+  metric,
+  variant,
+  count,
+  minX,
+  maxX,
+});
 
 describe('worked example of §4.1 (v = i at iterations 0..99)', () => {
   const xs = Array.from({ length: 100 }, (_, i) => i);
@@ -40,7 +52,10 @@ describe('seriesInterval', () => {
   });
 
   it('stays exact for epoch-ms ranges', () => {
-    const { interval, expected } = seriesInterval({ count: 6000, minX: 1_700_000_000_000, maxX: 1_718_000_000_000 }, 2000);
+    const { interval, expected } = seriesInterval(
+      { count: 6000, minX: 1_700_000_000_000, maxX: 1_718_000_000_000 },
+      2000,
+    );
     expect(interval).toBe(9_000_001);
     expect(expected).toBe(2000);
   });

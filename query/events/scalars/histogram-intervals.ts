@@ -21,7 +21,10 @@ export const MAX_EXPECTED_POINTS_PER_GROUP = 6000;
 export const MAX_SERIES_PER_GROUP = 50;
 
 /** The interval one series would get on its own, and how many buckets that makes. */
-export function seriesInterval(stats: Pick<SeriesStats, 'count' | 'minX' | 'maxX'>, samples: number): { interval: number; expected: number } {
+export function seriesInterval(
+  stats: Pick<SeriesStats, 'count' | 'minX' | 'maxX'>,
+  samples: number,
+): { interval: number; expected: number } {
   if (samples === 0 || stats.count < samples) return { interval: 1, expected: stats.count };
   const range = stats.maxX - stats.minX + 1;
   const interval = Math.max(1, ceilDiv(range, samples));
@@ -36,7 +39,12 @@ export function seriesInterval(stats: Pick<SeriesStats, 'count' | 'minX' | 'maxX
 export function groupedSeriesIntervals<T extends SeriesStats>(series: readonly T[], samples: number): Map<T, number> {
   const ordered = series
     .map((s) => ({ series: s, ...seriesInterval(s, samples) }))
-    .sort((a, b) => a.interval - b.interval || compareCodePoints(a.series.metric, b.series.metric) || compareCodePoints(a.series.variant, b.series.variant));
+    .sort(
+      (a, b) =>
+        a.interval - b.interval ||
+        compareCodePoints(a.series.metric, b.series.metric) ||
+        compareCodePoints(a.series.variant, b.series.variant),
+    );
 
   const result = new Map<T, number>();
   let members: T[] = [];
@@ -48,7 +56,10 @@ export function groupedSeriesIntervals<T extends SeriesStats>(series: readonly T
   };
   for (const s of ordered) {
     const startsGroup =
-      members.length === 0 || s.interval > upper || expected + s.expected > MAX_EXPECTED_POINTS_PER_GROUP || members.length >= MAX_SERIES_PER_GROUP;
+      members.length === 0 ||
+      s.interval > upper ||
+      expected + s.expected > MAX_EXPECTED_POINTS_PER_GROUP ||
+      members.length >= MAX_SERIES_PER_GROUP;
     if (startsGroup) {
       closeGroup();
       members = [];
@@ -104,7 +115,11 @@ interface Bucket {
  * omitted. Points may come in any order; when x is already ascending (what
  * stores return) no sort is needed.
  */
-export function bucketMeans(points: SeriesPoints, interval: number, options: { withMinMax?: boolean } = {}): BucketedSeries {
+export function bucketMeans(
+  points: SeriesPoints,
+  interval: number,
+  options: { withMinMax?: boolean } = {},
+): BucketedSeries {
   const buckets = ascendingX(points.x) ? bucketsInOrder(points, interval) : bucketsUnordered(points, interval);
   const result: BucketedSeries = { x: buckets.map((b) => b.key), y: buckets.map((b) => b.sum / b.count) };
   if (options.withMinMax) {

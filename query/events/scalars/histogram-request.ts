@@ -22,7 +22,12 @@ export const histogramFields = () => ({
   min_max: bool({ default: false }),
 });
 
-export const histogramOptionsOf = (request: { samples: number; key: HistogramOptions['key']; metrics?: Parameters<typeof metricFilter>[0]; min_max: boolean }): HistogramOptions => ({
+export const histogramOptionsOf = (request: {
+  samples: number;
+  key: HistogramOptions['key'];
+  metrics?: Parameters<typeof metricFilter>[0];
+  min_max: boolean;
+}): HistogramOptions => ({
   samples: request.samples,
   key: request.key,
   filter: metricFilter(request.metrics),

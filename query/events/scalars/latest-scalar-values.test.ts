@@ -48,7 +48,9 @@ describe('latestScalarMetrics', () => {
   });
 
   it('counts single values like any other point', () => {
-    const [metric] = latestScalarMetrics([{ metric: 'Summary', variant: 'accuracy', iter: SINGLE_VALUE_ITER, timestamp: 1, value: 0.93 }]);
+    const [metric] = latestScalarMetrics([
+      { metric: 'Summary', variant: 'accuracy', iter: SINGLE_VALUE_ITER, timestamp: 1, value: 0.93 },
+    ]);
     expect(metric!.variants[0]!.last_value).toBe(0.93);
   });
 });

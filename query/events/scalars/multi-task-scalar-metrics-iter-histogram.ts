@@ -19,7 +19,14 @@ export function multiTaskScalarMetricsIterHistogramOperation(deps: QueryDeps) {
     async handle(request, context) {
       const namespace = namespaceOf(request.model_events);
       const records = await deps.entities.requireReadable(context.identity.company, namespace, request.tasks);
-      return { metrics: await histograms.histogramsByMetric(context.identity.company, namespace, records, histogramOptionsOf(request)) };
+      return {
+        metrics: await histograms.histogramsByMetric(
+          context.identity.company,
+          namespace,
+          records,
+          histogramOptionsOf(request),
+        ),
+      };
     },
   });
 }

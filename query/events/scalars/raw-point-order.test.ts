@@ -24,7 +24,13 @@ describe('sortTies', () => {
   it('gives what a full sort by x, timestamp, arrival gives, for runs of every length and order', () => {
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
-    const points = Array.from({ length: 2000 }, (_, i) => ({ variant: `p${i}`, x: Math.floor(i / (1 + (i % 13))), y: 0, ts: next() % 5, seq: next() }));
+    const points = Array.from({ length: 2000 }, (_, i) => ({
+      variant: `p${i}`,
+      x: Math.floor(i / (1 + (i % 13))),
+      y: 0,
+      ts: next() % 5,
+      seq: next(),
+    }));
     points.sort((a, b) => a.x - b.x);
     const expected = [...points].sort((a, b) => a.x - b.x || a.ts - b.ts || a.seq - b.seq).map((q) => q.variant);
     sortTies(points);

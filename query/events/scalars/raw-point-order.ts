@@ -27,7 +27,7 @@ export function pageLength(points: readonly { x: number }[], batch: number): num
  * variant); runs are short, so they are sorted in place by insertion.
  */
 export function sortTies(points: RawPoint[]): void {
-  for (let start = 0; start < points.length; ) {
+  for (let start = 0; start < points.length;) {
     let end = start + 1;
     while (end < points.length && points[end]!.x === points[start]!.x) end++;
     for (let i = start + 1; i < end; i++) {
@@ -55,7 +55,8 @@ export function mergeSorted(lists: readonly RawPoint[][], batch: number): RawPoi
   for (;;) {
     let best = -1;
     for (let l = 0; l < lists.length; l++) {
-      if (at[l]! < lists[l]!.length && (best < 0 || byXThenArrival(lists[l]![at[l]!]!, lists[best]![at[best]!]!) < 0)) best = l;
+      if (at[l]! < lists[l]!.length && (best < 0 || byXThenArrival(lists[l]![at[l]!]!, lists[best]![at[best]!]!) < 0))
+        best = l;
     }
     if (best < 0) return out;
     const next = lists[best]![at[best]!]!;

@@ -54,22 +54,46 @@ export class ScalarHistograms {
 
   /** Every series of one entity's histogram. */
   async ofEntity(ref: EntityRef, options: HistogramOptions): Promise<EntitySeries[]> {
-    const listing = await new MetricListings(this.deps.redis, this.deps.keyPrefix).one(ref.company, ref.namespace, ref.id);
+    const listing = await new MetricListings(this.deps.redis, this.deps.keyPrefix).one(
+      ref.company,
+      ref.namespace,
+      ref.id,
+    );
     // Only series with an iteration above -2^31 take part, for every key (§4.1).
-    const series = listing.filter((e) => e.type === 'training_stats_scalar' && e.regular && options.filter.matches(e.metric, e.variant));
+    const series = listing.filter(
+      (e) => e.type === 'training_stats_scalar' && e.regular && options.filter.matches(e.metric, e.variant),
+    );
     if (series.length === 0) return [];
     const points =
       options.key === 'iter'
-        ? await iterHistogram(this.deps.influx, ref, series, metricFilterWhere(options.filter), options.samples, options.minMax)
+        ? await iterHistogram(
+            this.deps.influx,
+            ref,
+            series,
+            metricFilterWhere(options.filter),
+            options.samples,
+            options.minMax,
+          )
         : await timestampHistogram(this.csv, ref, series, options.samples, options.minMax);
     const labels = await xAxisLabels(this.deps.redis, this.deps.keyPrefix, ref.company, ref.namespace, ref.id, points);
-    return points.map((p) => ({ metric: p.metric, variant: p.variant, body: seriesBody(p, options.key, labels.get(seriesKey(p))) }));
+    return points.map((p) => ({
+      metric: p.metric,
+      variant: p.variant,
+      body: seriesBody(p, options.key, labels.get(seriesKey(p))),
+    }));
   }
 
   /** §4.2's `metrics` map: metric -> variant -> entity id -> series named after the entity. */
-  async histogramsByMetric(company: string, namespace: Namespace, records: readonly EntityRecord[], options: HistogramOptions) {
+  async histogramsByMetric(
+    company: string,
+    namespace: Namespace,
+    records: readonly EntityRecord[],
+    options: HistogramOptions,
+  ) {
     const unique = [...new Map(records.map((r) => [r.id, r])).values()];
-    const perEntity = await mapLimited(unique, ENTITY_CONCURRENCY, (record) => this.ofEntity({ company, namespace, id: record.id }, options));
+    const perEntity = await mapLimited(unique, ENTITY_CONCURRENCY, (record) =>
+      this.ofEntity({ company, namespace, id: record.id }, options),
+    );
     const metrics = plainMap<Record<string, Record<string, SeriesBody & { name: string }>>>();
     perEntity.forEach((series, i) => {
       const record = unique[i]!;

@@ -18,7 +18,10 @@ export function scalarMetricsIterHistogramOperation(deps: QueryDeps) {
     async handle(request, context) {
       const namespace = namespaceOf(request.model_events);
       await deps.entities.requireOne(context.identity.company, namespace, request.task);
-      const series = await histograms.ofEntity({ company: context.identity.company, namespace, id: request.task }, histogramOptionsOf(request));
+      const series = await histograms.ofEntity(
+        { company: context.identity.company, namespace, id: request.task },
+        histogramOptionsOf(request),
+      );
       // The metric map is the whole `data` (events.md §13 item 5).
       const metrics = plainMap<Record<string, SeriesBody & { name: string }>>();
       for (const s of series) (metrics[s.metric] ??= plainMap())[s.variant] = { name: s.variant, ...s.body };

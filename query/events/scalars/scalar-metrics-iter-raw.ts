@@ -10,7 +10,13 @@ import type { QueryDeps } from '../../query-deps.js';
 import { decodeCursor, encodeCursor, invalidScrollIdError } from '../common/scroll-cursor.js';
 import { metricVariantsField, scalarKeyField, type ScalarKey } from '../common/event-read-fields.js';
 import { plainMap } from './plain-map.js';
-import { countSelection, iterPage, timestampPage, type RawPoint, type RawSelection } from '../store/scalar-raw-pages.js';
+import {
+  countSelection,
+  iterPage,
+  timestampPage,
+  type RawPoint,
+  type RawSelection,
+} from '../store/scalar-raw-pages.js';
 import { namespaceOf, type Namespace } from '../store/entity-access.js';
 import { InfluxCsvReader } from '../store/influx-csv.js';
 import { MetricListings } from '../store/metric-listing.js';
@@ -62,7 +68,8 @@ export function scalarMetricsIterRawOperation(deps: QueryDeps) {
       model_events: bool({ default: false }),
     }),
     async handle(request, context) {
-      if (request.batch_size !== undefined && request.batch_size < 0) throw apiError('validation_error', 'batch_size should be non negative number');
+      if (request.batch_size !== undefined && request.batch_size < 0)
+        throw apiError('validation_error', 'batch_size should be non negative number');
       const company = context.identity.company;
       let cursor: RawCursor;
       if (request.scroll_id !== undefined) {
@@ -73,19 +80,40 @@ export function scalarMetricsIterRawOperation(deps: QueryDeps) {
       } else {
         const variants = request.metric!.variants?.length ? [...new Set(request.metric!.variants)] : null;
         const bs = Math.min(request.batch_size || RAW_DEFAULT_BATCH, RAW_MAX_BATCH);
-        cursor = { e: request.task, n: namespaceOf(request.model_events), m: request.metric!.metric, vs: variants, k: request.key, p: null, bs, tot: null };
+        cursor = {
+          e: request.task,
+          n: namespaceOf(request.model_events),
+          m: request.metric!.metric,
+          vs: variants,
+          k: request.key,
+          p: null,
+          bs,
+          tot: null,
+        };
       }
       await deps.entities.requireOne(company, cursor.n, cursor.e);
       const batch = Math.min(request.batch_size || cursor.bs, RAW_MAX_BATCH);
 
       const listed = (await new MetricListings(deps.redis, deps.keyPrefix).one(company, cursor.n, cursor.e))
-        .filter((e) => e.type === 'training_stats_scalar' && e.metric === cursor.m && (cursor.vs === null || cursor.vs.includes(e.variant)))
+        .filter(
+          (e) =>
+            e.type === 'training_stats_scalar' &&
+            e.metric === cursor.m &&
+            (cursor.vs === null || cursor.vs.includes(e.variant)),
+        )
         .map((e) => e.variant);
-      const selection: RawSelection = { ref: { company, namespace: cursor.n, id: cursor.e }, metric: cursor.m, variants: listed, filterVariants: cursor.vs !== null };
+      const selection: RawSelection = {
+        ref: { company, namespace: cursor.n, id: cursor.e },
+        metric: cursor.m,
+        variants: listed,
+        filterVariants: cursor.vs !== null,
+      };
       const byTimestamp = cursor.k !== 'iter';
       const [points, total] = await Promise.all([
         byTimestamp ? timestampPage(csv, selection, cursor.p, batch) : iterPage(csv, selection, cursor.p, batch),
-        cursor.tot === null && request.count_total ? countSelection(deps.influx, selection, byTimestamp ? 'timestamp' : 'iter') : Promise.resolve(cursor.tot),
+        cursor.tot === null && request.count_total
+          ? countSelection(deps.influx, selection, byTimestamp ? 'timestamp' : 'iter')
+          : Promise.resolve(cursor.tot),
       ]);
       const next: RawCursor = { ...cursor, p: points.length > 0 ? points[points.length - 1]!.x : cursor.p, tot: total };
       return {

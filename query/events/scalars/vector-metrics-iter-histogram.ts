@@ -27,8 +27,15 @@ export function vectorMetricsIterHistogramOperation(deps: QueryDeps) {
       const company = context.identity.company;
       const namespace = namespaceOf(request.model_events);
       await deps.entities.requireOne(company, namespace, request.task);
-      const where = allOf(entityWhere({ company, namespace, id: request.task }), tagEquals(TAG.metric, request.metric), tagEquals(TAG.variant, request.variant), HAS_ITER);
-      const series = seriesOf(await deps.influx.query(`SELECT "y" FROM "vector" WHERE ${where} ORDER BY time ASC LIMIT ${MAX_VECTORS}`))[0];
+      const where = allOf(
+        entityWhere({ company, namespace, id: request.task }),
+        tagEquals(TAG.metric, request.metric),
+        tagEquals(TAG.variant, request.variant),
+        HAS_ITER,
+      );
+      const series = seriesOf(
+        await deps.influx.query(`SELECT "y" FROM "vector" WHERE ${where} ORDER BY time ASC LIMIT ${MAX_VECTORS}`),
+      )[0];
       const rows = series?.values ?? [];
       const y = series ? columnIndex(series, 'y') : 0;
       return {

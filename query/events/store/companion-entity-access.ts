@@ -26,7 +26,11 @@ export class CompanionEntityAccess extends EntityAccess {
     this.localReports = localReportsOf(() => redis, prefix);
   }
 
-  override async requireReadable(company: string, namespace: Namespace, ids: readonly string[]): Promise<EntityRecord[]> {
+  override async requireReadable(
+    company: string,
+    namespace: Namespace,
+    ids: readonly string[],
+  ): Promise<EntityRecord[]> {
     const records = await this.readable(company, namespace, ids);
     if (records.some((r) => r === undefined)) {
       throw apiError(namespace === 't' ? 'invalid_task_id' : 'invalid_model_id', undefined, [['ids', [...ids]]]);
@@ -35,10 +39,18 @@ export class CompanionEntityAccess extends EntityAccess {
   }
 
   /** Per id, its record as the caller may see it, or undefined when it does not exist for the caller. */
-  async readable(company: string, namespace: Namespace, ids: readonly string[]): Promise<Array<EntityRecord | undefined>> {
-    const [facts, local] = await Promise.all([this.facts.facts(company, namespace, ids), this.records(company, namespace, ids)]);
+  async readable(
+    company: string,
+    namespace: Namespace,
+    ids: readonly string[],
+  ): Promise<Array<EntityRecord | undefined>> {
+    const [facts, local] = await Promise.all([
+      this.facts.facts(company, namespace, ids),
+      this.records(company, namespace, ids),
+    ]);
     const others = ids.filter((id) => !facts.has(id));
-    const reports = namespace === 't' && others.length > 0 ? await this.localReports(company, others) : new Set<string>();
+    const reports =
+      namespace === 't' && others.length > 0 ? await this.localReports(company, others) : new Set<string>();
     return ids.map((id, i) => {
       const own = local[i]?.company === company ? local[i] : undefined;
       const fact = facts.get(id);
@@ -51,10 +63,16 @@ export class CompanionEntityAccess extends EntityAccess {
     const fact = (await this.facts.facts(company, 't', [id])).get(id);
     if (fact === undefined) {
       if ((await this.localReports(company, [id])).has(id)) return super.requireDeletableTask(company, id, allowLocked);
-      throw apiError('invalid_task_id', undefined, [['id', id], ['company', company]]);
+      throw apiError('invalid_task_id', undefined, [
+        ['id', id],
+        ['company', company],
+      ]);
     }
     if (!allowLocked && isLocked('t', fact)) {
-      throw apiErrorWithMessage('invalid_task_id', `Cannot update events for a published task: company=${company}, id=${id}`);
+      throw apiErrorWithMessage(
+        'invalid_task_id',
+        `Cannot update events for a published task: company=${company}, id=${id}`,
+      );
     }
     const [own] = await this.records(company, 't', [id]);
     return recordOf(fact, own?.company === company ? own : undefined);
@@ -64,7 +82,10 @@ export class CompanionEntityAccess extends EntityAccess {
     const fact = (await this.facts.facts(company, 'm', [id])).get(id);
     if (fact === undefined) throw apiError('invalid_model_id', undefined, [['ids', [id]]]);
     if (!allowLocked && isLocked('m', fact)) {
-      throw apiErrorWithMessage('invalid_model_id', `Cannot update events for a published model: company=${company}, id=${id}`);
+      throw apiErrorWithMessage(
+        'invalid_model_id',
+        `Cannot update events for a published model: company=${company}, id=${id}`,
+      );
     }
     const [own] = await this.records(company, 'm', [id]);
     return recordOf(fact, own?.company === company ? own : undefined);
@@ -78,7 +99,7 @@ function recordOf(fact: EntityFact, own: EntityRecord | undefined): EntityRecord
     company: fact.company,
     name: fact.name,
     ...(fact.status === undefined ? {} : { status: fact.status }),
-    ...(fact.type ?? own?.type ? { type: fact.type ?? own?.type } : {}),
+    ...((fact.type ?? own?.type) ? { type: fact.type ?? own?.type } : {}),
     ...(fact.ready === undefined ? {} : { ready: fact.ready ? '1' : '0' }),
     ...(own?.lastScalarAt === undefined ? {} : { lastScalarAt: own.lastScalarAt }),
     ...(own?.maxIter === undefined ? {} : { maxIter: own.maxIter }),

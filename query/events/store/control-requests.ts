@@ -11,7 +11,16 @@ import { createInbox, headers as natsHeaders, type NatsConnection } from 'nats';
 import { apiError } from '../../../shared/errors/error-catalogue.js';
 import { ensureEventStreams, eventStreamSettings } from '../../../shared/events/event-streams.js';
 import { redisKeys } from '../../../shared/stores/redis-keys.js';
-import { HEADER_KIND, HEADER_REPLY, HEADER_VERSION, KIND_CONTROL, partitionOf, partitionSubject, WIRE_VERSION, type ControlRecord } from '../../../shared/events/wire-format.js';
+import {
+  HEADER_KIND,
+  HEADER_REPLY,
+  HEADER_VERSION,
+  KIND_CONTROL,
+  partitionOf,
+  partitionSubject,
+  WIRE_VERSION,
+  type ControlRecord,
+} from '../../../shared/events/wire-format.js';
 import type { QueryDeps } from '../../query-deps.js';
 
 /** How long a deletion may wait for the writer (it runs after the partition's backlog). */
@@ -36,7 +45,11 @@ const streamsReady = new WeakMap<NatsConnection, Promise<void>>();
  * 503 `Events could not be persisted, retry later (...)`: the request can be
  * repeated safely (a second deletion finds nothing more to delete).
  */
-export async function sendControl(deps: QueryDeps, record: ControlRecord, options: { timeoutMs?: number } = {}): Promise<ControlResult> {
+export async function sendControl(
+  deps: QueryDeps,
+  record: ControlRecord,
+  options: { timeoutMs?: number } = {},
+): Promise<ControlResult> {
   const nc = deps.nats;
   const prefix = deps.config.NATS_STREAM_PREFIX;
   const inbox = createInbox();
@@ -45,10 +58,17 @@ export async function sendControl(deps: QueryDeps, record: ControlRecord, option
   let poll: NodeJS.Timeout | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
-    if (!streamsReady.has(nc)) streamsReady.set(nc, ensureEventStreams(await nc.jetstreamManager({ timeout: deps.config.NATS_REQUEST_TIMEOUT_MS }), eventStreamSettings(deps.config)).catch((error: unknown) => {
-      streamsReady.delete(nc);
-      throw error;
-    }));
+    if (!streamsReady.has(nc))
+      streamsReady.set(
+        nc,
+        ensureEventStreams(
+          await nc.jetstreamManager({ timeout: deps.config.NATS_REQUEST_TIMEOUT_MS }),
+          eventStreamSettings(deps.config),
+        ).catch((error: unknown) => {
+          streamsReady.delete(nc);
+          throw error;
+        }),
+      );
     const h = natsHeaders();
     h.set(HEADER_KIND, KIND_CONTROL);
     h.set(HEADER_VERSION, WIRE_VERSION);
@@ -79,7 +99,10 @@ export async function sendControl(deps: QueryDeps, record: ControlRecord, option
       }, RESULT_POLL_MS);
     });
     const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(apiError('events_not_persisted', `the deletion was not confirmed within ${timeoutMs / 1000} s`)), timeoutMs);
+      timer = setTimeout(
+        () => reject(apiError('events_not_persisted', `the deletion was not confirmed within ${timeoutMs / 1000} s`)),
+        timeoutMs,
+      );
     });
     return await Promise.race([replied.then((r) => r ?? polled), polled, timedOut]);
   } finally {

@@ -9,7 +9,15 @@ import { influxQlString } from '../../../shared/events/storage-layout.js';
 import type { QueryDeps } from '../../query-deps.js';
 import { debugImageVariantRanges, type VariantRange } from '../debug-images/debug-image-sample-navigation.js';
 import { lastInvalidIteration, type ImageUse } from '../debug-images/debug-image-validity.js';
-import { decodePositions, HAS_ITER, runStatements, scopeCondition, seriesCondition, where, type EventPosition } from './plot-image-influx.js';
+import {
+  decodePositions,
+  HAS_ITER,
+  runStatements,
+  scopeCondition,
+  seriesCondition,
+  where,
+  type EventPosition,
+} from './plot-image-influx.js';
 import type { Namespace } from './entity-access.js';
 
 export interface VariantRef {
@@ -27,7 +35,11 @@ const urlEquals = (url: string): string => `"u" = ${influxQlString(url)}`;
  * "the URL whose last use is highest"), both in `newest`, and the two
  * latest uses of that URL, read here.
  */
-export async function imageValidity(deps: QueryDeps, scope: string, newest: readonly EventPosition[]): Promise<Array<VariantRef & { last_invalid_iteration: number | null }>> {
+export async function imageValidity(
+  deps: QueryDeps,
+  scope: string,
+  newest: readonly EventPosition[],
+): Promise<Array<VariantRef & { last_invalid_iteration: number | null }>> {
   const atTop = new Map<string, EventPosition[]>();
   for (const p of newest) {
     const key = JSON.stringify([p.metric, p.variant]);
@@ -39,12 +51,19 @@ export async function imageValidity(deps: QueryDeps, scope: string, newest: read
   const chosen = tops.map(smallestUrl);
   const uses = await runStatements(
     deps.influx,
-    tops.map(([p], i) => `SELECT "u" FROM "image" WHERE ${where(scope, seriesCondition(p!.metric, p!.variant), HAS_ITER, urlEquals(chosen[i]!))} ORDER BY time DESC LIMIT 2`),
+    tops.map(
+      ([p], i) =>
+        `SELECT "u" FROM "image" WHERE ${where(scope, seriesCondition(p!.metric, p!.variant), HAS_ITER, urlEquals(chosen[i]!))} ORDER BY time DESC LIMIT 2`,
+    ),
   );
   return tops.map((rows, i) => {
     const others: ImageUse[] = rows.filter((u) => u.url !== chosen[i]).map(asUse);
     const own = decodePositions(uses[i]!.series ?? []).map(asUse);
-    return { metric: rows[0]!.metric, variant: rows[0]!.variant, last_invalid_iteration: lastInvalidIteration([...others, ...own]) ?? null };
+    return {
+      metric: rows[0]!.metric,
+      variant: rows[0]!.variant,
+      last_invalid_iteration: lastInvalidIteration([...others, ...own]) ?? null,
+    };
   });
 }
 
@@ -55,8 +74,18 @@ export async function imageValidity(deps: QueryDeps, scope: string, newest: read
  * single URL (the SDK's case: the key names the file); series holding
  * several URLs get one "latest use of this URL" query per URL.
  */
-export async function imageVariantRanges(deps: QueryDeps, company: string, namespace: Namespace, task: string, metric?: string): Promise<VariantRange[]> {
-  const condition = where(scopeCondition(company, namespace, [task]), metric === undefined ? undefined : seriesCondition(metric), HAS_ITER);
+export async function imageVariantRanges(
+  deps: QueryDeps,
+  company: string,
+  namespace: Namespace,
+  task: string,
+  metric?: string,
+): Promise<VariantRange[]> {
+  const condition = where(
+    scopeCondition(company, namespace, [task]),
+    metric === undefined ? undefined : seriesCondition(metric),
+    HAS_ITER,
+  );
   const [latest, distinct] = await runStatements(deps.influx, [
     `SELECT "u" FROM "image" WHERE ${condition} GROUP BY "m","v","k" ORDER BY time DESC LIMIT 1`,
     `SELECT DISTINCT("u") FROM "image" WHERE ${condition} GROUP BY "m","v","k"`,
@@ -82,7 +111,9 @@ export async function imageVariantRanges(deps: QueryDeps, company: string, names
     }),
   );
   for (const r of perUrl) uses.push(...(decodePositions(r.series ?? []) as Array<EventPosition & { url: string }>));
-  return debugImageVariantRanges(uses.map((u) => ({ iter: u.iter!, metric: u.metric, variant: u.variant, url: u.url })));
+  return debugImageVariantRanges(
+    uses.map((u) => ({ iter: u.iter!, metric: u.metric, variant: u.variant, url: u.url })),
+  );
 }
 
 function smallestUrl(rows: readonly EventPosition[]): string {
@@ -90,4 +121,3 @@ function smallestUrl(rows: readonly EventPosition[]): string {
 }
 
 const asUse = (p: EventPosition): ImageUse => ({ iter: p.iter!, url: p.url! });
-

@@ -39,7 +39,11 @@ export class EntityAccess {
   }
 
   /** The records `company` holds of these ids (its own; company '' holds the public ones), in request order. */
-  async records(company: string, namespace: Namespace, ids: readonly string[]): Promise<Array<EntityRecord | undefined>> {
+  async records(
+    company: string,
+    namespace: Namespace,
+    ids: readonly string[],
+  ): Promise<Array<EntityRecord | undefined>> {
     if (ids.length === 0) return [];
     // One slot (the company's), so one MULTI works on a Redis Cluster too.
     const multi = this.redis.multi();
@@ -81,10 +85,16 @@ export class EntityAccess {
       if (company !== '' && (await this.records('', 't', [id]))[0] !== undefined) {
         throw apiError('forbidden_modification', `cannot modify public task(s), ids=('${id}',)`);
       }
-      throw apiError('invalid_task_id', undefined, [['id', id], ['company', company]]);
+      throw apiError('invalid_task_id', undefined, [
+        ['id', id],
+        ['company', company],
+      ]);
     }
     if (!allowLocked && (record.status === 'published' || record.status === 'publishing')) {
-      throw apiErrorWithMessage('invalid_task_id', `Cannot update events for a published task: company=${company}, id=${id}`);
+      throw apiErrorWithMessage(
+        'invalid_task_id',
+        `Cannot update events for a published task: company=${company}, id=${id}`,
+      );
     }
     return record;
   }
@@ -94,7 +104,10 @@ export class EntityAccess {
     const [record] = await this.records(company, 'm', [id]);
     if (record === undefined) throw apiError('invalid_model_id', undefined, [['ids', [id]]]);
     if (!allowLocked && record.ready === '1') {
-      throw apiErrorWithMessage('invalid_model_id', `Cannot update events for a published model: company=${company}, id=${id}`);
+      throw apiErrorWithMessage(
+        'invalid_model_id',
+        `Cannot update events for a published model: company=${company}, id=${id}`,
+      );
     }
     return record;
   }

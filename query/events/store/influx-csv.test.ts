@@ -17,7 +17,18 @@ describe('parseNumericCsv', () => {
   });
 
   it('reads integers digit by digit exactly as Number() would, and everything else through Number()', () => {
-    const values = ['-42', '0', '9007199254740991', '1099511627776', '12345678901234567890', '-0.25', '1e21', '3.', 'NaN', '-'];
+    const values = [
+      '-42',
+      '0',
+      '9007199254740991',
+      '1099511627776',
+      '12345678901234567890',
+      '-0.25',
+      '1e21',
+      '3.',
+      'NaN',
+      '-',
+    ];
     const text = `name,tags,time,q\n${values.map((v, i) => `scalar,,${i},${v}`).join('\n')}\n`;
     expect([...parseNumericCsv(text, ['q'])[0]!]).toEqual(values.map(Number));
   });
@@ -29,7 +40,8 @@ describe('parseNumericCsv', () => {
 
 describe('parseCsvColumns', () => {
   // What InfluxDB 1.6 answered for tag values `plain`, `has,comma`, `q"uote` and `sp ace` (Go's encoding/csv quoting).
-  const answer = 'name,tags,time,y,ts,q,v\nscalar,,3,0.1,5,7,plain\nscalar,,4,0.0000001,6,8,"has,comma"\nscalar,,5,-2.5,7,9,"q""uote"\nscalar,,6,3,8,10,sp ace\n';
+  const answer =
+    'name,tags,time,y,ts,q,v\nscalar,,3,0.1,5,7,plain\nscalar,,4,0.0000001,6,8,"has,comma"\nscalar,,5,-2.5,7,9,"q""uote"\nscalar,,6,3,8,10,sp ace\n';
 
   it('reads number columns (time included) and string columns, quoted cells unescaped', () => {
     const { numbers, strings } = parseCsvColumns(answer, ['time', 'y', 'q'], ['v']);
@@ -42,7 +54,11 @@ describe('parseCsvColumns', () => {
   });
 
   it('keeps a quoted cell holding a newline in its row, and CRLF line ends', () => {
-    const { numbers, strings } = parseCsvColumns('name,tags,time,v,y\r\nscalar,,1,"two\r\nlines",5\r\nscalar,,2,b,6\r\n', ['time', 'y'], ['v']);
+    const { numbers, strings } = parseCsvColumns(
+      'name,tags,time,v,y\r\nscalar,,1,"two\r\nlines",5\r\nscalar,,2,b,6\r\n',
+      ['time', 'y'],
+      ['v'],
+    );
     expect(numbers.map((column) => [...column])).toEqual([
       [1, 2],
       [5, 6],

@@ -9,7 +9,12 @@
  * comes quoted, as Go's encoding/csv writes it.
  */
 import type { Config } from '../../../shared/config/config.js';
-import { influxAuthorization, InfluxError, QUERY_HEADERS, withInfluxTimeout } from '../../../shared/stores/influx-store.js';
+import {
+  influxAuthorization,
+  InfluxError,
+  QUERY_HEADERS,
+  withInfluxTimeout,
+} from '../../../shared/stores/influx-store.js';
 import { UNTIMED, type StoreCalls } from '../../../shared/stores/store-calls.js';
 
 export class InfluxCsvReader {
@@ -17,7 +22,9 @@ export class InfluxCsvReader {
   private readonly auth: string | undefined;
 
   constructor(
-    private readonly config: Readonly<Pick<Config, 'INFLUX_URL' | 'INFLUX_DB' | 'INFLUX_USERNAME' | 'INFLUX_PASSWORD' | 'INFLUX_TIMEOUT_MS'>>,
+    private readonly config: Readonly<
+      Pick<Config, 'INFLUX_URL' | 'INFLUX_DB' | 'INFLUX_USERNAME' | 'INFLUX_PASSWORD' | 'INFLUX_TIMEOUT_MS'>
+    >,
     private readonly calls: StoreCalls = UNTIMED,
   ) {
     this.base = config.INFLUX_URL.replace(/\/+$/, '');
@@ -28,7 +35,12 @@ export class InfluxCsvReader {
    * The named columns of one statement's answer, in answer order: `numbers`
    * as numbers (`time` included when named), `strings` as text.
    */
-  async columns(statement: string, numbers: readonly string[], strings: readonly string[] = [], signal?: AbortSignal): Promise<CsvColumns> {
+  async columns(
+    statement: string,
+    numbers: readonly string[],
+    strings: readonly string[] = [],
+    signal?: AbortSignal,
+  ): Promise<CsvColumns> {
     const params = new URLSearchParams({ db: this.config.INFLUX_DB, q: statement, epoch: 'ns' });
     const headers: Record<string, string> = { ...QUERY_HEADERS, accept: 'application/csv' };
     if (this.auth) headers.authorization = this.auth;
@@ -136,11 +148,18 @@ export function parseCsvColumns(text: string, numbers: readonly string[], string
   };
 }
 
-function cellText(text: string, start: number, end: number, quoted: boolean, interned: Array<string | undefined>): string {
+function cellText(
+  text: string,
+  start: number,
+  end: number,
+  quoted: boolean,
+  interned: Array<string | undefined>,
+): string {
   const length = end - start;
   const slot = (length * 31 + (length > 0 ? text.charCodeAt(end - 1) : 0)) & (INTERN_SLOTS - 1);
   let raw = interned[slot];
-  if (raw === undefined || raw.length !== length || !text.startsWith(raw, start)) interned[slot] = raw = text.slice(start, end);
+  if (raw === undefined || raw.length !== length || !text.startsWith(raw, start))
+    interned[slot] = raw = text.slice(start, end);
   return quoted ? raw.replaceAll('""', '"') : raw;
 }
 

@@ -12,7 +12,10 @@ export function seriesOf(results: readonly InfluxResult[], statement = 0): Influ
 
 /** The metric/variant of a series grouped BY "m", "v". */
 export function seriesName(series: InfluxSeries): SeriesName {
-  return { metric: decodeTagValue(series.tags?.[TAG.metric] ?? ''), variant: decodeTagValue(series.tags?.[TAG.variant] ?? '') };
+  return {
+    metric: decodeTagValue(series.tags?.[TAG.metric] ?? ''),
+    variant: decodeTagValue(series.tags?.[TAG.variant] ?? ''),
+  };
 }
 
 /** The value of a tag of a series grouped by it. */

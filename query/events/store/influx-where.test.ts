@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { metricFilter } from '../common/metric-variants.js';
-import { allOf, entitiesWhere, entityWhere, metricFilterWhere, REGULAR_ITER, seriesWhere, SINGLE_VALUE, timeCompare } from './influx-where.js';
+import {
+  allOf,
+  entitiesWhere,
+  entityWhere,
+  metricFilterWhere,
+  REGULAR_ITER,
+  seriesWhere,
+  SINGLE_VALUE,
+  timeCompare,
+} from './influx-where.js';
 
 describe('InfluxQL fragments', () => {
   it('tells single values (iteration -2^31) from the iterations that count for histograms', () => {
@@ -17,14 +26,22 @@ describe('InfluxQL fragments', () => {
 
   it('renders the metrics filter, later entries of a metric winning', () => {
     expect(metricFilterWhere(metricFilter([]))).toBeUndefined();
-    const filter = metricFilter([{ metric: 'loss', variants: ['a'] }, { metric: 'lr' }, { metric: 'loss', variants: ['b', 'c'] }]);
+    const filter = metricFilter([
+      { metric: 'loss', variants: ['a'] },
+      { metric: 'lr' },
+      { metric: 'loss', variants: ['b', 'c'] },
+    ]);
     expect(metricFilterWhere(filter)).toBe(`(("m"='loss' AND ("v"='b' OR "v"='c')) OR "m"='lr')`);
   });
 
   it('selects exact series and clamps iterations', () => {
-    expect(seriesWhere([{ metric: 'm', variant: 'a' }, { metric: 'm', variant: 'b' }, { metric: 'n', variant: '' }])).toBe(
-      `(("m"='m' AND ("v"='a' OR "v"='b')) OR ("m"='n' AND ("v"='~')))`,
-    );
+    expect(
+      seriesWhere([
+        { metric: 'm', variant: 'a' },
+        { metric: 'm', variant: 'b' },
+        { metric: 'n', variant: '' },
+      ]),
+    ).toBe(`(("m"='m' AND ("v"='a' OR "v"='b')) OR ("m"='n' AND ("v"='~')))`);
     expect(timeCompare('>', 5)).toBe('time > 5');
     expect(timeCompare('<=', 2 ** 60)).toBe('time <= 1152921504606846976');
     expect(allOf('a', undefined, '', 'b')).toBe('a AND b');

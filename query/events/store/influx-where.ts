@@ -5,7 +5,14 @@
  */
 import type { MetricFilter } from '../common/metric-variants.js';
 import { SINGLE_VALUE_ITER } from '../../../shared/events/domain/special-iterations.js';
-import { encodeTagValue, influxQlIdentifier, influxQlString, iterTimeText, NO_ITER_TIME_TEXT, TAG } from '../../../shared/events/storage-layout.js';
+import {
+  encodeTagValue,
+  influxQlIdentifier,
+  influxQlString,
+  iterTimeText,
+  NO_ITER_TIME_TEXT,
+  TAG,
+} from '../../../shared/events/storage-layout.js';
 import type { Namespace } from './entity-access.js';
 
 export interface EntityRef {
@@ -54,7 +61,10 @@ export function seriesWhere(series: readonly SeriesName[]): string {
     if (variants) variants.push(s.variant);
     else byMetric.set(s.metric, [s.variant]);
   }
-  const parts = [...byMetric].map(([metric, variants]) => `(${tagEquals(TAG.metric, metric)} AND (${variants.map((v) => tagEquals(TAG.variant, v)).join(' OR ')}))`);
+  const parts = [...byMetric].map(
+    ([metric, variants]) =>
+      `(${tagEquals(TAG.metric, metric)} AND (${variants.map((v) => tagEquals(TAG.variant, v)).join(' OR ')}))`,
+  );
   return `(${parts.join(' OR ')})`;
 }
 

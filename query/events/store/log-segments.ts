@@ -45,7 +45,8 @@ export class LogSegments {
     const out: SequencedEvent[] = [];
     await this.scan(task, (entry) => {
       const decoded = decodeLogEntry(task, entry.id, entry.json);
-      if (filter === undefined || filter.matches(decoded.event.metric as string, decoded.event.variant as string)) out.push(decoded);
+      if (filter === undefined || filter.matches(decoded.event.metric as string, decoded.event.variant as string))
+        out.push(decoded);
     });
     return out;
   }
@@ -83,5 +84,7 @@ export class LogSegments {
 
 /** Whether some log event of the entity had an iteration (above -2^31, the listing's flag). */
 export function hasIterationLogs(listing: readonly ListingEntry[], filter?: MetricFilter): boolean {
-  return listing.some((e) => e.type === 'log' && e.regular && (filter === undefined || filter.matches(e.metric, e.variant)));
+  return listing.some(
+    (e) => e.type === 'log' && e.regular && (filter === undefined || filter.matches(e.metric, e.variant)),
+  );
 }

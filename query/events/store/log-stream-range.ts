@@ -48,8 +48,21 @@ type RawEntry = [id: Buffer, fields: Buffer[] | null];
  * At most `count` entries from `from` towards `to` (XRANGE bounds for asc,
  * XREVRANGE bounds for desc: `from` is the end for desc).
  */
-export async function readLogRange(redis: RedisClient, key: string, direction: RangeDirection, from: string, to: string, count: number): Promise<LogEntry[]> {
-  const raw = await sendKeyedCommand<RawEntry[]>(redis, key, true, [direction === 'asc' ? 'XRANGE' : 'XREVRANGE', key, from, to, 'COUNT', String(count)], { typeMapping: AS_BYTES });
+export async function readLogRange(
+  redis: RedisClient,
+  key: string,
+  direction: RangeDirection,
+  from: string,
+  to: string,
+  count: number,
+): Promise<LogEntry[]> {
+  const raw = await sendKeyedCommand<RawEntry[]>(
+    redis,
+    key,
+    true,
+    [direction === 'asc' ? 'XRANGE' : 'XREVRANGE', key, from, to, 'COUNT', String(count)],
+    { typeMapping: AS_BYTES },
+  );
   const entries = new Array<LogEntry>(raw.length);
   for (let i = 0; i < raw.length; i++) {
     const [id, fields] = raw[i]!;
@@ -59,6 +72,8 @@ export async function readLogRange(redis: RedisClient, key: string, direction: R
 }
 
 function dataField(fields: Buffer[] | null): Buffer {
-  if (fields !== null) for (let f = 0; f + 1 < fields.length; f += 2) if (fields[f]!.length === 1 && fields[f]![0] === 0x64 /* d */) return fields[f + 1]!;
+  if (fields !== null)
+    for (let f = 0; f + 1 < fields.length; f += 2)
+      if (fields[f]!.length === 1 && fields[f]![0] === 0x64 /* d */) return fields[f + 1]!;
   return EMPTY_OBJECT;
 }

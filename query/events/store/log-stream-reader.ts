@@ -103,11 +103,29 @@ export class MergedLogReader {
     private readonly direction: LogDirection,
   ) {}
 
-  static async open(redis: RedisClient, prefix: string, task: string, options: LogReadOptions): Promise<MergedLogReader> {
+  static async open(
+    redis: RedisClient,
+    prefix: string,
+    task: string,
+    options: LogReadOptions,
+  ): Promise<MergedLogReader> {
     const keys = await logSegmentKeys(redis, prefix, task);
     const bound = initialBound(options);
     const cursors =
-      bound === undefined ? [] : keys.map((key) => new SegmentCursor(redis, key, options.direction, bound, options.chunk, options.maxChunk ?? options.chunk, options.readAhead ?? false));
+      bound === undefined
+        ? []
+        : keys.map(
+            (key) =>
+              new SegmentCursor(
+                redis,
+                key,
+                options.direction,
+                bound,
+                options.chunk,
+                options.maxChunk ?? options.chunk,
+                options.readAhead ?? false,
+              ),
+          );
     return new MergedLogReader(cursors, options.direction);
   }
 

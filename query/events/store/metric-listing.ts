@@ -46,7 +46,8 @@ export class MetricListings {
   /** The listing of each entity, in the order of `ids`. */
   async of(company: string, namespace: Namespace, ids: readonly string[]): Promise<ListingEntry[][]> {
     if (ids.length === 0) return [];
-    if (ids.length === 1) return [parseListing(await this.redis.sMembers(this.keys.metricListing(company, namespace, ids[0]!)))];
+    if (ids.length === 1)
+      return [parseListing(await this.redis.sMembers(this.keys.metricListing(company, namespace, ids[0]!)))];
     const multi = this.redis.multi();
     for (const id of ids) multi.sMembers(this.keys.metricListing(company, namespace, id));
     const replies = (await multi.exec()) as unknown as string[][];

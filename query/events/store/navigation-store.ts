@@ -42,7 +42,11 @@ export class NavigationStore {
   }
 
   /** The live state of this company and kind named by `id`; undefined for anything else (malformed, expired, other kind). */
-  async load<S>(company: string, id: string | null | undefined, kind: NavigationKind): Promise<StoredNavigation<S> | undefined> {
+  async load<S>(
+    company: string,
+    id: string | null | undefined,
+    kind: NavigationKind,
+  ): Promise<StoredNavigation<S> | undefined> {
     // Anything that is not one of our ids cannot name a state: no Redis round trip.
     if (typeof id !== 'string' || !STATE_ID.test(id)) return undefined;
     const text = await this.redis.get(navigationKey(this.prefix, company, id));
@@ -74,13 +78,19 @@ export class NavigationStore {
       return { id: this.newId(), state: { ...options.start, ranges: await options.rangesOf(options.start) } as S };
     }
     // A state of the other namespace belongs to another entity: the same mismatch.
-    assertSampleStateMatches(loaded.namespace === namespace ? loaded.state : { ...loaded.state, task: '\u0000' }, options.start, scrollId!);
+    assertSampleStateMatches(
+      loaded.namespace === namespace ? loaded.state : { ...loaded.state, task: '\u0000' },
+      options.start,
+      scrollId!,
+    );
     const state = options.refresh ? { ...loaded.state, ranges: await options.rangesOf(loaded.state) } : loaded.state;
     return { id: scrollId!, state };
   }
 
   /** Saves the state, renewing its idle lifetime. */
   async save<S>(company: string, id: string, stored: StoredNavigation<S>): Promise<void> {
-    await this.redis.set(navigationKey(this.prefix, company, id), JSON.stringify(stored), { expiration: { type: 'EX', value: this.ttlSeconds } });
+    await this.redis.set(navigationKey(this.prefix, company, id), JSON.stringify(stored), {
+      expiration: { type: 'EX', value: this.ttlSeconds },
+    });
   }
 }

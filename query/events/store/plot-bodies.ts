@@ -21,7 +21,12 @@ export interface PlotPositionRef {
 export const plotRefKey = (p: PlotPositionRef): string => JSON.stringify([p.entity, p.metric, p.variant, p.iter]);
 
 /** The stored plot events at these positions, by plotRefKey (positions without a stored plot are missing). */
-export async function fetchPlotEvents(deps: QueryDeps, company: string, namespace: Namespace, positions: readonly PlotPositionRef[]): Promise<Map<string, StoredEvent>> {
+export async function fetchPlotEvents(
+  deps: QueryDeps,
+  company: string,
+  namespace: Namespace,
+  positions: readonly PlotPositionRef[],
+): Promise<Map<string, StoredEvent>> {
   const windows = new Map<string, { ref: PlotPositionRef; lo: number | null; hi: number | null }>();
   for (const p of positions) {
     const key = JSON.stringify([p.entity, p.metric, p.variant]);
@@ -41,7 +46,12 @@ export async function fetchPlotEvents(deps: QueryDeps, company: string, namespac
   const found = new Map<string, StoredEvent>();
   for (const result of await runStatements(deps.influx, statements)) {
     for (const { event, iter } of decodeEvents(result.series ?? [], 'plot')) {
-      const key = plotRefKey({ entity: event.task as string, metric: event.metric as string, variant: event.variant as string, iter: iter ?? null });
+      const key = plotRefKey({
+        entity: event.task as string,
+        metric: event.metric as string,
+        variant: event.variant as string,
+        iter: iter ?? null,
+      });
       if (wanted.has(key)) found.set(key, event);
     }
   }

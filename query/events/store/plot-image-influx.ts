@@ -52,7 +52,9 @@ export function metricsCondition(selections: readonly MetricVariantSelection[] |
   if (selections.length === 0) return NOTHING;
   return anyOf(
     selections.map(({ metric, variants }) =>
-      variants && variants.length > 0 ? `(${tagEquals('m', metric)} AND ${anyOf(variants.map((v) => tagEquals('v', v)))})` : tagEquals('m', metric),
+      variants && variants.length > 0
+        ? `(${tagEquals('m', metric)} AND ${anyOf(variants.map((v) => tagEquals('v', v)))})`
+        : tagEquals('m', metric),
     ),
   );
 }
@@ -153,7 +155,13 @@ export function decodePositions(series: readonly InfluxSeries[]): EventPosition[
  */
 export async function nearestPerVariant(
   influx: InfluxStore,
-  query: { readonly select: string; readonly from: Measurement; readonly condition: string; readonly order: 'ASC' | 'DESC'; readonly want: number },
+  query: {
+    readonly select: string;
+    readonly from: Measurement;
+    readonly condition: string;
+    readonly order: 'ASC' | 'DESC';
+    readonly want: number;
+  },
   enough: (rows: readonly EventPosition[]) => boolean,
 ): Promise<EventPosition[]> {
   const statement = (condition: string, limit: number) =>
@@ -162,7 +170,9 @@ export async function nearestPerVariant(
   let limit = query.want;
   let pending: Array<[string, string] | undefined> = [undefined];
   while (pending.length > 0) {
-    const statements = pending.map((series) => statement(series === undefined ? query.condition : where(query.condition, seriesCondition(...series)), limit));
+    const statements = pending.map((series) =>
+      statement(series === undefined ? query.condition : where(query.condition, seriesCondition(...series)), limit),
+    );
     for (const result of await runStatements(influx, statements)) {
       // A re-read returns a superset of what the group gave before: replace it.
       const fresh = new Map<string, EventPosition[]>();
@@ -175,7 +185,9 @@ export async function nearestPerVariant(
       for (const [key, list] of fresh) rows.set(key, list);
     }
     const full = limit;
-    pending = [...rows].filter(([, list]) => list.length === full && !enough(list)).map(([key]) => JSON.parse(key) as [string, string]);
+    pending = [...rows]
+      .filter(([, list]) => list.length === full && !enough(list))
+      .map(([key]) => JSON.parse(key) as [string, string]);
     limit *= 2;
   }
   return [...rows.values()].flat();

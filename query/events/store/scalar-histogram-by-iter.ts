@@ -19,7 +19,15 @@
 import { groupedSeriesIntervals, type BucketedSeries, type SeriesStats } from '../scalars/histogram-intervals.js';
 import type { InfluxStore } from '../../../shared/stores/influx-store.js';
 import { columnIndex, seriesKey, seriesName, seriesOf } from './influx-rows.js';
-import { allOf, entityWhere, REGULAR_ITER, seriesWhere, timeCompare, type EntityRef, type SeriesName } from './influx-where.js';
+import {
+  allOf,
+  entityWhere,
+  REGULAR_ITER,
+  seriesWhere,
+  timeCompare,
+  type EntityRef,
+  type SeriesName,
+} from './influx-where.js';
 
 export interface HistogramSeries extends SeriesName, BucketedSeries {}
 
@@ -52,7 +60,8 @@ export async function iterHistogram(
   }
   const parts: Array<Promise<HistogramSeries[]>> = [];
   if (rawOnes.length > 0) {
-    const condition = rawOnes.length === probes.size ? where : allOf(entityWhere(ref), seriesWhere(rawOnes), REGULAR_ITER);
+    const condition =
+      rawOnes.length === probes.size ? where : allOf(entityWhere(ref), seriesWhere(rawOnes), REGULAR_ITER);
     parts.push(rawSeries(influx, condition, minMax));
   }
   for (const [interval, members] of byInterval) parts.push(bucketedSeries(influx, ref, members, interval, minMax));
@@ -91,7 +100,11 @@ async function rawSeries(influx: InfluxStore, where: string, minMax: boolean): P
   const results = await influx.query(`SELECT "y" FROM "scalar" WHERE ${where} GROUP BY "m", "v"`);
   return seriesOf(results).map((s) => {
     const y = columnIndex(s, 'y');
-    const out: HistogramSeries = { ...seriesName(s), x: s.values.map((row) => row[0] as number), y: s.values.map((row) => row[y] as number) };
+    const out: HistogramSeries = {
+      ...seriesName(s),
+      x: s.values.map((row) => row[0] as number),
+      y: s.values.map((row) => row[y] as number),
+    };
     if (minMax) {
       out.min = out.y;
       out.max = out.y;
@@ -100,14 +113,32 @@ async function rawSeries(influx: InfluxStore, where: string, minMax: boolean): P
   });
 }
 
-async function bucketedSeries(influx: InfluxStore, ref: EntityRef, members: readonly Probe[], interval: number, minMax: boolean): Promise<HistogramSeries[]> {
+async function bucketedSeries(
+  influx: InfluxStore,
+  ref: EntityRef,
+  members: readonly Probe[],
+  interval: number,
+  minMax: boolean,
+): Promise<HistogramSeries[]> {
   const lo = Math.min(...members.map((m) => m.minX));
   const hi = Math.max(...members.map((m) => m.maxX));
-  const where = allOf(entityWhere(ref), seriesWhere(members), timeCompare('>=', lo), timeCompare('<=', hi), REGULAR_ITER);
+  const where = allOf(
+    entityWhere(ref),
+    seriesWhere(members),
+    timeCompare('>=', lo),
+    timeCompare('<=', hi),
+    REGULAR_ITER,
+  );
   const select = minMax ? 'MEAN("y"), MIN("y"), MAX("y")' : 'MEAN("y")';
-  const results = await influx.query(`SELECT ${select} FROM "scalar" WHERE ${where} GROUP BY time(${interval}ns), "m", "v" fill(none)`);
+  const results = await influx.query(
+    `SELECT ${select} FROM "scalar" WHERE ${where} GROUP BY time(${interval}ns), "m", "v" fill(none)`,
+  );
   return seriesOf(results).map((s) => {
-    const out: HistogramSeries = { ...seriesName(s), x: s.values.map((row) => row[0] as number), y: s.values.map((row) => row[1] as number) };
+    const out: HistogramSeries = {
+      ...seriesName(s),
+      x: s.values.map((row) => row[0] as number),
+      y: s.values.map((row) => row[1] as number),
+    };
     if (minMax) {
       out.min = s.values.map((row) => row[2] as number);
       out.max = s.values.map((row) => row[3] as number);

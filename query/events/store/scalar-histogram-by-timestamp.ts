@@ -33,9 +33,15 @@ export async function timestampHistogram(
   samples: number,
   minMax: boolean,
 ): Promise<HistogramSeries[]> {
-  const loaded = (await mapLimited(series, READ_CONCURRENCY, (s) => loadSeries(csv, ref, s))).filter((s) => s.count > 0);
+  const loaded = (await mapLimited(series, READ_CONCURRENCY, (s) => loadSeries(csv, ref, s))).filter(
+    (s) => s.count > 0,
+  );
   const intervals = groupedSeriesIntervals(loaded, samples);
-  return loaded.map((s) => ({ metric: s.metric, variant: s.variant, ...bucketMeans({ x: s.ts, y: s.y }, intervals.get(s)!, { withMinMax: minMax }) }));
+  return loaded.map((s) => ({
+    metric: s.metric,
+    variant: s.variant,
+    ...bucketMeans({ x: s.ts, y: s.y }, intervals.get(s)!, { withMinMax: minMax }),
+  }));
 }
 
 async function loadSeries(csv: InfluxCsvReader, ref: EntityRef, name: SeriesName): Promise<LoadedSeries> {

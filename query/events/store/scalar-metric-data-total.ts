@@ -43,9 +43,13 @@ export async function metricDataTotal(
   if (newest === undefined || oldest === undefined) return cappedCount(influx, where, METRIC_DATA_TOTAL_CAP);
   const span = newest - oldest + 1;
   const sized = Math.ceil((span * METRIC_DATA_TOTAL_CAP * RANGE_MARGIN) / rows.length);
-  const range = Math.max(1, Math.min(sized, Math.floor((RANGE_POINTS_PER_CAP * METRIC_DATA_TOTAL_CAP) / Math.max(1, variants))));
+  const range = Math.max(
+    1,
+    Math.min(sized, Math.floor((RANGE_POINTS_PER_CAP * METRIC_DATA_TOTAL_CAP) / Math.max(1, variants))),
+  );
   const from = newest - range + 1;
-  if (!Number.isSafeInteger(newest) || !Number.isSafeInteger(from)) return cappedCount(influx, where, METRIC_DATA_TOTAL_CAP);
+  if (!Number.isSafeInteger(newest) || !Number.isSafeInteger(from))
+    return cappedCount(influx, where, METRIC_DATA_TOTAL_CAP);
   const inRange = await count(influx, `SELECT COUNT("y") FROM "scalar" WHERE ${allOf(where, timeCompare('>=', from))}`);
   if (inRange >= METRIC_DATA_TOTAL_CAP) return METRIC_DATA_TOTAL_CAP;
   return inRange + (await cappedCount(influx, allOf(where, timeCompare('<', from)), METRIC_DATA_TOTAL_CAP - inRange));

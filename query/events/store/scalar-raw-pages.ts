@@ -23,7 +23,14 @@ import type { InfluxCsvReader } from './influx-csv.js';
 import { seriesOf } from './influx-rows.js';
 import { allOf, entityWhere, HAS_ITER, tagEquals, timeCompare, type EntityRef } from './influx-where.js';
 import { decodeTagValue, TAG } from '../../../shared/events/storage-layout.js';
-import { byXThenArrival, isSorted, mergeSorted, pageLength, sortTies, type RawPoint } from '../scalars/raw-point-order.js';
+import {
+  byXThenArrival,
+  isSorted,
+  mergeSorted,
+  pageLength,
+  sortTies,
+  type RawPoint,
+} from '../scalars/raw-point-order.js';
 
 export type { RawPoint };
 
@@ -41,16 +48,31 @@ function selectionWhere(s: RawSelection): string {
   return allOf(entityWhere(s.ref), tagEquals(TAG.metric, s.metric), variants);
 }
 
-export async function iterPage(csv: InfluxCsvReader, s: RawSelection, after: number | null, batch: number): Promise<RawPoint[]> {
+export async function iterPage(
+  csv: InfluxCsvReader,
+  s: RawSelection,
+  after: number | null,
+  batch: number,
+): Promise<RawPoint[]> {
   if (s.variants.length === 0) return [];
   const where = allOf(selectionWhere(s), HAS_ITER, after === null ? undefined : timeCompare('>', after));
   const limit = batch + s.variants.length;
-  const rows = await pointRows(csv, `SELECT "y", "ts", "q", "v" FROM "scalar" WHERE ${where} ORDER BY time ASC LIMIT ${limit}`);
+  const rows = await pointRows(
+    csv,
+    `SELECT "y", "ts", "q", "v" FROM "scalar" WHERE ${where} ORDER BY time ASC LIMIT ${limit}`,
+  );
   if (rows.length === limit) {
     // The listing may lag the points by a moment: never trust it to bound an iteration.
     const lastX = rows[rows.length - 1]!.x;
-    const rest = await pointRows(csv, `SELECT "y", "ts", "q", "v" FROM "scalar" WHERE ${allOf(selectionWhere(s), timeCompare('=', lastX))}`);
-    rows.splice(rows.findIndex((r) => r.x === lastX), Infinity, ...rest);
+    const rest = await pointRows(
+      csv,
+      `SELECT "y", "ts", "q", "v" FROM "scalar" WHERE ${allOf(selectionWhere(s), timeCompare('=', lastX))}`,
+    );
+    rows.splice(
+      rows.findIndex((r) => r.x === lastX),
+      Infinity,
+      ...rest,
+    );
   }
   sortTies(rows);
   return rows.slice(0, pageLength(rows, batch));
@@ -76,9 +98,19 @@ async function pointRows(csv: InfluxCsvReader, statement: string): Promise<RawPo
 /** Concurrent variant reads (two InfluxDB cores). */
 const VARIANT_CONCURRENCY = 3;
 
-export async function timestampPage(csv: InfluxCsvReader, s: RawSelection, after: number | null, batch: number): Promise<RawPoint[]> {
+export async function timestampPage(
+  csv: InfluxCsvReader,
+  s: RawSelection,
+  after: number | null,
+  batch: number,
+): Promise<RawPoint[]> {
   const perVariant = await mapLimited(s.variants, VARIANT_CONCURRENCY, async (variant) => {
-    const where = allOf(entityWhere(s.ref), tagEquals(TAG.metric, s.metric), tagEquals(TAG.variant, variant), after === null ? undefined : `"ts" > ${after}`);
+    const where = allOf(
+      entityWhere(s.ref),
+      tagEquals(TAG.metric, s.metric),
+      tagEquals(TAG.variant, variant),
+      after === null ? undefined : `"ts" > ${after}`,
+    );
     const [ts, y, q] = await csv.numericColumns(`SELECT "ts", "y", "q" FROM "scalar" WHERE ${where}`, ['ts', 'y', 'q']);
     const points: RawPoint[] = new Array(ts!.length);
     for (let i = 0; i < ts!.length; i++) points[i] = { variant, x: ts![i]!, y: y![i]!, ts: ts![i]!, seq: q![i]! };

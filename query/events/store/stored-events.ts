@@ -6,7 +6,12 @@
  */
 import { inflateSync } from 'node:zlib';
 import { epochMsToIso } from '../common/iso-time.js';
-import { decodeTagValue, EVENT_TYPE_OF, iterFromTime, type Measurement } from '../../../shared/events/storage-layout.js';
+import {
+  decodeTagValue,
+  EVENT_TYPE_OF,
+  iterFromTime,
+  type Measurement,
+} from '../../../shared/events/storage-layout.js';
 import type { JsonBytesWriter } from '../../../shared/protocol/json-bytes.js';
 import type { InfluxSeries } from '../../../shared/stores/influx-store.js';
 
@@ -41,7 +46,10 @@ function boundedMemo<K, V>(f: (key: K) => V): (key: K) => V {
 }
 
 /** Decodes every row of a series of SELECT * FROM <measurement>. */
-export function decodeInfluxRows(series: InfluxSeries, measurement: Measurement = series.name as Measurement): SequencedEvent[] {
+export function decodeInfluxRows(
+  series: InfluxSeries,
+  measurement: Measurement = series.name as Measurement,
+): SequencedEvent[] {
   const col = Object.fromEntries(series.columns.map((name, i) => [name, i])) as Record<string, number | undefined>;
   const type = EVENT_TYPE_OF[measurement];
   const tag = (row: unknown[], name: string): string | undefined => {
@@ -107,7 +115,12 @@ export function logEventHead(task: string): { first: Buffer; next: Buffer } {
 }
 
 /** Appends the stored log entry `data` (its JSON bytes) to an answer, as an element of an array. */
-export function writeLogEvent(out: JsonBytesWriter, head: { first: Buffer; next: Buffer }, data: Buffer, afterAnother: boolean): void {
+export function writeLogEvent(
+  out: JsonBytesWriter,
+  head: { first: Buffer; next: Buffer },
+  data: Buffer,
+  afterAnother: boolean,
+): void {
   out.bytes(afterAnother ? head.next : head.first);
   // An entry without its field reads as `{}` (log-stream-range.ts): nothing to splice.
   if (data.length <= 2) out.text('}');
@@ -124,5 +137,10 @@ export function decodeLogEntry(task: string, id: string, json: string): Sequence
   event.type = 'log';
   event.task = task;
   const dash = id.indexOf('-');
-  return { event, iter: event.iter as number | undefined, timestamp: event.timestamp as number, seq: Number(id.slice(dash + 1)) };
+  return {
+    event,
+    iter: event.iter as number | undefined,
+    timestamp: event.timestamp as number,
+    seq: Number(id.slice(dash + 1)),
+  };
 }

@@ -11,10 +11,24 @@
 import type { MetricFilter } from '../common/metric-variants.js';
 import { EVENT_TYPE_OF, type Measurement } from '../../../shared/events/storage-layout.js';
 import type { InfluxStore } from '../../../shared/stores/influx-store.js';
-import { compareTaskEvents, pageOfTaskEvents, type TaskEventsOrder, type TaskEventsPage, type TaskEventsPosition } from '../task-events/task-events-order.js';
+import {
+  compareTaskEvents,
+  pageOfTaskEvents,
+  type TaskEventsOrder,
+  type TaskEventsPage,
+  type TaskEventsPosition,
+} from '../task-events/task-events-order.js';
 import type { MergedLogReader } from './log-stream-reader.js';
 import { seriesOf } from './influx-rows.js';
-import { allOf, entityWhere, HAS_ITER, metricFilterWhere, NO_ITER, timeCompare, type EntityRef } from './influx-where.js';
+import {
+  allOf,
+  entityWhere,
+  HAS_ITER,
+  metricFilterWhere,
+  NO_ITER,
+  timeCompare,
+  type EntityRef,
+} from './influx-where.js';
 import { hasIterationLogs, LogSegments } from './log-segments.js';
 import type { ListingEntry } from './metric-listing.js';
 import { decodeInfluxRows, type SequencedEvent } from './stored-events.js';
@@ -52,25 +66,42 @@ export class TaskEventsReader {
     private readonly openLogs: (task: string, direction: TaskEventsOrder) => Promise<MergedLogReader>,
   ) {}
 
-  async page(selection: TaskEventsSelection, listing: readonly ListingEntry[], position: TaskEventsPosition, batch: number): Promise<TaskEventsPageWithLogs> {
+  async page(
+    selection: TaskEventsSelection,
+    listing: readonly ListingEntry[],
+    position: TaskEventsPosition,
+    batch: number,
+  ): Promise<TaskEventsPageWithLogs> {
     if (position === 'end') return { events: [], position };
     const compare = compareTaskEvents(selection.order);
     // One iteration holds at most one point per series: reading that many more rows completes the
     // page's last iteration in the same request (the listing knows metric/variant series; images
     // with several keys per iteration may exceed it, then the iteration is re-read below).
-    const seriesOf = (m: Measurement) => listing.filter((e) => e.type === EVENT_TYPE_OF[m] && selection.filter.matches(e.metric, e.variant)).length;
-    const sources = await Promise.all(selection.measurements.map((m) => this.iterationRows(selection, m, position, batch + seriesOf(m))));
+    const seriesOf = (m: Measurement) =>
+      listing.filter((e) => e.type === EVENT_TYPE_OF[m] && selection.filter.matches(e.metric, e.variant)).length;
+    const sources = await Promise.all(
+      selection.measurements.map((m) => this.iterationRows(selection, m, position, batch + seriesOf(m))),
+    );
     if (selection.logs && hasIterationLogs(listing, selection.filter)) {
       // Rare (the SDK never sends it): logs with an iteration are placed by loading them.
-      const withIter = (await this.logSegments.all(selection.ref.id, selection.filter)).filter((e) => e.iter !== undefined);
+      const withIter = (await this.logSegments.all(selection.ref.id, selection.filter)).filter(
+        (e) => e.iter !== undefined,
+      );
       sources.push({ measurement: 'log', events: withIter, cut: false });
     }
     for (const s of sources) s.events.sort(compare);
-    let page = pageOfTaskEvents(sources.map((s) => s.events), position, batch, selection.order);
+    let page = pageOfTaskEvents(
+      sources.map((s) => s.events),
+      position,
+      batch,
+      selection.order,
+    );
 
     const last = page.events[page.events.length - 1];
     const lastIter = last?.iter;
-    const cutInside = sources.filter((s) => s.cut && lastIter !== undefined && s.events[s.events.length - 1]?.iter === lastIter);
+    const cutInside = sources.filter(
+      (s) => s.cut && lastIter !== undefined && s.events[s.events.length - 1]?.iter === lastIter,
+    );
     for (const s of cutInside) {
       const whole = await this.rows(selection, s.measurement as Measurement, timeCompare('=', lastIter!));
       s.events = [...s.events.filter((e) => e.iter !== lastIter), ...whole].sort(compare);
@@ -82,12 +113,22 @@ export class TaskEventsReader {
       if (selection.logs) {
         // Without a filter, and with no log event carrying an iteration, the logs are the rest of the
         // no-iteration group as stored, in stream order: the answer streams them (TaskEventsPageWithLogs).
-        if (selection.filter.isEmpty && !hasIterationLogs(listing)) logTail = await this.openLogs(selection.ref.id, selection.order);
-        else noIter.push((await this.logSegments.all(selection.ref.id, selection.filter)).filter((e) => e.iter === undefined));
+        if (selection.filter.isEmpty && !hasIterationLogs(listing))
+          logTail = await this.openLogs(selection.ref.id, selection.order);
+        else
+          noIter.push(
+            (await this.logSegments.all(selection.ref.id, selection.filter)).filter((e) => e.iter === undefined),
+          );
       }
       for (const events of noIter) sources.push({ measurement: 'log', events: events.sort(compare), cut: false });
     }
-    if (cutInside.length > 0 || reachesNoIter) page = pageOfTaskEvents(sources.map((s) => s.events), position, batch, selection.order);
+    if (cutInside.length > 0 || reachesNoIter)
+      page = pageOfTaskEvents(
+        sources.map((s) => s.events),
+        position,
+        batch,
+        selection.order,
+      );
     // The page reached the no-iteration group, so it holds all of it: the logs as well, whatever their number.
     return logTail === undefined ? page : { ...page, position: 'end', logTail };
   }
@@ -98,7 +139,9 @@ export class TaskEventsReader {
       selection.measurements.length === 0
         ? Promise.resolve(0)
         : this.influx
-            .query(`SELECT COUNT("ts") FROM ${selection.measurements.map((m) => `"${m}"`).join(', ')} WHERE ${this.where(selection)}`)
+            .query(
+              `SELECT COUNT("ts") FROM ${selection.measurements.map((m) => `"${m}"`).join(', ')} WHERE ${this.where(selection)}`,
+            )
             .then((results) => seriesOf(results).reduce((sum, s) => sum + Number(s.values[0]?.[1] ?? 0), 0)),
       selection.logs ? this.logSegments.countMatching(selection.ref.id, listing, selection.filter) : Promise.resolve(0),
     ]);
@@ -109,15 +152,32 @@ export class TaskEventsReader {
     return allOf(entityWhere(selection.ref), metricFilterWhere(selection.filter), ...more);
   }
 
-  private async iterationRows(selection: TaskEventsSelection, measurement: Measurement, position: TaskEventsPosition, limit: number): Promise<SourceRows> {
+  private async iterationRows(
+    selection: TaskEventsSelection,
+    measurement: Measurement,
+    position: TaskEventsPosition,
+    limit: number,
+  ): Promise<SourceRows> {
     const asc = selection.order === 'asc';
     const after = typeof position === 'number' ? timeCompare(asc ? '>' : '<', position) : undefined;
-    const events = await this.rows(selection, measurement, allOf(HAS_ITER, after), `ORDER BY time ${asc ? 'ASC' : 'DESC'} LIMIT ${limit}`);
+    const events = await this.rows(
+      selection,
+      measurement,
+      allOf(HAS_ITER, after),
+      `ORDER BY time ${asc ? 'ASC' : 'DESC'} LIMIT ${limit}`,
+    );
     return { measurement, events, cut: events.length === limit };
   }
 
-  private async rows(selection: TaskEventsSelection, measurement: Measurement, condition: string, tail = ''): Promise<SequencedEvent[]> {
-    const results = await this.influx.query(`SELECT * FROM "${measurement}" WHERE ${this.where(selection, condition)} ${tail}`.trimEnd());
+  private async rows(
+    selection: TaskEventsSelection,
+    measurement: Measurement,
+    condition: string,
+    tail = '',
+  ): Promise<SequencedEvent[]> {
+    const results = await this.influx.query(
+      `SELECT * FROM "${measurement}" WHERE ${this.where(selection, condition)} ${tail}`.trimEnd(),
+    );
     const series = seriesOf(results)[0];
     return series ? decodeInfluxRows(series, measurement) : [];
   }

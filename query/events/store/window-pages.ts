@@ -108,7 +108,10 @@ export async function windowPage(
   if (state.metrics.length === 0) return { iterations: [], state };
   const bounds = windowBounds(state, request.navigateEarlier);
   const scope = scopeCondition(company, namespace, [state.task]);
-  const selected = where(scope, metricsCondition(state.metrics.map((m) => ({ metric: m.metric, variants: m.requested_variants }))));
+  const selected = where(
+    scope,
+    metricsCondition(state.metrics.map((m) => ({ metric: m.metric, variants: m.requested_variants }))),
+  );
   const narrow = await narrowRows(deps, kind, selected, bounds, request.iters);
   const chosen = pickWindowIterations(
     narrow.map((p) => p.iter!),
@@ -123,7 +126,13 @@ export async function windowPage(
  * `iters` + 1 distinct iterations (or the variant has no more): the first
  * `iters` are then complete, every image of them included.
  */
-function narrowRows(deps: QueryDeps, kind: WindowKind, selected: string, bounds: WindowBounds, iters: number): Promise<EventPosition[]> {
+function narrowRows(
+  deps: QueryDeps,
+  kind: WindowKind,
+  selected: string,
+  bounds: WindowBounds,
+  iters: number,
+): Promise<EventPosition[]> {
   const spec = SPEC[kind];
   return nearestPerVariant(
     deps.influx,
@@ -144,13 +153,22 @@ function narrowRows(deps: QueryDeps, kind: WindowKind, selected: string, bounds:
 }
 
 /** The events of the chosen iterations: for images, of the files the narrow rows found there. */
-async function pageEvents(deps: QueryDeps, kind: WindowKind, selected: string, narrow: readonly EventPosition[], chosen: readonly number[]): Promise<PageEvent[]> {
+async function pageEvents(
+  deps: QueryDeps,
+  kind: WindowKind,
+  selected: string,
+  narrow: readonly EventPosition[],
+  chosen: readonly number[],
+): Promise<PageEvent[]> {
   if (chosen.length === 0) return [];
   const spec = SPEC[kind];
   const lo = Math.min(...chosen);
   const hi = Math.max(...chosen);
   const files = kind === 'debug_images' ? filesOf(narrow.filter((p) => p.iter! >= lo && p.iter! <= hi)) : undefined;
-  const rows = await runStatement(deps.influx, `SELECT * FROM "${spec.measurement}" WHERE ${where(selected, files, `time >= ${iterTime(lo)}`, `time <= ${iterTime(hi)}`)}`);
+  const rows = await runStatement(
+    deps.influx,
+    `SELECT * FROM "${spec.measurement}" WHERE ${where(selected, files, `time >= ${iterTime(lo)}`, `time <= ${iterTime(hi)}`)}`,
+  );
   return decodeEvents(rows, spec.measurement).map(({ event, iter, timestamp }) => ({
     iter: iter!,
     metric: event.metric as string,
@@ -176,7 +194,10 @@ function filesOf(rows: readonly EventPosition[]): string | undefined {
 
 /** The selected plot variants with events, with an iteration or not (a state lists them all). */
 async function plotVariants(deps: QueryDeps, selected: string): Promise<PresentVariant[]> {
-  const latest = await runStatement(deps.influx, `SELECT "len" FROM "plot" WHERE ${selected} GROUP BY "m","v" ORDER BY time DESC LIMIT 1`);
+  const latest = await runStatement(
+    deps.influx,
+    `SELECT "len" FROM "plot" WHERE ${selected} GROUP BY "m","v" ORDER BY time DESC LIMIT 1`,
+  );
   return decodePositions(latest).map((p) => ({ metric: p.metric, variant: p.variant }));
 }
 
@@ -189,7 +210,15 @@ interface PageEvent {
   event: StoredEvent;
 }
 
-function step(state: WindowTaskState, events: readonly PageEvent[], kind: WindowKind, request: PageRequest): WindowPage {
+function step(
+  state: WindowTaskState,
+  events: readonly PageEvent[],
+  kind: WindowKind,
+  request: PageRequest,
+): WindowPage {
   const moved = stepWindowTask(state, events, { kind, iters: request.iters, navigateEarlier: request.navigateEarlier });
-  return { iterations: moved.iterations.map(({ iter, events: shown }) => ({ iter, events: shown.map((e) => e.event) })), state: moved.state };
+  return {
+    iterations: moved.iterations.map(({ iter, events: shown }) => ({ iter, events: shown.map((e) => e.event) })),
+    state: moved.state,
+  };
 }

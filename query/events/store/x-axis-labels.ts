@@ -9,7 +9,14 @@ import { seriesKey } from './influx-rows.js';
 import type { SeriesName } from './influx-where.js';
 
 /** Labels by seriesKey, only for series that have one. */
-export async function xAxisLabels(redis: RedisClient, prefix: string, company: string, namespace: Namespace, id: string, series: readonly SeriesName[]): Promise<Map<string, string>> {
+export async function xAxisLabels(
+  redis: RedisClient,
+  prefix: string,
+  company: string,
+  namespace: Namespace,
+  id: string,
+  series: readonly SeriesName[],
+): Promise<Map<string, string>> {
   const labels = new Map<string, string>();
   if (series.length === 0) return labels;
   const fields = series.map((s) => JSON.stringify([s.metric, s.variant]));

@@ -11,7 +11,13 @@ import { bool, enumOf, int, requestSchema, str } from '../../../shared/protocol/
 import type { QueryDeps } from '../../query-deps.js';
 import { decodeCursor, encodeCursor, invalidScrollIdError } from '../common/scroll-cursor.js';
 import { TASK_EVENTS_MAX_BATCH, type TaskEventsOrder, type TaskEventsPosition } from './task-events-order.js';
-import { EVENT_TYPES, eventTypeField, metricsFilterField, type EventType, type MetricVariants } from '../common/event-read-fields.js';
+import {
+  EVENT_TYPES,
+  eventTypeField,
+  metricsFilterField,
+  type EventType,
+  type MetricVariants,
+} from '../common/event-read-fields.js';
 import { namespaceOf, type Namespace } from '../store/entity-access.js';
 import { LogSegments } from '../store/log-segments.js';
 import { MetricListings } from '../store/metric-listing.js';
@@ -41,7 +47,9 @@ function isCursor(v: Record<string, unknown> | undefined): v is Record<string, u
     typeof v.e === 'string' &&
     (v.n === 't' || v.n === 'm') &&
     (v.t === null || (EVENT_TYPES as readonly unknown[]).includes(v.t)) &&
-    (v.m === null || (Array.isArray(v.m) && v.m.every((m) => typeof m === 'object' && m !== null && typeof (m as MetricVariants).metric === 'string'))) &&
+    (v.m === null ||
+      (Array.isArray(v.m) &&
+        v.m.every((m) => typeof m === 'object' && m !== null && typeof (m as MetricVariants).metric === 'string'))) &&
     (v.o === 'asc' || v.o === 'desc') &&
     typeof v.ct === 'boolean' &&
     (v.p === 'start' || v.p === 'end' || typeof v.p === 'number') &&
@@ -107,7 +115,12 @@ export function getTaskEventsOperation(deps: QueryDeps) {
         cursor.ct && cursor.tot === null ? reader.count(selection, listing) : Promise.resolve(cursor.tot),
       ]);
       const next: TaskEventsCursor = { ...cursor, p: page.position, tot: total };
-      return taskEventsAnswer(page, { task: cursor.e, total, scrollId: encodeCursor(deps.signingSecret, company, next, PURPOSE), order: cursor.o });
+      return taskEventsAnswer(page, {
+        task: cursor.e,
+        total,
+        scrollId: encodeCursor(deps.signingSecret, company, next, PURPOSE),
+        order: cursor.o,
+      });
     },
   });
 }

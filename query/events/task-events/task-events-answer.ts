@@ -24,7 +24,8 @@ export interface TaskEventsAnswerFields {
 }
 
 export function taskEventsAnswer(page: TaskEventsPageWithLogs, fields: TaskEventsAnswerFields): JsonText | JsonStream {
-  const tail = (returned: number) => `],"returned":${returned},"total":${JSON.stringify(fields.total)},"scroll_id":${JSON.stringify(fields.scrollId)}}`;
+  const tail = (returned: number) =>
+    `],"returned":${returned},"total":${JSON.stringify(fields.total)},"scroll_id":${JSON.stringify(fields.scrollId)}}`;
   const { logTail } = page;
   if (logTail === undefined) {
     // One stringify of the whole page: per event, a stringify and a write into the buffer cost twice
@@ -45,7 +46,8 @@ async function* streamedEvents(
   const dir = order === 'asc' ? 1 : -1;
   // Logs belong to the no-iteration group: they go after every event with an iteration, among the others
   // by timestamp (a log's is its stream id's millisecond), then arrival.
-  const logFirst = (e: SequencedEvent, log: LogEntry) => e.iter === undefined && dir * (log.ms - e.timestamp || log.seq - e.seq) < 0;
+  const logFirst = (e: SequencedEvent, log: LogEntry) =>
+    e.iter === undefined && dir * (log.ms - e.timestamp || log.seq - e.seq) < 0;
   let out = new JsonBytesWriter(CHUNK_BYTES).text('{"events":[');
   let returned = 0;
   let i = 0;

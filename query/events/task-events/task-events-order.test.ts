@@ -1,12 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { compareTaskEvents, pageOfTaskEvents, type OrderedTaskEvent, type TaskEventsOrder, type TaskEventsPage, type TaskEventsPosition } from './task-events-order.js';
+import {
+  compareTaskEvents,
+  pageOfTaskEvents,
+  type OrderedTaskEvent,
+  type TaskEventsOrder,
+  type TaskEventsPage,
+  type TaskEventsPosition,
+} from './task-events-order.js';
 
 interface Ev extends OrderedTaskEvent {
   id: string;
 }
 
 let seq = 0;
-const ev = (iter: number | undefined, timestamp: number, id = `${iter ?? '-'}@${timestamp}`): Ev => ({ iter, timestamp, seq: seq++, id });
+const ev = (iter: number | undefined, timestamp: number, id = `${iter ?? '-'}@${timestamp}`): Ev => ({
+  iter,
+  timestamp,
+  seq: seq++,
+  id,
+});
 
 // Two stores (say scalars and logs), each sorted on its own.
 const scalars = [ev(0, 10), ev(0, 11), ev(1, 5), ev(2, 1), ev(2, 2), ev(2, 3)];
@@ -31,15 +43,26 @@ function readAll(order: TaskEventsOrder, batchSize: number): string[][] {
 
 describe('pageOfTaskEvents', () => {
   it('orders by iter ascending, then timestamp, with the no-iteration group last', () => {
-    expect(readAll('asc', 100)).toEqual([['0@10', '0@11', '1@5', '1@6', '2@1', '2@2', '2@3', '3@0', 'log1', 'log2'], []]);
+    expect(readAll('asc', 100)).toEqual([
+      ['0@10', '0@11', '1@5', '1@6', '2@1', '2@2', '2@3', '3@0', 'log1', 'log2'],
+      [],
+    ]);
   });
 
   it('orders by iter descending with the no-iteration group still last, timestamps descending', () => {
-    expect(readAll('desc', 100)).toEqual([['3@0', '2@3', '2@2', '2@1', '1@6', '1@5', '0@11', '0@10', 'log2', 'log1'], []]);
+    expect(readAll('desc', 100)).toEqual([
+      ['3@0', '2@3', '2@2', '2@1', '1@6', '1@5', '0@11', '0@10', 'log2', 'log1'],
+      [],
+    ]);
   });
 
   it('never splits an iteration group, so pages can exceed batch_size', () => {
-    expect(readAll('asc', 3)).toEqual([['0@10', '0@11', '1@5', '1@6'], ['2@1', '2@2', '2@3'], ['3@0', 'log1', 'log2'], []]);
+    expect(readAll('asc', 3)).toEqual([
+      ['0@10', '0@11', '1@5', '1@6'],
+      ['2@1', '2@2', '2@3'],
+      ['3@0', 'log1', 'log2'],
+      [],
+    ]);
   });
 
   it('treats iteration 0 as a position like any other', () => {

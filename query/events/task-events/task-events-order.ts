@@ -28,7 +28,8 @@ export type SortedEventSource<E extends OrderedTaskEvent> = readonly E[];
 
 export const TASK_EVENTS_MAX_BATCH = 10_000;
 
-const hasIter = (e: OrderedTaskEvent): e is OrderedTaskEvent & { iter: number } => e.iter !== undefined && e.iter !== null;
+const hasIter = (e: OrderedTaskEvent): e is OrderedTaskEvent & { iter: number } =>
+  e.iter !== undefined && e.iter !== null;
 
 /** The ordering of §5 for one direction. */
 export function compareTaskEvents(order: TaskEventsOrder): (a: OrderedTaskEvent, b: OrderedTaskEvent) => number {

@@ -28,7 +28,8 @@ const projects: ProjectRecordLike[] = [
   { id: 'TR', name: 'Test reports', basename: 'Test reports' },
   { id: 'TR-r', name: 'Test reports/.reports', basename: '.reports', parent: 'TR' },
 ];
-const resolve: ReferenceResolver = (kind, id) => (kind === 'project' && id === 'TR-r' ? { name: 'Test reports/.reports' } : undefined);
+const resolve: ReferenceResolver = (kind, id) =>
+  kind === 'project' && id === 'TR-r' ? { name: 'Test reports/.reports' } : undefined;
 const ids = (records: StoredRecord[]) => records.map((r) => r.id);
 
 describe('reports.get_all_ex (kind report)', () => {
@@ -100,7 +101,18 @@ describe('reports.get_all_ex (kind report)', () => {
     ];
     const q = compileQuery(
       {
-        only_fields: ['name', 'comment', 'company', 'tags', 'report', 'project.name', 'user.name', 'status', 'last_update', 'system_tags'],
+        only_fields: [
+          'name',
+          'comment',
+          'company',
+          'tags',
+          'report',
+          'project.name',
+          'user.name',
+          'status',
+          'last_update',
+          'system_tags',
+        ],
         size: 10,
         scroll_id: null,
         system_tags: ['__$not', 'archived'],
@@ -136,10 +148,22 @@ describe('reports.get_task_data (kinds task and model)', () => {
   const tasks: StoredRecord[] = [
     { id: 't1', name: 'train', type: 'training', status: 'in_progress', project: 'P', system_tags: [], created: 1 },
     { id: 't2', name: 'test', type: 'testing', status: 'completed', project: 'Q', system_tags: [], created: 2 },
-    { id: 'r1', name: 'rep', type: 'report', status: 'created', project: 'P-r', system_tags: ['hidden', 'reports'], created: 3 },
+    {
+      id: 'r1',
+      name: 'rep',
+      type: 'report',
+      status: 'created',
+      project: 'P-r',
+      system_tags: ['hidden', 'reports'],
+      created: 3,
+    },
   ];
-  const run = (request: Record<string, unknown>, kind: 'task' | 'model' = 'task', rows = tasks, projectRecords?: ProjectRecordLike[]) =>
-    ids(compileQuery(request, kind).select(rows, projectRecords));
+  const run = (
+    request: Record<string, unknown>,
+    kind: 'task' | 'model' = 'task',
+    rows = tasks,
+    projectRecords?: ProjectRecordLike[],
+  ) => ids(compileQuery(request, kind).select(rows, projectRecords));
 
   it('type compares case-insensitively', () => {
     expect(run({ type: ['TRAINING', 'Report'] })).toEqual(['t1', 'r1']);
@@ -190,12 +214,24 @@ describe('validation happens at compile time', () => {
     [{ search_text: ['x'] }, '400/12', 'Validation error (value is wrong, expected type "str" [\'x\'])'],
     [{ tags: [1] }, '400/16', 'Invalid value for fields (invalid value type, string expected): field=tags, value=1'],
     [{ filters: 'x' }, '400/16', 'Invalid value for fields (invalid value type, string expected): field=x, value=x'],
-    [{ order_by: ['@text_score'] }, '400/16', 'Invalid value for fields (text score cannot be used in order_by when search text is not used)'],
+    [
+      { order_by: ['@text_score'] },
+      '400/16',
+      'Invalid value for fields (text score cannot be used in order_by when search text is not used)',
+    ],
     [{ only_fields: ['nope'] }, '400/14', 'Fields not defined for object: fields=(nope), object=Task'],
-    [{ created: [null, null] }, '400/12', 'Validation error (At least one of min or max values should be provided for field created)'],
+    [
+      { created: [null, null] },
+      '400/12',
+      'Validation error (At least one of min or max values should be provided for field created)',
+    ],
     [{ name: '(' }, '400/21', 'Malformed regular expression: err=missing ), unterminated subpattern at position 0'],
     [{ page: -1 }, '400/12', 'Validation error (page must be >=0): field=page'],
-    [{ project: [5] }, '400/16', 'Invalid value for fields (invalid value type, string expected): field=project, value=5'],
+    [
+      { project: [5] },
+      '400/16',
+      'Invalid value for fields (invalid value type, string expected): field=project, value=5',
+    ],
   ])('%j', (request, code, message) => {
     expect(errorOf(() => compileQuery(request, 'report'))).toEqual({ code, message });
   });
@@ -212,7 +248,18 @@ describe('speed', () => {
       }),
     );
     const request = {
-      only_fields: ['name', 'comment', 'company', 'tags', 'report', 'project.name', 'user.name', 'status', 'last_update', 'system_tags'],
+      only_fields: [
+        'name',
+        'comment',
+        'company',
+        'tags',
+        'report',
+        'project.name',
+        'user.name',
+        'status',
+        'last_update',
+        'system_tags',
+      ],
       size: 10,
       scroll_id: null,
       system_tags: ['__$not', 'archived'],
@@ -221,7 +268,10 @@ describe('speed', () => {
     };
     const evaluate = () => {
       const q = compileQuery(request, 'report');
-      return q.select(rows).slice(0, 10).map((r) => q.project(r, resolve));
+      return q
+        .select(rows)
+        .slice(0, 10)
+        .map((r) => q.project(r, resolve));
     };
     evaluate(); // warm-up (JIT)
     const runs = 5;

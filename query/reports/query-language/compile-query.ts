@@ -21,7 +21,12 @@ import { compileOrdering, parseOrderBy, type SortKey } from './ordering.js';
 import { parsePaging, type PagingSpec } from './paging.js';
 import { compilePatternCondition, RegexBudget } from './pattern-regex.js';
 import { compileProjection } from './projection.js';
-import { reportsProjectScope, subprojectListScope, type ProjectRecordLike, type ProjectScope } from './project-scope.js';
+import {
+  reportsProjectScope,
+  subprojectListScope,
+  type ProjectRecordLike,
+  type ProjectScope,
+} from './project-scope.js';
 import { optionalString } from './query-errors.js';
 import { compileTextSearch } from './text-search.js';
 import type { Condition, RecordKind, ReferenceResolver, StoredRecord } from './types.js';
@@ -106,7 +111,8 @@ export function compileQuery(request: Record<string, unknown>, kind: RecordKind)
     project: projection.project,
     paging,
     projectScope,
-    allowPublic: request.allow_public === undefined || request.allow_public === null ? true : truthy(request.allow_public),
+    allowPublic:
+      request.allow_public === undefined || request.allow_public === null ? true : truthy(request.allow_public),
     searchHidden,
     excludeHidden: kind !== 'report' && !searchHidden && !isNonEmptyId(request.id),
     sortKeys,

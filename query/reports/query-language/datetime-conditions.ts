@@ -46,7 +46,11 @@ export function dateTimeTest(value: unknown): TimeTest | undefined {
     if (ms !== undefined) comparisons.set(op, ms);
   }
   if (comparisons.size === 0) return undefined;
-  const checks = [...comparisons].map(([op, bound]) => (ms: number) => COMPARE[op](ms, bound));
+  const checks = [...comparisons].map(
+    ([op, bound]) =>
+      (ms: number) =>
+        COMPARE[op](ms, bound),
+  );
   return (ms) => ms !== undefined && checks.every((check) => check(ms));
 }
 
@@ -98,6 +102,7 @@ function rangeBound(field: string, bound: unknown, kind: RangeValueKind): number
         : typeof bound === 'string' && bound.trim() !== '' && Number.isFinite(Number(bound))
           ? Number(bound)
           : undefined;
-  if (parsed === undefined) throw apiError('validation_error', `Invalid range value for field ${field}: ${pyStr(bound)}`);
+  if (parsed === undefined)
+    throw apiError('validation_error', `Invalid range value for field ${field}: ${pyStr(bound)}`);
   return parsed;
 }

@@ -42,7 +42,11 @@ describe('§4.3 worked results: tags [], [a], [a,b], [a,b,c], [a,b,c,d]', () => 
     expect(matching(records, { any: { include: ['a', 'b'] }, all: { exclude: ['c', 'd'] } })).toEqual(['r1', 'r2']);
   });
   it('op "or" joins the parts with OR', () => {
-    expect(matching(records, { any: { include: ['d'] }, all: { include: ['a', 'b'] }, op: 'or' })).toEqual(['r2', 'r3', 'r4']);
+    expect(matching(records, { any: { include: ['d'] }, all: { include: ['a', 'b'] }, op: 'or' })).toEqual([
+      'r2',
+      'r3',
+      'r4',
+    ]);
   });
   it('absent parts and empty lists give no condition', () => {
     expect(matching(records, {})).toEqual(['r0', 'r1', 'r2', 'r3', 'r4']);
@@ -66,14 +70,30 @@ describe('§4.3 errors', () => {
   it.each([
     ['abc', '400/16', 'Invalid value for fields (invalid value type, string expected): field=abc, value=abc'],
     [['x'], '400/16', "Invalid value for fields (invalid value type, string expected): field=['x'], value=['x']"],
-    [{ tags: ['a'] }, '400/12', "Validation error (invalid filter for field, dictionary expected): field=tags, value=['a']"],
+    [
+      { tags: ['a'] },
+      '400/12',
+      "Validation error (invalid filter for field, dictionary expected): field=tags, value=['a']",
+    ],
     [{ tags: 'a' }, '400/12', 'Validation error (invalid filter for field, dictionary expected): field=tags, value=a'],
     [{ tags: { some: {} } }, '400/12', "Validation error: field=tags, value=unsupported key 'some'"],
-    [{ tags: { any: { include: [], other: [] } } }, '400/12', "Validation error: field=tags, value=unsupported key 'other' in 'any'"],
+    [
+      { tags: { any: { include: [], other: [] } } },
+      '400/12',
+      "Validation error: field=tags, value=unsupported key 'other' in 'any'",
+    ],
     [{ tags: { op: 'xor' } }, '400/12', "Validation error: field=tags, value=op must be 'and' or 'or', not 'xor'"],
     [{ tags: { all: [] } }, '400/12', "Validation error: field=tags, value='all' must be a dictionary, not []"],
-    [{ tags: { all: { include: 5 } } }, '400/12', "Validation error: field=tags, value='all.include' must be a list, not 5"],
-    [{ tags: { any: { include: [1] } } }, '400/16', 'Invalid value for fields (invalid value type, string expected): field=tags, value=1'],
+    [
+      { tags: { all: { include: 5 } } },
+      '400/12',
+      "Validation error: field=tags, value='all.include' must be a list, not 5",
+    ],
+    [
+      { tags: { any: { include: [1] } } },
+      '400/16',
+      'Invalid value for fields (invalid value type, string expected): field=tags, value=1',
+    ],
   ])('%j', (value, code, message) => {
     expect(errorOf(parse(value))).toEqual({ code, message });
   });

@@ -27,7 +27,8 @@ export interface FieldFilter {
   readonly combineWithOr: boolean;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function structureError(field: string, problem: string): ApiError {
   return apiError('validation_error', undefined, [
@@ -108,7 +109,11 @@ type RecordTest = (values: readonly string[], empty: boolean) => boolean;
  * lacks at least one of, OR-ed; in `all`, include = contains every, exclude =
  * contains none, AND-ed. `null` adds "is empty" (include) / "is not empty" (exclude).
  */
-function partTest(part: FilterPart | undefined, isAny: boolean, normalise: (v: string) => string): RecordTest | undefined {
+function partTest(
+  part: FilterPart | undefined,
+  isAny: boolean,
+  normalise: (v: string) => string,
+): RecordTest | undefined {
   if (part === undefined) return undefined;
   const tests: RecordTest[] = [];
   const add = (values: FilterValues | undefined, make: (v: readonly string[]) => ValuesTest, emptyWanted: boolean) => {
@@ -121,13 +126,22 @@ function partTest(part: FilterPart | undefined, isAny: boolean, normalise: (v: s
   };
   if (isAny) {
     add(part.include, containsAny, true);
-    add(part.exclude, (v) => { const all = containsAll(v); return (vals) => !all(vals); }, false);
+    add(
+      part.exclude,
+      (v) => {
+        const all = containsAll(v);
+        return (vals) => !all(vals);
+      },
+      false,
+    );
   } else {
     add(part.include, containsAll, true);
     add(part.exclude, containsNone, false);
   }
   if (tests.length === 0) return undefined;
-  return isAny ? (vals, empty) => tests.some((t) => t(vals, empty)) : (vals, empty) => tests.every((t) => t(vals, empty));
+  return isAny
+    ? (vals, empty) => tests.some((t) => t(vals, empty))
+    : (vals, empty) => tests.every((t) => t(vals, empty));
 }
 
 /** The condition of one field's filter; undefined when every part is empty. */
@@ -137,6 +151,10 @@ export function filterCondition(filter: FieldFilter, reader: ListFieldReader): C
   );
   if (parts.length === 0) return undefined;
   const combined: RecordTest =
-    parts.length === 1 ? parts[0]! : filter.combineWithOr ? (v, e) => parts.some((p) => p(v, e)) : (v, e) => parts.every((p) => p(v, e));
+    parts.length === 1
+      ? parts[0]!
+      : filter.combineWithOr
+        ? (v, e) => parts.some((p) => p(v, e))
+        : (v, e) => parts.every((p) => p(v, e));
   return { test: (record) => combined(reader.values(record), reader.isEmpty(record)) };
 }

@@ -44,28 +44,48 @@ describe('prototype segments in client paths', () => {
     expect(recordValue(record('r1'), ['hasOwnProperty'])).toBeUndefined();
     expect(run({ _any_: { fields: ['runtime.toString.name'], pattern: 'toString' } })).toEqual([]);
     expect(run({ only_fields: ['runtime.toString'] })).toEqual([{ id: 'r1' }, { id: 'r2' }, { id: 'r3' }]);
-    expect(run({ only_fields: ['runtime.gpu'], order_by: ['-runtime.valueOf'] }).map((r) => r.id)).toEqual(['r1', 'r2', 'r3']);
+    expect(run({ only_fields: ['runtime.gpu'], order_by: ['-runtime.valueOf'] }).map((r) => r.id)).toEqual([
+      'r1',
+      'r2',
+      'r3',
+    ]);
   });
 
   it('property: any path list compiles to results or a 4xx ApiError, never touching Object.prototype', () => {
     const segment = fc.oneof(
-      fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'runtime', 'gpu', 'name', 'id', 'valueOf', ''),
+      fc.constantFrom(
+        '__proto__',
+        'constructor',
+        'prototype',
+        'toString',
+        'runtime',
+        'gpu',
+        'name',
+        'id',
+        'valueOf',
+        '',
+      ),
       fc.string({ maxLength: 6 }),
     );
     const path = fc.array(segment, { minLength: 1, maxLength: 5 }).map((s) => s.join('.'));
     const signed = fc.tuple(fc.constantFrom('', '-'), path).map(([sign, p]) => sign + p);
     fc.assert(
-      fc.property(fc.array(signed, { maxLength: 4 }), fc.array(signed, { maxLength: 3 }), fc.array(path, { maxLength: 3 }), (only, order, fields) => {
-        try {
-          const out = run({ only_fields: only, order_by: order, _any_: { fields, pattern: 'a' } });
-          expect(Array.isArray(out)).toBe(true);
-        } catch (error) {
-          if (!isApiError(error)) throw error;
-          expect(error.httpStatus).toBeGreaterThanOrEqual(400);
-          expect(error.httpStatus).toBeLessThan(500);
-        }
-        expect(Object.getOwnPropertyNames(Object.prototype)).not.toContain('polluted');
-      }),
+      fc.property(
+        fc.array(signed, { maxLength: 4 }),
+        fc.array(signed, { maxLength: 3 }),
+        fc.array(path, { maxLength: 3 }),
+        (only, order, fields) => {
+          try {
+            const out = run({ only_fields: only, order_by: order, _any_: { fields, pattern: 'a' } });
+            expect(Array.isArray(out)).toBe(true);
+          } catch (error) {
+            if (!isApiError(error)) throw error;
+            expect(error.httpStatus).toBeGreaterThanOrEqual(400);
+            expect(error.httpStatus).toBeLessThan(500);
+          }
+          expect(Object.getOwnPropertyNames(Object.prototype)).not.toContain('polluted');
+        },
+      ),
       { numRuns: 500 },
     );
   });

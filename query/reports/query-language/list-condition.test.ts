@@ -23,19 +23,43 @@ const tagsMatching = (value: unknown) => {
 
 describe('§4.2 examples (field tags)', () => {
   it.each([
-    [['a', 'b'], ['a', 'b', 'ab', 'bc', 'abc']],
+    [
+      ['a', 'b'],
+      ['a', 'b', 'ab', 'bc', 'abc'],
+    ],
     [['a', '-b'], ['a']],
-    [['-a', '-b'], ['none', '_', 'c', '-a']],
-    [['__$not', 'a'], ['none', '_', 'b', 'c', 'bc', '-a']],
-    [['__$and', 'a'], ['a', 'ab', 'abc']],
-    [['__$all', 'a', 'b'], ['ab', 'abc']],
+    [
+      ['-a', '-b'],
+      ['none', '_', 'c', '-a'],
+    ],
+    [
+      ['__$not', 'a'],
+      ['none', '_', 'b', 'c', 'bc', '-a'],
+    ],
+    [
+      ['__$and', 'a'],
+      ['a', 'ab', 'abc'],
+    ],
+    [
+      ['__$all', 'a', 'b'],
+      ['ab', 'abc'],
+    ],
     [['__$and', 'a', '__$not', 'b'], ['a']],
-    [['__$or', 'a', '__$not', 'b'], ['none', '_', 'a', 'ab', 'c', 'abc', '-a']],
-    [['__$any', 'a', '__$all', 'b', 'c'], ['a', 'ab', 'bc', 'abc']],
+    [
+      ['__$or', 'a', '__$not', 'b'],
+      ['none', '_', 'a', 'ab', 'c', 'abc', '-a'],
+    ],
+    [
+      ['__$any', 'a', '__$all', 'b', 'c'],
+      ['a', 'ab', 'bc', 'abc'],
+    ],
     [['a', '__$all', 'b', 'c'], ['abc']],
     [['__$and', '-a'], ['-a']],
     [[null], ['none', '_']],
-    [['a', null], ['none', '_', 'a', 'ab', 'abc']],
+    [
+      ['a', null],
+      ['none', '_', 'a', 'ab', 'abc'],
+    ],
   ])('%j', (value, expected) => {
     expect(tagsMatching(value)).toEqual(expected);
   });
@@ -62,7 +86,10 @@ describe('§4.1 value shapes', () => {
   });
 
   it('folds case when asked (get_task_data type)', () => {
-    const rows: StoredRecord[] = [{ id: 'x', type: 'training' }, { id: 'y', type: 'testing' }];
+    const rows: StoredRecord[] = [
+      { id: 'x', type: 'training' },
+      { id: 'y', type: 'testing' },
+    ];
     const c = compileListCondition('type', ['TRAINING'], { caseInsensitive: true })!;
     expect(idsMatching(rows, (r) => c.test(r))).toEqual(['x']);
   });

@@ -8,7 +8,14 @@ import type { StoredRecord } from './types.js';
 const tasks = catalogueFor('task');
 const records: StoredRecord[] = [
   { id: 'r1', name: 'Weekly results', tags: ['nlp'], project: 'p-weekly', last_update: Date.UTC(2024, 4, 1) },
-  { id: 'r2', name: 'Monthly', tags: ['WEEKLY', 'x'], project: 'p2', comment: 'weekly too', last_update: Date.UTC(2024, 6, 1) },
+  {
+    id: 'r2',
+    name: 'Monthly',
+    tags: ['WEEKLY', 'x'],
+    project: 'p2',
+    comment: 'weekly too',
+    last_update: Date.UTC(2024, 6, 1),
+  },
   { id: 'r3', name: 'Other', tags: [], project: 'p3', report: 'hello world' },
   { id: 'weekly-id', name: 'by id', project: 'p4', last_change: Date.UTC(2024, 6, 1) },
 ];
@@ -39,9 +46,9 @@ describe('§4.5 multi-field pattern', () => {
   });
 
   it('members are AND-ed', () => {
-    expect(matching({ _any_: { pattern: 'weekly', fields: ['name', 'tags'] }, _all_: { pattern: 'x', fields: ['tags'] } })).toEqual([
-      'r2',
-    ]);
+    expect(
+      matching({ _any_: { pattern: 'weekly', fields: ['name', 'tags'] }, _all_: { pattern: 'x', fields: ['tags'] } }),
+    ).toEqual(['r2']);
   });
 
   it('empty or absent fields ignore the whole condition', () => {
@@ -61,7 +68,10 @@ describe('§4.5 multi-field datetime', () => {
       'r2',
       'weekly-id',
     ]);
-    expect(matching({ _all_: { datetime: ['2024-01-01', '2024-12-31'], fields: ['last_update', 'name'] } })).toEqual(['r1', 'r2']);
+    expect(matching({ _all_: { datetime: ['2024-01-01', '2024-12-31'], fields: ['last_update', 'name'] } })).toEqual([
+      'r1',
+      'r2',
+    ]);
   });
 
   it('is ignored when no listed field is a date-time field', () => {
@@ -88,12 +98,15 @@ describe('§4.5 errors', () => {
   it('400/14 for a field that is not a record field', () => {
     expect(errorOf(() => matching({ _any_: { pattern: 'a', fields: ['name', 'bogus.sub'] } }))).toEqual({
       code: '400/14',
-      message: 'Lookup error (probably an invalid field name or unsupported nested field): err=Cannot resolve field "bogus.sub"',
+      message:
+        'Lookup error (probably an invalid field name or unsupported nested field): err=Cannot resolve field "bogus.sub"',
     });
   });
 
   it('400/14 uses the model fields for models', () => {
-    expect(errorOf(() => matching({ _any_: { pattern: 'a', fields: ['report'] } }, catalogueFor('model'))).code).toBe('400/14');
+    expect(errorOf(() => matching({ _any_: { pattern: 'a', fields: ['report'] } }, catalogueFor('model'))).code).toBe(
+      '400/14',
+    );
     expect(matching({ _any_: { pattern: 'a', fields: ['uri'] } }, catalogueFor('model'))).toEqual([]);
   });
 

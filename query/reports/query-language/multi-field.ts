@@ -24,7 +24,8 @@ function incorrectFormat(member: string): ApiError {
   ]);
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Every multi-field condition of the request, validated up front. */
 export function compileMultiFieldConditions(
@@ -33,7 +34,10 @@ export function compileMultiFieldConditions(
   budget: RegexBudget,
 ): Condition[] {
   const conditions: Condition[] = [];
-  for (const [members, requireAll] of [[ANY_MEMBERS, false], [ALL_MEMBERS, true]] as const) {
+  for (const [members, requireAll] of [
+    [ANY_MEMBERS, false],
+    [ALL_MEMBERS, true],
+  ] as const) {
     for (const member of members) {
       const condition = compileOne(member, request[member], requireAll, catalogue, budget);
       if (condition) conditions.push(condition);
@@ -79,7 +83,12 @@ function combine(requireAll: boolean, count: number, fieldMatches: (record: Stor
     : (record: StoredRecord) => indexes.some((i) => fieldMatches(record, i));
 }
 
-function patternCondition(fields: string[], pattern: string, requireAll: boolean, budget: RegexBudget): Condition | undefined {
+function patternCondition(
+  fields: string[],
+  pattern: string,
+  requireAll: boolean,
+  budget: RegexBudget,
+): Condition | undefined {
   if (pattern === '') return undefined;
   const matcher = compilePattern(pattern, { caseInsensitive: true, budget });
   const paths = fields.map(splitPath);
@@ -98,7 +107,12 @@ function patternCondition(fields: string[], pattern: string, requireAll: boolean
   return condition;
 }
 
-function dateTimeCondition(fields: string[], datetime: unknown, requireAll: boolean, catalogue: FieldCatalogue): Condition | undefined {
+function dateTimeCondition(
+  fields: string[],
+  datetime: unknown,
+  requireAll: boolean,
+  catalogue: FieldCatalogue,
+): Condition | undefined {
   const dated = fields.filter((f) => catalogue.dateTimeFields.has(f));
   const test = dateTimeTest(datetime);
   if (dated.length === 0 || test === undefined) return undefined;

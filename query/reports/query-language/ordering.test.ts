@@ -31,7 +31,11 @@ describe('§4.8 first key: missing, null, "" and [] last in both directions', ()
     expect(order(records, ['name', '-id'])).toEqual(['6', '3', '1', '5', '4', '2']);
   });
   it('empty arrays count as missing for the first key', () => {
-    const rows = [{ id: 'x', tags: [] }, { id: 'y', tags: ['b'] }, { id: 'z', tags: ['a'] }];
+    const rows = [
+      { id: 'x', tags: [] },
+      { id: 'y', tags: ['b'] },
+      { id: 'z', tags: ['a'] },
+    ];
     expect(order(rows, ['tags'])).toEqual(['z', 'y', 'x']);
     expect(order(rows, ['-tags'])).toEqual(['y', 'z', 'x']);
   });
@@ -74,7 +78,11 @@ describe('§4.8 comparison rules', () => {
   });
 
   it('numbers numerically', () => {
-    const records = [{ id: 'a', last_iteration: 10 }, { id: 'b', last_iteration: 9 }, { id: 'c', last_iteration: -1 }];
+    const records = [
+      { id: 'a', last_iteration: 10 },
+      { id: 'b', last_iteration: 9 },
+      { id: 'c', last_iteration: -1 },
+    ];
     expect(order(records, ['last_iteration'])).toEqual(['c', 'b', 'a']);
   });
 
@@ -123,13 +131,22 @@ describe('§4.8 keys', () => {
     ];
     expect(parseOrderBy(undefined, tasks, false)).toEqual(expected);
     expect(parseOrderBy([], tasks, false)).toEqual(expected);
-    const records = [{ id: 'b', created: 2 }, { id: 'c', created: 1 }, { id: 'a', created: 2 }];
+    const records = [
+      { id: 'b', created: 2 },
+      { id: 'c', created: 1 },
+      { id: 'a', created: 2 },
+    ];
     expect(order(records, undefined)).toEqual(['c', 'a', 'b']);
   });
 
   it('@text_score orders by score, highest first, the next key being the first for missing values', () => {
     const scores: Record<string, number> = { a: 1, b: 5, c: 5, d: 0 };
-    const records: StoredRecord[] = [{ id: 'a', name: 'x' }, { id: 'b' }, { id: 'c', name: 'y' }, { id: 'd', name: 'z' }];
+    const records: StoredRecord[] = [
+      { id: 'a', name: 'x' },
+      { id: 'b' },
+      { id: 'c', name: 'y' },
+      { id: 'd', name: 'z' },
+    ];
     expect(order(records, ['@text_score', 'name'], (r) => scores[r.id as string]!)).toEqual(['c', 'a', 'd', 'b']);
     expect(order(records, ['@text_score'], (r) => scores[r.id as string]!)).toEqual(['b', 'c', 'a', 'd']);
   });
@@ -137,12 +154,36 @@ describe('§4.8 keys', () => {
 
 describe('§4.8 errors', () => {
   it.each([
-    [['@text_score'], '400/16', 'Invalid value for fields (text score cannot be used in order_by when search text is not used)'],
-    [['-@text_score'], '400/14', 'Lookup error (probably an invalid field name or unsupported nested field): err=Cannot resolve field "@text_score"'],
-    [['@score'], '400/14', 'Lookup error (probably an invalid field name or unsupported nested field): err=Cannot resolve field "@score"'],
-    [['name', '-bogus'], '400/14', 'Lookup error (probably an invalid field name or unsupported nested field): err=Cannot resolve field "bogus"'],
-    [['bogus.x'], '400/14', 'Lookup error (probably an invalid field name or unsupported nested field): err=Cannot resolve field "bogus.x"'],
-    [[''], '400/14', 'Lookup error (probably an invalid field name or unsupported nested field): err=Cannot resolve field ""'],
+    [
+      ['@text_score'],
+      '400/16',
+      'Invalid value for fields (text score cannot be used in order_by when search text is not used)',
+    ],
+    [
+      ['-@text_score'],
+      '400/14',
+      'Lookup error (probably an invalid field name or unsupported nested field): err=Cannot resolve field "@text_score"',
+    ],
+    [
+      ['@score'],
+      '400/14',
+      'Lookup error (probably an invalid field name or unsupported nested field): err=Cannot resolve field "@score"',
+    ],
+    [
+      ['name', '-bogus'],
+      '400/14',
+      'Lookup error (probably an invalid field name or unsupported nested field): err=Cannot resolve field "bogus"',
+    ],
+    [
+      ['bogus.x'],
+      '400/14',
+      'Lookup error (probably an invalid field name or unsupported nested field): err=Cannot resolve field "bogus.x"',
+    ],
+    [
+      [''],
+      '400/14',
+      'Lookup error (probably an invalid field name or unsupported nested field): err=Cannot resolve field ""',
+    ],
     [['name', 5], '400/12', 'Validation error (all items must be instances of "str", and not "int".)'],
     [{ a: 1 }, '400/12', 'Validation error (value is wrong, expected type "list" {\'a\': 1})'],
   ])('%j', (value, code, message) => {

@@ -42,7 +42,8 @@ export function parseOrderBy(value: unknown, catalogue: FieldCatalogue, hasSearc
   if (entries.length === 0) return [...DEFAULT_ORDER];
   const keys = entries.map((entry): SortKey => {
     if (entry === TEXT_SCORE) {
-      if (!hasSearchText) throw apiError('invalid_fields', 'text score cannot be used in order_by when search text is not used');
+      if (!hasSearchText)
+        throw apiError('invalid_fields', 'text score cannot be used in order_by when search text is not used');
       return { field: TEXT_SCORE, descending: true };
     }
     const descending = entry.startsWith('-');

@@ -4,8 +4,17 @@ import { errorOf } from './test-records.js';
 
 describe('§4.9 mode selection', () => {
   it('scroll mode when scroll_id is present with any value', () => {
-    expect(parsePaging({ scroll_id: null, size: 10 })).toEqual({ mode: 'scroll', size: 10, refresh: false, scrollId: undefined });
-    expect(parsePaging({ scroll_id: '', size: '5', page: 3 })).toMatchObject({ mode: 'scroll', size: 5, scrollId: undefined });
+    expect(parsePaging({ scroll_id: null, size: 10 })).toEqual({
+      mode: 'scroll',
+      size: 10,
+      refresh: false,
+      scrollId: undefined,
+    });
+    expect(parsePaging({ scroll_id: '', size: '5', page: 3 })).toMatchObject({
+      mode: 'scroll',
+      size: 5,
+      scrollId: undefined,
+    });
     expect(parsePaging({ scroll_id: 'S', size: 2000, refresh_scroll: 'false' })).toEqual({
       mode: 'scroll',
       size: 2000,
@@ -37,11 +46,16 @@ describe('§4.9 mode selection', () => {
 });
 
 describe('§4.9 errors', () => {
-  const scrollMessage = 'Validation error (Integer size parameter greater than 1 should be provided when working with scroll)';
+  const scrollMessage =
+    'Validation error (Integer size parameter greater than 1 should be provided when working with scroll)';
   it.each([
     [{ page: -1 }, '400/12', 'Validation error (page must be >=0): field=page'],
     [{ page: 0, page_size: 0 }, '400/12', 'Validation error (page_size must be >0): field=page_size'],
-    [{ page: 0, page_size: null }, '400/11', 'Missing required fields (page_size is required when page is requested): field=page_size'],
+    [
+      { page: 0, page_size: null },
+      '400/11',
+      'Missing required fields (page_size is required when page is requested): field=page_size',
+    ],
     [{ page: 'x' }, '400/12', "Validation error (invalid literal for int() with base 10: 'x')"],
     [{ page: 0, page_size: true }, '400/12', 'Validation error (value is wrong, expected type "int" true)'],
     [{ size: 0 }, '400/12', "Validation error ('0' is lower than minimum ('1').)"],

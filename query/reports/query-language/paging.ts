@@ -43,7 +43,10 @@ export function parsePaging(request: Record<string, unknown>): PagingSpec {
 function scrollMode(request: Record<string, unknown>): PagingSpec {
   const converted = toInteger(request.size);
   if (!converted.ok || converted.value < 1) {
-    throw apiError('validation_error', 'Integer size parameter greater than 1 should be provided when working with scroll');
+    throw apiError(
+      'validation_error',
+      'Integer size parameter greater than 1 should be provided when working with scroll',
+    );
   }
   const id = request.scroll_id;
   return {

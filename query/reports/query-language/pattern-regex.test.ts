@@ -70,7 +70,7 @@ describe('§4.4 translations', () => {
     ['a$', 'a\n', true],
     ['\\Aab', 'ab', true],
     ['[\\b]', '\b', true],
-    ['\\-\\#\\ \\\'', "-# '", true],
+    ["\\-\\#\\ \\'", "-# '", true],
     ['a(?#comment)b', 'ab', true],
     ['(?u:a)', 'a', true],
     ['(?i:a)b', 'Ab', true],
@@ -125,7 +125,10 @@ describe('§4.4 malformed and unsupported patterns (400/21)', () => {
     ['\\x4', 'incomplete escape \\x4 at position 0'],
     ['(?i:(a))\\1', 'scoped case flags (?i:...) cannot be combined with backreferences or lookaround'],
   ])('%j', (pattern, err) => {
-    expect(errorOf(() => matcher(pattern))).toEqual({ code: '400/21', message: `Malformed regular expression: err=${err}` });
+    expect(errorOf(() => matcher(pattern))).toEqual({
+      code: '400/21',
+      message: `Malformed regular expression: err=${err}`,
+    });
   });
 
   it.each([['*a'], ['a**'], ['a{1001}'], ['(?<=a+)(b)\\1x**']])('engine errors are appended: %j', (pattern) => {

@@ -40,7 +40,10 @@ function isShortLiteral(pattern: string): boolean {
 }
 
 /** Compiles a Python-dialect pattern; malformed or unsupported → 400/21 `Malformed regular expression: err=…`. */
-export function compilePattern(pattern: string, options: { caseInsensitive: boolean; budget: RegexBudget }): TextMatcher {
+export function compilePattern(
+  pattern: string,
+  options: { caseInsensitive: boolean; budget: RegexBudget },
+): TextMatcher {
   if (isShortLiteral(pattern)) {
     // Same matches as RE2 (`u` mode folds case like RE2 does), ~10× faster for case-insensitive search.
     const re = new RegExp(pattern, options.caseInsensitive ? 'iu' : 'u');

@@ -192,7 +192,18 @@ describe('§1.2 reference sub-fields', () => {
   });
 
   it('the web UI list projection (§3.9)', () => {
-    const onlyFields = ['name', 'comment', 'company', 'tags', 'report', 'project.name', 'user.name', 'status', 'last_update', 'system_tags'];
+    const onlyFields = [
+      'name',
+      'comment',
+      'company',
+      'tags',
+      'report',
+      'project.name',
+      'user.name',
+      'status',
+      'last_update',
+      'system_tags',
+    ];
     expect(project(onlyFields)).toEqual({
       id: stored.id,
       name: 'Weekly results',
@@ -218,7 +229,10 @@ describe('§4.10 errors', () => {
     [['name..x'], 'task', 'Fields not defined for object: fields=(name..x), object=Task'],
     [['report'], 'model', 'Fields not defined for object: fields=(report), object=Model'],
   ])('%j (%s)', (value, kind, message) => {
-    expect(errorOf(() => compileProjection(value, catalogueFor(kind as 'task' | 'model')))).toEqual({ code: '400/14', message });
+    expect(errorOf(() => compileProjection(value, catalogueFor(kind as 'task' | 'model')))).toEqual({
+      code: '400/14',
+      message,
+    });
   });
 
   it.each([
@@ -229,6 +243,8 @@ describe('§4.10 errors', () => {
   });
 
   it('accepts every declared model field', () => {
-    expect(() => compileProjection(['uri', 'framework', 'ready', 'labels', 'design', 'metadata'], catalogueFor('model'))).not.toThrow();
+    expect(() =>
+      compileProjection(['uri', 'framework', 'ready', 'labels', 'design', 'metadata'], catalogueFor('model')),
+    ).not.toThrow();
   });
 });

@@ -51,12 +51,14 @@ export function compileProjection(value: unknown, catalogue: FieldCatalogue): Pr
     const segments = splitPath(path);
     checkPath(segments, entry, path, catalogue);
     if (excluded) exclusions.push(segments);
-    else if (segments.length > 1 && catalogue.referenceFields.has(segments[0]!)) wish(references, segments[0]!).paths.push(segments.slice(1));
+    else if (segments.length > 1 && catalogue.referenceFields.has(segments[0]!))
+      wish(references, segments[0]!).paths.push(segments.slice(1));
     else inclusions.push(segments);
   }
 
   const included = withoutCovered(inclusions);
-  for (const [field] of references) if (included.some((p) => p.length === 1 && p[0] === field)) references.delete(field);
+  for (const [field] of references)
+    if (included.some((p) => p.length === 1 && p[0] === field)) references.delete(field);
   const inclusionMode = included.length > 0 || references.size > 0;
 
   return {
@@ -73,7 +75,8 @@ export function compileProjection(value: unknown, catalogue: FieldCatalogue): Pr
           if (ref !== undefined) out[field] = ref;
         }
       }
-      for (const path of exclusions) if (!(path.length === 1 && path[0] === 'id')) out = without(out, path, 0) as Record<string, unknown>;
+      for (const path of exclusions)
+        if (!(path.length === 1 && path[0] === 'id')) out = without(out, path, 0) as Record<string, unknown>;
       return out;
     },
   };
@@ -81,7 +84,8 @@ export function compileProjection(value: unknown, catalogue: FieldCatalogue): Pr
 
 function checkPath(segments: string[], entry: string, path: string, catalogue: FieldCatalogue): void {
   if (path === '') throw fieldsNotDefined(entry, catalogue.objectName);
-  if (segments.some((s) => s === '') || !catalogue.knownFields.has(segments[0]!)) throw fieldsNotDefined(path, catalogue.objectName);
+  if (segments.some((s) => s === '') || !catalogue.knownFields.has(segments[0]!))
+    throw fieldsNotDefined(path, catalogue.objectName);
 }
 
 function wish(references: Map<string, ReferenceWish>, field: string): ReferenceWish {
@@ -106,7 +110,8 @@ function referencedObject(stored: unknown, field: string, w: ReferenceWish, reso
   if (!target) return out;
   const shown: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(target)) {
-    if (v !== undefined && !HIDDEN_REFERENCED_FIELDS.has(k)) shown[k] = REFERENCED_DATE_FIELDS.has(k) ? renderDateTime(v) : v;
+    if (v !== undefined && !HIDDEN_REFERENCED_FIELDS.has(k))
+      shown[k] = REFERENCED_DATE_FIELDS.has(k) ? renderDateTime(v) : v;
   }
   if (w.all) return { ...out, ...shown };
   for (const path of w.paths) mergeInto(out, pick(shown, path, 0));
@@ -148,4 +153,3 @@ function without(value: unknown, path: readonly string[], from: number): unknown
   else copy[path[from]!] = without(value[path[from]!], path, from + 1);
   return copy;
 }
-

@@ -54,7 +54,10 @@ class Translator {
   private readonly open = new Set<number>();
   private readonly scopes: Scope[] = [];
 
-  constructor(private readonly p: string, caseInsensitive: boolean) {
+  constructor(
+    private readonly p: string,
+    caseInsensitive: boolean,
+  ) {
     this.ignoreCase = caseInsensitive;
   }
 
@@ -143,7 +146,8 @@ class Translator {
     this.pos += m[0].length - 1;
     const min = m[1] === '' ? '0' : m[1]!;
     if (m[2] === undefined) return this.emit(`{${min}}`);
-    if (m[3] !== '' && Number(m[3]) < Number(min)) this.fail(`min repeat greater than max repeat at position ${this.pos - m[0].length}`);
+    if (m[3] !== '' && Number(m[3]) < Number(min))
+      this.fail(`min repeat greater than max repeat at position ${this.pos - m[0].length}`);
     this.emit(`{${min},${m[3]}}`);
   }
 
@@ -176,7 +180,8 @@ class Translator {
   private hexEscape(kind: string, at: number): number {
     const length = HEX_LENGTH[kind]!;
     const digits = this.p.slice(this.pos, this.pos + length);
-    if (!new RegExp(`^[0-9a-fA-F]{${length}}$`).test(digits)) this.fail(`incomplete escape \\${kind}${digits} at position ${at}`);
+    if (!new RegExp(`^[0-9a-fA-F]{${length}}$`).test(digits))
+      this.fail(`incomplete escape \\${kind}${digits} at position ${at}`);
     this.pos += length;
     const cp = Number.parseInt(digits, 16);
     if (cp > 0x10ffff) this.fail(`bad escape \\${kind}${digits} at position ${at}`);
@@ -309,7 +314,9 @@ class Translator {
     const name = this.p.slice(this.pos, end);
     if (!GROUP_NAME.test(name)) this.fail(`bad character in group name '${name}' at position ${this.pos}`);
     if (this.names.has(name)) {
-      this.fail(`redefinition of group name '${name}' as group ${this.groupCount + 1}; was group ${this.names.get(name)} at position ${this.pos}`);
+      this.fail(
+        `redefinition of group name '${name}' as group ${this.groupCount + 1}; was group ${this.names.get(name)} at position ${this.pos}`,
+      );
     }
     this.pos = end + 1;
     this.names.set(name, this.groupCount + 1);

@@ -10,7 +10,10 @@ import type { Condition, StoredRecord } from './types.js';
 
 /** Lower case without diacritics, the form both queries and fields are compared in. */
 export function foldText(text: string): string {
-  return text.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
+  return text
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 }
 
 /** Letter/digit runs of already folded text. */
@@ -70,7 +73,10 @@ export interface TextSearch extends Condition {
 export function compileTextSearch(text: string | undefined, catalogue: FieldCatalogue): TextSearch | undefined {
   if (text === undefined || text.trim() === '') return undefined;
   const query = parseTextQuery(text);
-  const fields: IndexedField[] = catalogue.textSearchFields.map(([path, weight]) => ({ path: splitPath(path), weight }));
+  const fields: IndexedField[] = catalogue.textSearchFields.map(([path, weight]) => ({
+    path: splitPath(path),
+    weight,
+  }));
   const scored = new Set([...query.terms, ...query.phrases.flatMap(splitTokens)]);
   const negated = new Set(query.negated);
   const terms = new Set(query.terms);

@@ -38,7 +38,9 @@ export class ProjectSnapshots {
         const cached = this.companies.get(company);
         if (cached !== undefined && cached.version === versions[i]) return cached.records;
         const hashes = await this.store.loadCompanyProjects(company);
-        const records = hashes.map(decodeProjectHash).filter((r): r is ProjectRecord => r !== undefined && r.company === company);
+        const records = hashes
+          .map(decodeProjectHash)
+          .filter((r): r is ProjectRecord => r !== undefined && r.company === company);
         if (this.companies.size >= MAX_CACHED_COMPANIES) this.companies.delete(this.companies.keys().next().value!);
         this.companies.set(company, { version: versions[i] ?? null, records });
         return records;

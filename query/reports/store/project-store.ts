@@ -30,7 +30,8 @@ export class ProjectStore {
   async requireWritable(company: string, id: string): Promise<ProjectRef> {
     const [owner, name] = await this.redis.hmGet(this.keys.project(company, id), ['company', 'name']);
     if (owner === null || owner === undefined) {
-      if (company !== '' && (await this.redis.exists(this.keys.project('', id))) === 1) throw publicProjectForbidden(id);
+      if (company !== '' && (await this.redis.exists(this.keys.project('', id))) === 1)
+        throw publicProjectForbidden(id);
       throw invalidProjectId(id);
     }
     return { id, name: name ?? '', company: owner };
@@ -38,7 +39,8 @@ export class ProjectStore {
 
   /** Whether `id` names a project here: the company's own or a public one. */
   async exists(company: string, id: string): Promise<boolean> {
-    const keys = company === '' ? [this.keys.project('', id)] : [this.keys.project(company, id), this.keys.project('', id)];
+    const keys =
+      company === '' ? [this.keys.project('', id)] : [this.keys.project(company, id), this.keys.project('', id)];
     // One EXISTS per key: on a cluster the company's slot and the public one differ.
     const found = await Promise.all(keys.map((key) => this.redis.exists(key)));
     return found.some((n) => n === 1);
@@ -59,9 +61,20 @@ export class ProjectStore {
         this.redis.hmGet(this.keys.projectNames(''), names),
       ]);
       const ids = names.map((_, i) => existing[i] ?? newId());
-      const keys = [this.keys.projectNames(company), this.keys.projectVersion(company), ...ids.map((id) => this.keys.project(company, id))];
+      const keys = [
+        this.keys.projectNames(company),
+        this.keys.projectVersion(company),
+        ...ids.map((id) => this.keys.project(company, id)),
+      ];
       const args = [company, user, String(now), String(segments.length)];
-      args.push(...names, ...segments, ...names.map((n) => (codePointLength(n) < 3 ? '1' : '0')), ...ids, ...existing.map((id) => (id ? '1' : '0')), ...publicIds.map((id) => (id ? '1' : '0')));
+      args.push(
+        ...names,
+        ...segments,
+        ...names.map((n) => (codePointLength(n) < 3 ? '1' : '0')),
+        ...ids,
+        ...existing.map((id) => (id ? '1' : '0')),
+        ...publicIds.map((id) => (id ? '1' : '0')),
+      );
       const reply = (await RESOLVE_PROJECT.run(this.redis, keys, args)) as ScriptReply;
       if (reply[0] === 'retry' && attempt < MAX_ATTEMPTS) continue;
       if (reply[0] !== 'ok') throw scriptError(reply, { company });
@@ -72,7 +85,12 @@ export class ProjectStore {
   /** Removes the project when it is a `.reports` project of the company that no task references any more. */
   async removeIfEmpty(company: string, id: string): Promise<boolean> {
     if (id === '') return false;
-    const keys = [this.keys.project(company, id), this.keys.projectTasks(company, id), this.keys.projectNames(company), this.keys.projectVersion(company)];
+    const keys = [
+      this.keys.project(company, id),
+      this.keys.projectTasks(company, id),
+      this.keys.projectNames(company),
+      this.keys.projectVersion(company),
+    ];
     return Number(await REMOVE_IF_EMPTY.run(this.redis, keys, [company, id])) === 1;
   }
 

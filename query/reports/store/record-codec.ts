@@ -10,15 +10,44 @@ import { LAST_SCALAR_AT_FIELD, MAX_ITER_FIELD } from '../../../shared/events/sto
 import type { StoredRecord } from '../query-language/types.js';
 
 const DATE_FIELDS = new Set([
-  'created', 'started', 'completed', 'published', 'status_changed', 'last_update', 'last_change', 'last_worker_report',
+  'created',
+  'started',
+  'completed',
+  'published',
+  'status_changed',
+  'last_update',
+  'last_change',
+  'last_worker_report',
 ]);
 const NUMBER_FIELDS = new Set(['last_iteration', 'active_duration']);
 /** Fields stored as JSON text (seeded records may carry any of them). */
 const JSON_FIELDS = new Set([
-  'tags', 'system_tags', 'report_assets', 'execution', 'script', 'models', 'output', 'hyperparams', 'configuration',
-  'runtime', 'container', 'labels', 'metadata', 'design', 'ui_cache', 'unique_metrics', 'metric_stats', 'path',
+  'tags',
+  'system_tags',
+  'report_assets',
+  'execution',
+  'script',
+  'models',
+  'output',
+  'hyperparams',
+  'configuration',
+  'runtime',
+  'container',
+  'labels',
+  'metadata',
+  'design',
+  'ui_cache',
+  'unique_metrics',
+  'metric_stats',
+  'path',
 ]);
-const INTERNAL_FIELDS = new Set(['summary_seq', 'summary_chunk', 'deleting_status', LAST_SCALAR_AT_FIELD, MAX_ITER_FIELD]);
+const INTERNAL_FIELDS = new Set([
+  'summary_seq',
+  'summary_chunk',
+  'deleting_status',
+  LAST_SCALAR_AT_FIELD,
+  MAX_ITER_FIELD,
+]);
 const BOOLEAN_FIELDS = new Set(['ready']);
 
 function decodeField(field: string, text: string): unknown {
@@ -38,7 +67,10 @@ function decodeField(field: string, text: string): unknown {
 }
 
 /** A task, report or model hash as a stored record; undefined when the hash does not exist. */
-export function decodeEntityHash(hash: Record<string, string>, lastMetrics?: Record<string, string>): StoredRecord | undefined {
+export function decodeEntityHash(
+  hash: Record<string, string>,
+  lastMetrics?: Record<string, string>,
+): StoredRecord | undefined {
   if (hash.company === undefined || hash.id === undefined) return undefined;
   const record: Record<string, unknown> = {};
   // Fields in one order whatever order the hash holds them in (each writer adds its own): records with the

@@ -106,7 +106,8 @@ export class ReportSnapshots {
     let rows: Array<Record<string, string>> = [];
     if (ids.length > 0) {
       const multi = this.redis.multi();
-      for (const id of ids) multi.hGetAll(this.keys.task(state.company, id)).hGetAll(this.keys.lastMetrics(state.company, 't', id));
+      for (const id of ids)
+        multi.hGetAll(this.keys.task(state.company, id)).hGetAll(this.keys.lastMetrics(state.company, 't', id));
       rows = (await multi.exec()) as unknown as Array<Record<string, string>>;
     }
     if (all) state.records = new Map();

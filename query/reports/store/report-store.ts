@@ -7,7 +7,17 @@ import { sortedByCodePoints } from '../../events/common/code-point-order.js';
 import { EntityRegistry } from '../../../shared/entities/entity-registry.js';
 import type { RedisClient } from '../../../shared/stores/redis-store.js';
 import type { ReportKeys } from './report-keys.js';
-import { ARCHIVE, CREATE, DELETE, LOCK_FOR_DELETE, MOVE, PUBLISH, REPORT_SCRIPT_KEYS, UNLOCK, UPDATE } from './report-scripts.js';
+import {
+  ARCHIVE,
+  CREATE,
+  DELETE,
+  LOCK_FOR_DELETE,
+  MOVE,
+  PUBLISH,
+  REPORT_SCRIPT_KEYS,
+  UNLOCK,
+  UPDATE,
+} from './report-scripts.js';
 import { scriptError, type ScriptReply } from './script-errors.js';
 import type { LuaScript } from '../../../shared/stores/lua-script.js';
 
@@ -51,7 +61,13 @@ export class ReportStore {
    * is read first (its keys are among them); the script answers 'retry'
    * when the record changed project meanwhile.
    */
-  private async run(script: LuaScript, company: string, id: string, rest: string[], options: { name?: string; target?: string; creating?: boolean } = {}): Promise<ScriptReply> {
+  private async run(
+    script: LuaScript,
+    company: string,
+    id: string,
+    rest: string[],
+    options: { name?: string; target?: string; creating?: boolean } = {},
+  ): Promise<ScriptReply> {
     for (let attempt = 0; ; attempt++) {
       const current = options.creating ? '' : await this.currentProject(company, id);
       const keys = this.scriptKeys(company, id, current, options.target ?? '');
@@ -102,7 +118,11 @@ export class ReportStore {
   async requireReport(company: string, id: string): Promise<void> {
     const [owner, type] = await this.redis.hmGet(this.keys.task(company, id), ['company', 'type']);
     const reply: ScriptReply | undefined =
-      owner === null || owner === undefined ? await this.missing(company, id) : type !== 'report' ? ['err', 'not_report'] : undefined;
+      owner === null || owner === undefined
+        ? await this.missing(company, id)
+        : type !== 'report'
+          ? ['err', 'not_report']
+          : undefined;
     if (reply) throw scriptError(reply, { id, company });
   }
 
@@ -113,14 +133,40 @@ export class ReportStore {
   async create(company: string, user: string, now: number, report: NewReport): Promise<void> {
     const t = String(now);
     const fields: string[] = [
-      'id', report.id, 'name', report.name, 'type', 'report', 'status', 'created', 'company', company, 'user', user,
-      'project', report.project, 'tags', JSON.stringify(report.tags), 'report_assets', JSON.stringify(report.report_assets),
-      'system_tags', '["hidden","reports"]', 'created', t, 'last_update', t, 'last_change', t, 'last_changed_by', user,
+      'id',
+      report.id,
+      'name',
+      report.name,
+      'type',
+      'report',
+      'status',
+      'created',
+      'company',
+      company,
+      'user',
+      user,
+      'project',
+      report.project,
+      'tags',
+      JSON.stringify(report.tags),
+      'report_assets',
+      JSON.stringify(report.report_assets),
+      'system_tags',
+      '["hidden","reports"]',
+      'created',
+      t,
+      'last_update',
+      t,
+      'last_change',
+      t,
+      'last_changed_by',
+      user,
     ];
     if (report.comment !== undefined) fields.push('comment', report.comment);
     if (report.report !== undefined) fields.push('report', report.report);
     // Ids are global (events.md §1.10): the fresh id becomes the company's before its record exists.
-    if (!(await this.owners.claim(company, 't', report.id))) throw new Error(`report id ${report.id} is owned by another company`);
+    if (!(await this.owners.claim(company, 't', report.id)))
+      throw new Error(`report id ${report.id} is owned by another company`);
     try {
       await this.run(CREATE, company, report.id, [report.name, JSON.stringify(report.tags), ...fields], {
         name: report.name,
@@ -158,7 +204,14 @@ export class ReportStore {
     await this.run(PUBLISH, company, id, [String(now), user, message]);
   }
 
-  async setArchived(company: string, user: string, now: number, id: string, message: string, archived: boolean): Promise<void> {
+  async setArchived(
+    company: string,
+    user: string,
+    now: number,
+    id: string,
+    message: string,
+    archived: boolean,
+  ): Promise<void> {
     await this.run(ARCHIVE, company, id, [String(now), user, message, archived ? 'add' : 'remove']);
   }
 
@@ -186,6 +239,10 @@ export class ReportStore {
   /** Distinct user tags of the company's reports (§3.8). */
   async tags(company: string): Promise<string[]> {
     const counts = await this.redis.hGetAll(this.keys.reportTags(company));
-    return sortedByCodePoints(Object.entries(counts).filter(([, n]) => Number(n) > 0).map(([tag]) => tag));
+    return sortedByCodePoints(
+      Object.entries(counts)
+        .filter(([, n]) => Number(n) > 0)
+        .map(([tag]) => tag),
+    );
   }
 }

@@ -5,7 +5,10 @@ import { pyRepr } from '../../../shared/protocol/python-repr.js';
 export type ScriptReply = [string, ...string[]];
 
 export function invalidTaskId(id: string, company: string): ApiError {
-  return apiError('invalid_task_id', undefined, [['id', id], ['company', company]]);
+  return apiError('invalid_task_id', undefined, [
+    ['id', id],
+    ['company', company],
+  ]);
 }
 
 export function invalidProjectId(id: string): ApiError {
@@ -34,11 +37,21 @@ export function scriptError(reply: ScriptReply, context: ReplyContext): ApiError
     case 'not_report':
       return apiError('not_a_report', undefined, [['id', id]]);
     case 'exists':
-      return apiError('report_name_exists', undefined, [['name', context.name ?? ''], ['company', context.company]]);
+      return apiError('report_name_exists', undefined, [
+        ['name', context.name ?? ''],
+        ['company', context.company],
+      ]);
     case 'status':
-      return apiError('invalid_task_status', undefined, [['expected', 'created'], ['status', detail]]);
+      return apiError('invalid_task_status', undefined, [
+        ['expected', 'created'],
+        ['status', detail],
+      ]);
     case 'cannot_delete':
-      return apiError('task_cannot_be_deleted', undefined, [['task', id], ['expected', 'created'], ['current', detail]]);
+      return apiError('task_cannot_be_deleted', undefined, [
+        ['task', id],
+        ['expected', 'created'],
+        ['current', detail],
+      ]);
     case 'depth':
       return apiError('project_path_too_deep', undefined, [['max_depth', 10]]);
     case 'public_project':
