@@ -7,7 +7,7 @@
  * not reused, so the event loop never waits for the disk.
  */
 import { randomUUID } from 'node:crypto';
-import { close, openSync, read, unlinkSync, write } from 'node:fs';
+import { close, closeSync, openSync, read, unlinkSync, write } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiError } from '../../shared/errors/error-catalogue.js';
@@ -39,7 +39,12 @@ export class SpillFile {
     } catch (error) {
       throw notPersisted(error);
     }
-    unlinkSync(path);
+    try {
+      unlinkSync(path);
+    } catch (error) {
+      closeSync(this.fd);
+      throw notPersisted(error);
+    }
   }
 
   /** Bytes written (or being written) so far. */
