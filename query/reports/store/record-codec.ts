@@ -7,18 +7,11 @@
  */
 import { createHash } from 'node:crypto';
 import { LAST_SCALAR_AT_FIELD, MAX_ITER_FIELD } from '../../../shared/events/storage-layout.js';
+import { catalogueFor } from '../query-language/field-catalogue.js';
 import type { StoredRecord } from '../query-language/types.js';
 
-const DATE_FIELDS = new Set([
-  'created',
-  'started',
-  'completed',
-  'published',
-  'status_changed',
-  'last_update',
-  'last_change',
-  'last_worker_report',
-]);
+/** The query language's date-time fields of a task, which include every one of a model's. */
+const DATE_FIELDS = catalogueFor('task').dateTimeFields;
 const NUMBER_FIELDS = new Set(['last_iteration', 'active_duration']);
 /** Fields stored as JSON text (seeded records may carry any of them). */
 const JSON_FIELDS = new Set([
