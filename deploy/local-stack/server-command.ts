@@ -38,7 +38,15 @@ export async function prepareServerCommand(
     case 'influxdb': {
       const configFile = join(serverDir, 'influxdb.conf');
       const rpcPort = await findFreePort();
-      await writeFile(configFile, influxConfigText({ dir: serverDir, httpPort: port, rpcPort }));
+      await writeFile(
+        configFile,
+        influxConfigText({
+          dir: serverDir,
+          httpPort: port,
+          rpcPort,
+          fullCompactionColdDuration: settings.influxFullCompactionColdDuration,
+        }),
+      );
       return {
         args: ['-config', configFile],
         url: `http://127.0.0.1:${port}`,

@@ -14,11 +14,17 @@ export interface ServerOptions {
   redisAppendFsync: 'always' | 'everysec' | 'no';
   /** JetStream file storage cap of nats-server (`max_file_store`), bytes. */
   natsMaxFileStoreBytes: number;
+  /**
+   * InfluxDB `compact-full-write-cold-duration`: how long a shard takes no writes before its files
+   * are fully compacted. InfluxDB's default; bench:storage shortens it to measure the compacted size.
+   */
+  influxFullCompactionColdDuration: string;
 }
 
 export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   redisAppendFsync: 'everysec',
   natsMaxFileStoreBytes: 10 * 1024 ** 3,
+  influxFullCompactionColdDuration: '4h',
 };
 
 /** A node of a NATS cluster (deploy/cluster-stack): its name, route port, the other nodes' route ports, and a monitoring port. */
@@ -63,7 +69,12 @@ export function natsConfigText(options: {
   ].join('\n');
 }
 
-export function influxConfigText(options: { dir: string; httpPort: number; rpcPort: number }): string {
+export function influxConfigText(options: {
+  dir: string;
+  httpPort: number;
+  rpcPort: number;
+  fullCompactionColdDuration: string;
+}): string {
   const { dir, httpPort, rpcPort } = options;
   return [
     // Debian renamed upstream's reporting-disabled; influxd ignores the key it
@@ -89,6 +100,7 @@ export function influxConfigText(options: { dir: string; httpPort: number; rpcPo
     // the cache holds rather than what they return. An idle shard's cache goes to TSM after 10 s
     // instead of the default 10 min; a busy one still snapshots at cache-snapshot-memory-size.
     '  cache-snapshot-write-cold-duration = "10s"',
+    `  compact-full-write-cold-duration = ${quote(options.fullCompactionColdDuration)}`,
     '  query-log-enabled = false',
     '',
     '[monitor]',
