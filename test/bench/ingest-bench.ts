@@ -9,16 +9,27 @@
  * ack_p99_ms=<c> lag_p99_ms=<d> ingest_peak_rss_mb=<e>` (cpu_us: ingest +
  * writer + nats-server + redis-server per event stored; the RSS: the ingest
  * (or all) process's peak while 32 clients send 15 MiB add_batch bodies at
- * once, BENCH_MEMORY_CLIENTS and BENCH_MEMORY_BODY_MIB).
+ * once, BENCH_MEMORY_CLIENTS and BENCH_MEMORY_BODY_MIB; cpu_us_logs and
+ * cpu_us_mixed: the same CPU accounting for BENCH_EVENTS / 4 log lines, and for
+ * as many events of a training run's mix, over HTTP).
  *
  * Size with BENCH_EVENTS (default 1,000,000 per phase) and BENCH_BATCH
  * (events per request or chunk, default 10,000). BENCH_SHAPE=split (default)
  * runs the ingest and writer targets as two processes, as deployed;
- * BENCH_SHAPE=all runs the single `all` process of `npm start`.
+ * BENCH_SHAPE=all runs the single `all` process of `npm start`; BENCH_SHAPE=compare
+ * runs both in alternating rounds and compares them (compareShapes).
  */
 import type { StackServer } from '../../deploy/local-stack/stack-servers.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
-import { openBenchEnvironment, percentile, progress, round, type BenchService } from './bench-environment.js';
+import {
+  openBenchEnvironment,
+  percentile,
+  progress,
+  round,
+  type BenchEnvironment,
+  type BenchService,
+} from './bench-environment.js';
+import { logLoad, mixedLoad, type StorageLoad } from './storage-load.js';
 import { CpuMeter, cpuPerEvent, cpuTable, ownCpuSeconds, peakRss, rssBytesOf, type CpuPhase } from './process-cpu.js';
 import {
   basicAuthorization,
@@ -120,8 +131,13 @@ class LagProbe {
 const storedBy = (service: BenchService) =>
   waitUntilStored(service.env.NATS_URL!, service.env.NATS_STREAM_PREFIX ?? 'clearml');
 
-async function httpPhase(service: BenchService, influx: InfluxStore, meter: CpuMeter): Promise<PhaseResult> {
-  const bodies = ndjsonBodies('http', EVENTS, BATCH);
+async function httpPhase(
+  service: BenchService,
+  influx: InfluxStore,
+  meter: CpuMeter,
+  phase = 'http',
+): Promise<PhaseResult> {
+  const bodies = ndjsonBodies(phase, EVENTS, BATCH);
   progress(`HTTP NDJSON: ${EVENTS} events in ${bodies.length} requests, ${CONCURRENCY} in flight`);
   const probe = new LagProbe(influx);
   const ackMs: number[] = [];
@@ -145,8 +161,13 @@ async function httpPhase(service: BenchService, influx: InfluxStore, meter: CpuM
   };
 }
 
-async function grpcPhase(service: BenchService, influx: InfluxStore, meter: CpuMeter): Promise<PhaseResult> {
-  const chunks = grpcChunks('grpc', EVENTS, BATCH);
+async function grpcPhase(
+  service: BenchService,
+  influx: InfluxStore,
+  meter: CpuMeter,
+  phase = 'grpc',
+): Promise<PhaseResult> {
+  const chunks = grpcChunks(phase, EVENTS, BATCH);
   progress(`gRPC StreamEvents: ${EVENTS} events in ${chunks.length} chunks`);
   const probe = new LagProbe(influx);
   const ackMs: number[] = [];
@@ -167,6 +188,39 @@ async function grpcPhase(service: BenchService, influx: InfluxStore, meter: CpuM
     eventsPerSecond: EVENTS / elapsed,
     ackMs,
     lagMs: probe.lags,
+  };
+}
+
+/**
+ * The same accounting for other SDK-shaped loads over HTTP (test/bench/storage-load.ts):
+ * log lines only, and a training run's mix of scalars, log lines, debug images and plots.
+ * Bodies are built before the clock starts; four clients send them on kept-alive
+ * connections, as the SDK's session does.
+ */
+async function loadPhase(
+  name: string,
+  load: StorageLoad,
+  service: BenchService,
+  meter: CpuMeter,
+): Promise<PhaseResult> {
+  const bodies = Array.from({ length: load.bodies }, (_, n) => ({ body: load.body(n), marker: '' }));
+  progress(`${name}: ${load.events} events in ${bodies.length} requests, ${CONCURRENCY} in flight`);
+  const ackMs: number[] = [];
+  const clientBefore = ownCpuSeconds();
+  meter.start();
+  const started = performance.now();
+  await postBatches(service.baseUrl, basicAuthorization(service.credential), bodies, CONCURRENCY, (_, ms) =>
+    ackMs.push(ms),
+  );
+  await storedBy(service);
+  const elapsed = (performance.now() - started) / 1000;
+  return {
+    name,
+    events: load.events,
+    ...measured(meter, clientBefore),
+    eventsPerSecond: load.events / elapsed,
+    ackMs,
+    lagMs: [],
   };
 }
 
@@ -251,8 +305,74 @@ function measured(meter: CpuMeter, clientBefore: number): Pick<CpuPhase, 'sample
 /** The pipeline's processes, as the issue counts them: InfluxDB apart (it is compared with the raw baseline). */
 const PIPELINE = new Set(['ingest', 'writer', 'all', 'nats', 'redis']);
 
+const median = (values: number[]) => percentile(values, 50);
+
+/**
+ * BENCH_SHAPE=compare: is `npm start`'s single process the split shape's
+ * equal? One phase is ~10 s and its lag p99 comes from 100 markers, so a
+ * single pair of runs swings either way (docs/performance.md); this runs
+ * BENCH_ROUNDS rounds (default 3), each the HTTP and gRPC phases on the
+ * split shape and then on `all` (the order alternating between rounds), on
+ * one stack, and compares medians. Last line: `shapes
+ * all_over_split_http=<x> all_over_split_grpc=<y> lag_p99_ms_all_http=<a>
+ * lag_p99_ms_split_http=<b> lag_p99_ms_all_grpc=<c> lag_p99_ms_split_grpc=<d>`.
+ */
+async function compareShapes(environment: BenchEnvironment): Promise<void> {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const influx = new InfluxStore({ url: environment.stack.influxUrl, database: 'clearml' });
+  const results: Record<'all' | 'split', { http: PhaseResult[]; grpc: PhaseResult[] }> = {
+    all: { http: [], grpc: [] },
+    split: { http: [], grpc: [] },
+  };
+  for (let n = 0; n < rounds; n++) {
+    const order: Array<'all' | 'split'> = n % 2 === 0 ? ['split', 'all'] : ['all', 'split'];
+    for (const shape of order) {
+      const service = await environment.startService(shape === 'all' ? 'all' : 'ingest');
+      const writer = shape === 'all' ? undefined : await environment.startService('writer');
+      const pids: Record<string, number> = writer ? { ingest: service.pid, writer: writer.pid } : { all: service.pid };
+      const meter = new CpuMeter(
+        (label) => pids[label] ?? environment.stack.pidOf(label as StackServer),
+        [...Object.keys(pids), 'nats', 'redis', 'influxdb'],
+      );
+      const http = await httpPhase(service, influx, meter, `http-${shape}-${n}`);
+      const grpc = await grpcPhase(service, influx, meter, `grpc-${shape}-${n}`);
+      results[shape].http.push(http);
+      results[shape].grpc.push(grpc);
+      progress(
+        `round ${n + 1} ${shape}: HTTP ${Math.round(http.eventsPerSecond)} events/s lag p99 ${round(percentile(http.lagMs, 99))} ms; gRPC ${Math.round(grpc.eventsPerSecond)} events/s lag p99 ${round(percentile(grpc.lagMs, 99))} ms`,
+      );
+      await writer?.stop();
+      await service.stop();
+    }
+  }
+  const rate = (shape: 'all' | 'split', via: 'http' | 'grpc') =>
+    median(results[shape][via].map((p) => p.eventsPerSecond));
+  const lag = (shape: 'all' | 'split', via: 'http' | 'grpc') =>
+    round(median(results[shape][via].map((p) => percentile(p.lagMs, 99))));
+  process.stdout.write(
+    [
+      `| median of ${rounds} rounds | split | all | all / split |`,
+      '|---|---:|---:|---:|',
+      ...(['http', 'grpc'] as const).flatMap((via) => [
+        `| ${via} events/s | ${Math.round(rate('split', via))} | ${Math.round(rate('all', via))} | ${round(rate('all', via) / rate('split', via), 3)} |`,
+        `| ${via} lag p99 ms | ${lag('split', via)} | ${lag('all', via)} | ${round(lag('all', via) / lag('split', via), 3)} |`,
+      ]),
+      `shapes all_over_split_http=${round(rate('all', 'http') / rate('split', 'http'), 3)} all_over_split_grpc=${round(rate('all', 'grpc') / rate('split', 'grpc'), 3)} lag_p99_ms_all_http=${lag('all', 'http')} lag_p99_ms_split_http=${lag('split', 'http')} lag_p99_ms_all_grpc=${lag('all', 'grpc')} lag_p99_ms_split_grpc=${lag('split', 'grpc')}`,
+      '',
+    ].join('\n'),
+  );
+}
+
 async function main(): Promise<void> {
   const environment = await openBenchEnvironment();
+  if (process.env.BENCH_SHAPE === 'compare') {
+    try {
+      await compareShapes(environment);
+    } finally {
+      await environment.close();
+    }
+    return;
+  }
   try {
     const { stack } = environment;
     const baseline = await rawInfluxBaseline(
@@ -281,6 +401,12 @@ async function main(): Promise<void> {
     progress(
       `gRPC end to end: ${Math.round(viaGrpc.eventsPerSecond)} events/s, ack p50 ${round(percentile(viaGrpc.ackMs, 50))} ms p99 ${round(percentile(viaGrpc.ackMs, 99))} ms, lag p99 ${round(percentile(viaGrpc.lagMs, 99))} ms`,
     );
+    const logs = await loadPhase('logs', logLoad(EVENTS / 4, 20), service, meter);
+    const mixed = await loadPhase('mixed', mixedLoad(EVENTS / 4, 20), service, meter);
+    for (const phase of [logs, mixed])
+      progress(
+        `${phase.name}: ${Math.round(phase.eventsPerSecond)} events/s, ack p50 ${round(percentile(phase.ackMs, 50))} ms p99 ${round(percentile(phase.ackMs, 99))} ms`,
+      );
     const ackP99 = percentile([...viaHttp.ackMs, ...viaGrpc.ackMs], 99);
     const lagP99 = percentile([...viaHttp.lagMs, ...viaGrpc.lagMs], 99);
     const memory = await memoryPhase(service);
@@ -288,13 +414,13 @@ async function main(): Promise<void> {
       `memory: ${writer ? 'ingest' : 'all'} process RSS ${memory.startRssMb} MB before, peak ${memory.peakRssMb} MB; ${memory.refusals} answers 429/503 re-sent; peaks of ${memory.parts}`,
     );
     process.stdout.write(
-      `CPU per event by process (from /proc; the load client apart):\n${cpuTable([viaHttp, viaGrpc])}\n`,
+      `CPU per event by process (from /proc; the load client apart):\n${cpuTable([viaHttp, viaGrpc, logs, mixed])}\n`,
     );
     const pipeline = (label: string) => PIPELINE.has(label);
     const influxCost = (phase: PhaseResult) =>
       cpuPerEvent(phase, (label) => label === 'influxdb') / baseline.influxCpuUs;
     process.stdout.write(
-      `ingest cpu_us_http=${cpuPerEvent(viaHttp, pipeline)} cpu_us_grpc=${cpuPerEvent(viaGrpc, pipeline)} influx_cost_ratio=${round(Math.max(influxCost(viaHttp), influxCost(viaGrpc)), 3)} ratio_http=${round(viaHttp.eventsPerSecond / raw, 3)} ratio_grpc=${round(viaGrpc.eventsPerSecond / raw, 3)} ack_p99_ms=${round(ackP99, 1)} lag_p99_ms=${round(lagP99, 1)} ingest_peak_rss_mb=${memory.peakRssMb}\n`,
+      `ingest cpu_us_http=${cpuPerEvent(viaHttp, pipeline)} cpu_us_grpc=${cpuPerEvent(viaGrpc, pipeline)} influx_cost_ratio=${round(Math.max(influxCost(viaHttp), influxCost(viaGrpc)), 3)} ratio_http=${round(viaHttp.eventsPerSecond / raw, 3)} ratio_grpc=${round(viaGrpc.eventsPerSecond / raw, 3)} ack_p99_ms=${round(ackP99, 1)} lag_p99_ms=${round(lagP99, 1)} ingest_peak_rss_mb=${memory.peakRssMb} cpu_us_logs=${cpuPerEvent(logs, pipeline)} cpu_us_mixed=${cpuPerEvent(mixed, pipeline)}\n`,
     );
   } finally {
     await environment.close();

@@ -1,5 +1,6 @@
 /**
- * bench:storage's loads, shaped like what the ClearML SDK sends from a
+ * The SDK-shaped loads of bench:storage (and of bench:ingest's log and mixed
+ * phases), shaped like what the ClearML SDK sends from a
  * training run, because what they cost on disk depends on their content:
  *
  * - scalars: tasks with 32-hex ids, 20 series each (5 metrics × 4 variants),
@@ -242,6 +243,70 @@ export function plotLoad(total: number, tasks: number): StorageLoad {
         );
       }
       return Buffer.from(lines.join('\n'));
+    },
+  };
+}
+
+/** `total` debug images over `tasks` tasks, 20 per body: 4 variants, file names recycled every 100 iterations as the SDK does. */
+export function imageLoad(total: number, tasks: number): StorageLoad {
+  const imagesPerBody = 20;
+  const ids = taskIds(tasks, 7);
+  const next = random(8);
+  const clock = ids.map((_, t) => START_MS + t * 7_919);
+  const counter = ids.map(() => 0);
+  const bodies = Math.ceil(total / imagesPerBody);
+  return {
+    events: bodies * imagesPerBody,
+    bodies,
+    body(n) {
+      const t = n % tasks;
+      const lines: string[] = [];
+      for (let i = 0; i < imagesPerBody; i++) {
+        const k = counter[t]!++;
+        const variant = `batch_${k % 4}`;
+        const iter = Math.floor(k / 4) * 50;
+        clock[t]! += Math.round(next() * 500);
+        const file = `samples_${variant}_${String(Math.floor(k / 4) % 100).padStart(8, '0')}.jpeg`;
+        lines.push(
+          JSON.stringify({
+            timestamp: clock[t],
+            type: 'training_debug_image',
+            task: ids[t],
+            iter,
+            metric: 'samples',
+            variant,
+            url: `https://files.example.com/vision/resnet50.${ids[t]}/metrics/samples/${variant}/${file}`,
+          }),
+        );
+      }
+      return Buffer.from(lines.join('\n'));
+    },
+  };
+}
+
+/**
+ * A training run's mix, by events: 80% scalars, 16% log lines, 3% debug
+ * images, 1% plots, their bodies interleaved evenly (each kind keeps the
+ * body size of its own load).
+ */
+export function mixedLoad(total: number, tasks: number): StorageLoad {
+  const parts = [
+    scalarLoad(total * 0.8, tasks),
+    logLoad(total * 0.16, tasks),
+    imageLoad(total * 0.03, tasks),
+    plotLoad(total * 0.01, tasks),
+  ];
+  // Body k of a part with b bodies sits at (k + 0.5) / b of the run.
+  const order = parts
+    .flatMap((part, kind) => Array.from({ length: part.bodies }, (_, k) => ({ kind, at: (k + 0.5) / part.bodies })))
+    .sort((a, b) => a.at - b.at);
+  const taken = parts.map(() => 0);
+  return {
+    events: parts.reduce((sum, part) => sum + part.events, 0),
+    bodies: order.length,
+    body(n) {
+      const { kind } = order[n]!;
+      return parts[kind]!.body(taken[kind]!++);
     },
   };
 }
