@@ -12,7 +12,7 @@ import {
   quoteFieldString,
 } from '../../shared/events/storage-layout.js';
 import { NestedKeyMap } from './nested-key-map.js';
-import { frameRecord, type LogRecord } from '../../shared/events/wire-format.js';
+import { frameRecord, logRecordBody } from '../../shared/events/wire-format.js';
 import type { NormalizedEvent } from './event-normalizer.js';
 
 const tag = (value: string) => escapeTagValue(encodeTagValue(value));
@@ -122,8 +122,7 @@ export class EventEncoder {
     if (event.iter !== undefined) stored.iter = event.iter;
     if (event.level !== undefined) stored.level = event.level;
     if (event.msg !== undefined) stored.msg = event.msg;
-    const record: LogRecord = [this.company, event.entity, event.timestamp, JSON.stringify(stored)];
-    return frameRecord('L', JSON.stringify(record));
+    return frameRecord('L', logRecordBody(this.company, event.entity, event.timestamp, JSON.stringify(stored)));
   }
 }
 

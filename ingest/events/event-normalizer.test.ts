@@ -12,6 +12,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ErrorId } from '../../shared/errors/error-catalogue.js';
 import type { LogRecord } from '../../shared/events/wire-format.js';
+import { checkLogBody } from '../writer/record-checks.js';
 import type { RawEvent } from './event-fields.js';
 import { normalizeEvent, type NormalizeContext, type NormalizedEvent } from './event-normalizer.js';
 import { plotFields } from './plot-storage.js';
@@ -538,7 +539,7 @@ describe('§1.4 the stored record of each type (company-a, received at 2024-06-1
   function recordOf(event: NormalizedEvent): string {
     const record = encodeAccepted(event);
     if (record.kind !== 'L') return `${record.kind} ${record.body}`;
-    const [company, task, timestamp, json] = JSON.parse(record.body) as LogRecord;
+    const [company, task, timestamp, json] = checkLogBody(record.body) as LogRecord;
     return `L ${company} ${task} ${timestamp} ${json}`;
   }
   const f = (name: string, input: Input, expected: string) =>

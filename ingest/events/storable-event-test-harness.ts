@@ -8,7 +8,8 @@
 import { expect } from 'vitest';
 import { extractSourceUrls, plotLength } from './plot-fields.js';
 import { decodeTagValue, iterTimeText } from '../../shared/events/storage-layout.js';
-import { decodeRecords, type EntitySummary, type LogRecord } from '../../shared/events/wire-format.js';
+import { decodeRecords, type EntitySummary } from '../../shared/events/wire-format.js';
+import { checkLogBody } from '../writer/record-checks.js';
 import { EventEncoder } from './event-encoder.js';
 import type { NormalizedEvent } from './event-normalizer.js';
 import { parsePoint } from './line-protocol-test-harness.js';
@@ -56,7 +57,9 @@ function checkPoint(event: NormalizedEvent, body: string): void {
 }
 
 function checkLog(event: NormalizedEvent, body: string): void {
-  const [company, task, timestamp, json] = JSON.parse(body) as LogRecord;
+  const record = checkLogBody(body);
+  if (typeof record === 'string') throw new Error(`log record: ${record}`);
+  const [company, task, timestamp, json] = record;
   expect([company, task]).toEqual(['company-a', event.entity]);
   // The writer's stream id is `<timestamp>-<seq>`: Redis wants unsigned 64-bit ms, its Lua reads them as doubles.
   expect(Number.isSafeInteger(timestamp) && timestamp >= 0).toBe(true);

@@ -5,6 +5,7 @@
  */
 import { decodeTagValue, TAG } from '../../shared/events/storage-layout.js';
 import { decodeRecords, type DecodedRecord } from '../../shared/events/wire-format.js';
+import { checkLogBody } from './record-checks.js';
 
 export interface RecordOrigin {
   company?: string;
@@ -35,16 +36,15 @@ export function recordOrigin(record: DecodedRecord): RecordOrigin {
       entity: tags.get(TAG.entity),
     };
   }
+  if (record.kind === 'L') {
+    const log = checkLogBody(record.body);
+    return typeof log === 'string' ? {} : { company: log[0], namespace: 't', entity: log[1] };
+  }
   let value: unknown;
   try {
     value = JSON.parse(record.body);
   } catch {
     return {};
-  }
-  if (record.kind === 'L') {
-    return Array.isArray(value) && typeof value[1] === 'string'
-      ? { company: typeof value[0] === 'string' ? value[0] : undefined, namespace: 't', entity: value[1] }
-      : {};
   }
   const summary = value as { c?: unknown; n?: unknown; e?: unknown } | null;
   if (

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { NormalizedEvent } from '../../ingest/events/event-normalizer.js';
 import { EntitySummaryBuilder } from '../../ingest/events/request-summary.js';
 import { normalizedEvent } from './normalized-event-test-harness.js';
-import { checkLogRecord, checkSummary } from './record-checks.js';
+import { checkLogBody, checkSummary } from './record-checks.js';
 import { requestMean } from './summary-applier.js';
 
 const scalarEvent = (metric: string, iter: number | undefined, value: number, timestamp: number): NormalizedEvent =>
@@ -142,10 +142,17 @@ describe('checkSummary', () => {
   });
 });
 
-describe('checkLogRecord', () => {
-  it('accepts [company, task, timestamp, event JSON] only', () => {
-    expect(checkLogRecord(['co', 't', 1, '{}'])).toEqual(['co', 't', 1, '{}']);
+describe('checkLogBody', () => {
+  it('accepts a header line [company, task, timestamp] followed by the event JSON, taken as it is', () => {
+    expect(checkLogBody('["co","t",1]\n{"msg":"a\\nb"}')).toEqual(['co', 't', 1, '{"msg":"a\\nb"}']);
+    for (const bad of ['["co","t","1"]\n{}', '["co","t"]\n{}', '["co",1,1]\n{}', '{}\n{}', 'x\n{}', '["co","t",1]\n'])
+      expect(typeof checkLogBody(bad)).toBe('string');
+  });
+
+  it('accepts the earlier form, [company, task, timestamp, event JSON] in one array, only', () => {
+    expect(checkLogBody(JSON.stringify(['co', 't', 1, '{}']))).toEqual(['co', 't', 1, '{}']);
     for (const bad of [null, {}, ['co', 't', '1', '{}'], ['co', 't', 1], ['co', 1, 1, '{}'], ['co', 't', 1, {}]])
-      expect(typeof checkLogRecord(bad)).toBe('string');
+      expect(typeof checkLogBody(JSON.stringify(bad))).toBe('string');
+    expect(typeof checkLogBody('[1,')).toBe('string');
   });
 });

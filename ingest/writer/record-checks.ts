@@ -13,7 +13,40 @@ const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFi
 const optionalIter = (v: unknown) => v === undefined || v === null || finite(v);
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-export function checkLogRecord(value: unknown): Checked<LogRecord> {
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * An L record's body (wire-format.ts, logRecordBody): a header line
+ * `[company, task, timestamp]` and the stored event JSON, taken as it is; a
+ * body without a newline is the earlier form, one JSON array holding the
+ * stored JSON as a string.
+ */
+export function checkLogBody(body: string): Checked<LogRecord> {
+  const newline = body.indexOf('\n');
+  if (newline < 0) {
+    const value = parsed(body);
+    return value === undefined ? 'not JSON' : checkLogRecord(value);
+  }
+  const header = parsed(body.slice(0, newline));
+  if (
+    !Array.isArray(header) ||
+    header.length !== 3 ||
+    typeof header[0] !== 'string' ||
+    typeof header[1] !== 'string' ||
+    typeof header[2] !== 'number'
+  )
+    return 'header not [company, task, timestamp]';
+  if (newline === body.length - 1) return 'no event JSON';
+  return [header[0], header[1], header[2], body.slice(newline + 1)];
+}
+
+function checkLogRecord(value: unknown): Checked<LogRecord> {
   if (
     !Array.isArray(value) ||
     value.length !== 4 ||

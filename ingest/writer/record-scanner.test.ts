@@ -3,6 +3,7 @@ import {
   arrivalSeq,
   decodeRecords,
   frameRecord,
+  logRecordBody,
   pointWithSeq,
   type EntitySummary,
   type LogRecord,
@@ -42,6 +43,36 @@ describe('scanRecords', () => {
     expect([...decodeRecords(payload)].map((r) => r.kind)).toEqual(['I', 'L', 'I']);
   });
 
+  it('reads a log record as ingest writes it (a header line, then the stored event JSON as it is) and as earlier versions did (one JSON array)', () => {
+    const eventJson = JSON.stringify({ msg: 'say "hi"\n\ttqdm ██▌ 50%', level: 'info', timestamp: 5 });
+    const record: LogRecord = ['co\nmpany', 't"1', 5, eventJson];
+    const current = logRecordBody('co\nmpany', 't"1', 5, eventJson);
+    // The stored JSON is carried as it is, not escaped a second time inside a JSON string.
+    expect(current.endsWith(`\n${eventJson}`)).toBe(true);
+    const out = scan(frameRecord('L', current) + frameRecord('L', JSON.stringify(record)));
+    expect(out.malformed).toEqual([]);
+    expect(out.logs).toEqual([
+      [record, arrivalSeq(7, 0)],
+      [record, arrivalSeq(7, 1)],
+    ]);
+  });
+
+  it('reads back every log record logRecordBody writes', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary' }),
+        fc.string({ unit: 'binary' }),
+        fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+        fc.jsonValue(),
+        (company, task, timestamp, stored) => {
+          const eventJson = JSON.stringify(stored);
+          const out = scan(frameRecord('L', logRecordBody(company, task, timestamp, eventJson)));
+          expect(out.logs).toEqual([[[company, task, timestamp, eventJson], arrivalSeq(7, 0)]]);
+        },
+      ),
+    );
+  });
+
   it('reads summaries', () => {
     const summary: EntitySummary = { c: 'a', n: 't', e: 'x', u: 'u', at: 1, scalars: [], listing: [] };
     expect(scan(frameRecord('R', JSON.stringify(summary))).summaries).toEqual([[summary, arrivalSeq(7, 0)]]);
@@ -61,6 +92,9 @@ describe('scanRecords', () => {
     ['a point without fields or time', frameRecord('I', 'scalar,c=a')],
     ['a log that is not JSON', frameRecord('L', '[1,')],
     ['a log of the wrong shape', frameRecord('L', '{"a":1}')],
+    ['a log whose header line is not JSON', frameRecord('L', '["a","t",\n{}')],
+    ['a log whose header line has the wrong shape', frameRecord('L', '["a",1,5]\n{}')],
+    ['a log without its event JSON', frameRecord('L', '["a","t",5]\n')],
     ['a summary of the wrong shape', frameRecord('R', '[]')],
     [
       'a summary with a non-finite value',

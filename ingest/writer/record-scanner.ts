@@ -14,7 +14,7 @@
 import { isAscii } from 'node:buffer';
 import { arrivalSeq, type EntitySummary, type LogRecord } from '../../shared/events/wire-format.js';
 import { MAX_RECORDS_PER_MESSAGE } from '../../shared/events/storage-layout.js';
-import { checkLogRecord, checkSummary } from './record-checks.js';
+import { checkLogBody, checkSummary } from './record-checks.js';
 
 export class MalformedMessage extends Error {
   override readonly name = 'MalformedMessage';
@@ -66,14 +66,15 @@ export function scanRecords(src: Buffer, streamSeq: number, target: RecordTarget
     const seq = arrivalSeq(streamSeq, index);
     if (kind === KIND_I) {
       if (!target.point(src, start, end, seq, index)) target.malformed(index, 'point record has no time');
+    } else if (kind === KIND_L) {
+      const checked = checkLogBody(src.toString('utf8', start, end));
+      if (typeof checked === 'string') target.malformed(index, `log record: ${checked}`);
+      else target.log(checked, seq, index);
     } else {
       const parsed = parseJson(src.toString('utf8', start, end));
-      const checked =
-        parsed === undefined ? 'not JSON' : kind === KIND_L ? checkLogRecord(parsed) : checkSummary(parsed);
-      if (typeof checked === 'string')
-        target.malformed(index, `${kind === KIND_L ? 'log' : 'summary'} record: ${checked}`);
-      else if (kind === KIND_L) target.log(checked as LogRecord, seq, index);
-      else target.summary(checked as EntitySummary, seq, index);
+      const checked = parsed === undefined ? 'not JSON' : checkSummary(parsed);
+      if (typeof checked === 'string') target.malformed(index, `summary record: ${checked}`);
+      else target.summary(checked, seq, index);
     }
     at = end;
     index++;

@@ -13,7 +13,8 @@
  *
  *   I  an InfluxDB point without its `q` field: `<measurement,tags fields> <time>`
  *      (the writer inserts `,q=<seq>i` before the last space)
- *   L  a log event for the task's Redis stream: JSON LogRecord (a tuple)
+ *   L  a log event for the task's Redis stream: `[company, task, timestamp]` as JSON,
+ *      a newline, the stored event JSON (logRecordBody; LogRecord once read)
  *   R  the entity summary of one request (events.md §1.11): JSON EntitySummary
  *
  * Every I and L record has an arrival sequence: the JetStream stream
@@ -44,6 +45,17 @@ export type RecordKind = 'I' | 'L' | 'R';
  * forwards it without re-encoding.
  */
 export type LogRecord = [company: string, task: string, timestamp: number, eventJson: string];
+
+/**
+ * The body of an L record: the header `[company, task, timestamp]` as JSON on
+ * a line of its own (JSON text holds no raw newline), then the stored event
+ * JSON as it is. Carrying the stored JSON inside a JSON string instead (the
+ * form of versions before 2026-11-24, still read) escaped each of its quotes
+ * a second time: more bytes to publish, and a second decoding in the writer.
+ */
+export function logRecordBody(company: string, task: string, timestamp: number, eventJson: string): string {
+  return `${JSON.stringify([company, task, timestamp])}\n${eventJson}`;
+}
 
 /** Per scalar metric/variant statistics of one request (events.md §1.11). */
 export interface ScalarStats {

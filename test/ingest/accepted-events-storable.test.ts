@@ -13,6 +13,7 @@ import { hostileEvent, mostlyValidEvent } from '../../ingest/events/hostile-even
 import { encodeAccepted } from '../../ingest/events/storable-event-test-harness.js';
 import { decodeTagValue, MEASUREMENT } from '../../shared/events/storage-layout.js';
 import { pointWithSeq, type LogRecord } from '../../shared/events/wire-format.js';
+import { checkLogBody } from '../../ingest/writer/record-checks.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
 
 const context = { receivedAt: 1_718_000_000_000, defaultWorker: 'node-7', allowLockedDefault: false };
@@ -72,7 +73,7 @@ describe('accepted events against the real stores', () => {
     const key = `${prefix}:log`;
     let seq = 0;
     for (const event of logs) {
-      const [, , timestamp, json] = JSON.parse(recordOf(event).body) as LogRecord;
+      const [, , timestamp, json] = checkLogBody(recordOf(event).body) as LogRecord;
       // The writer's id: `<max(0, timestamp)>-<arrival seq>`; a new stream per line, as ids need not grow.
       const id = `${Math.max(0, Math.trunc(timestamp))}-${++seq}`;
       await expect(redis.xAdd(`${key}:${seq}`, id, { d: json })).resolves.toBe(id);
