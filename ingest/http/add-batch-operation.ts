@@ -6,8 +6,7 @@
  * the whole request. Other bodies are one JSON value: an object or an array
  * of objects.
  */
-import { Transform, Writable, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import type { IngestService, IngestSession } from '../events/ingest-port.js';
 import { jsonLinesNotObject, mediaType, MALFORMED_BODY } from '../../shared/protocol/call-data.js';
 import { defineStreamOperation, type CallContext } from '../../shared/protocol/operation.js';
@@ -81,17 +80,6 @@ function parseLine(line: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** Passes the body on unchanged, feeding every chunk to the request's fingerprint and counting its bytes. */
-function fingerprinted(fingerprint: RequestFingerprint, received: Received): Transform {
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      fingerprint.update(chunk);
-      received.bytes += chunk.length;
-      callback(null, chunk);
-    },
-  });
-}
-
 async function readNdjson(
   body: Readable,
   session: IngestSession,
@@ -100,22 +88,23 @@ async function readNdjson(
   received: Received,
 ): Promise<void> {
   const lines = new NdjsonLines(maxLineBytes);
-  const sink = new Writable({
-    objectMode: true,
-    write(line: string, _encoding, callback) {
-      try {
-        if (line.trim() !== '') session.add(parseLine(line));
-      } catch (error) {
-        callback(error as Error);
-        return;
-      }
-      // The body is read on once the request's spill writes caught up (TCP holds the rest).
-      const drained = session.drained?.();
-      if (drained === undefined) callback();
-      else drained.then(() => callback(), callback);
-    },
-  });
-  await pipeline(body, fingerprinted(fingerprint, received), lines, sink);
+  // Leaving the loop by a throw destroys the body stream, as a failed pipeline did.
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    fingerprint.update(chunk);
+    received.bytes += chunk.length;
+    await addLines(session, lines.linesOf(chunk));
+  }
+  const last = lines.end();
+  if (last !== undefined) await addLines(session, [last]);
+}
+
+async function addLines(session: IngestSession, lines: string[]): Promise<void> {
+  for (const line of lines) {
+    if (line.trim() !== '') session.add(parseLine(line));
+    // The body is read on once the request's spill writes caught up (TCP holds the rest).
+    const drained = session.drained?.();
+    if (drained !== undefined) await drained;
+  }
 }
 
 async function readJsonValue(

@@ -3,44 +3,46 @@
  * end a line, also when split across chunks), refusing a line longer than
  * the line limit as soon as it is known to be (413 line_too_long).
  *
+ * A plain splitter fed chunk by chunk, not a stream: as a Transform in a
+ * pipeline every line went through an object-mode stream write and its
+ * callback, and every request paid for three streams and the pipeline's
+ * AbortController (aborted on finish, which builds a DOMException with its
+ * stack). Measured on the body-reading path alone: 199 -> 99 µs a request
+ * of 100 log lines, 1.28 -> 1.19 µs a line of 10,000 scalars.
+ *
  * Linear in the body: each chunk is scanned once, and the fragments of a line
  * that spans chunks are kept as buffers and joined once. (split2 appended
  * every chunk to the pending text and split all of it again, so a 10 MB line
  * took seconds and a 64 MiB one minutes.) UTF-8 needs no care here: no byte
  * of a multi-byte character is a line break.
  */
-import { Transform, type TransformCallback } from 'node:stream';
 import { apiError } from '../../shared/errors/error-catalogue.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
 const LINE_BREAK = /\r\n|\r|\n/;
 
-export class NdjsonLines extends Transform {
+export class NdjsonLines {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   /** The previous chunk ended with `\r`: a `\n` starting the next one belongs to that break. */
   private afterCR = false;
 
-  constructor(private readonly maxLineBytes: number) {
-    super({ readableObjectMode: true });
+  constructor(private readonly maxLineBytes: number) {}
+
+  /** The lines this chunk ends, in order (the first may have begun in earlier chunks); throws line_too_long. */
+  linesOf(chunk: Buffer): string[] {
+    const lines: string[] = [];
+    this.split(chunk, lines);
+    return lines;
   }
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    try {
-      this.split(chunk);
-      callback();
-    } catch (error) {
-      callback(error as Error);
-    }
+  /** The body's last line, when it does not end with a line break. */
+  end(): string | undefined {
+    return this.pendingBytes > 0 ? this.takePending(undefined, 0, 0) : undefined;
   }
 
-  override _flush(callback: TransformCallback): void {
-    if (this.pendingBytes > 0) this.push(this.takePending(undefined, 0, 0));
-    callback();
-  }
-
-  private split(chunk: Buffer): void {
+  private split(chunk: Buffer, lines: string[]): void {
     let start = 0;
     if (this.afterCR && chunk.length > 0 && chunk[0] === LF) start = 1;
     this.afterCR = false;
@@ -51,13 +53,13 @@ export class NdjsonLines extends Transform {
     }
     const first = firstBreak(chunk, start);
     const firstEnd = chunk[first] === CR && chunk[first + 1] === LF ? first + 2 : first + 1;
-    this.push(this.takePending(chunk, start, first));
+    lines.push(this.takePending(chunk, start, first));
     if (firstEnd <= last) {
       // The complete lines between the first and the last break, decoded and split at once.
       const regionEnd = chunk[last] === LF && last > firstEnd && chunk[last - 1] === CR ? last - 1 : last;
       for (const line of chunk.toString('utf8', firstEnd, regionEnd).split(LINE_BREAK)) {
         this.checkLength(line.length, line);
-        this.push(line);
+        lines.push(line);
       }
     }
     if (chunk[last] === CR && last === chunk.length - 1) this.afterCR = true;
