@@ -30,7 +30,16 @@ import {
   type BenchService,
 } from './bench-environment.js';
 import { logLoad, mixedLoad, type StorageLoad } from './storage-load.js';
-import { CpuMeter, cpuPerEvent, cpuTable, ownCpuSeconds, peakRss, rssBytesOf, type CpuPhase } from './process-cpu.js';
+import {
+  CpuMeter,
+  cpuPerEvent,
+  cpuSecondsOf,
+  cpuTable,
+  ownCpuSeconds,
+  peakRss,
+  rssBytesOf,
+  type CpuPhase,
+} from './process-cpu.js';
 import {
   basicAuthorization,
   eventFields,
@@ -234,7 +243,7 @@ const MEMORY_BODY_BYTES = Number(process.env.BENCH_MEMORY_BODY_MIB ?? 15) * 1024
  */
 async function memoryPhase(
   service: BenchService,
-): Promise<{ peakRssMb: number; startRssMb: number; refusals: number; parts: string }> {
+): Promise<{ peakRssMb: number; startRssMb: number; refusals: number; parts: string; cpuUsPerEvent: number }> {
   const lineBytes = ndjsonBody('mem', 0, 1000, 'mem-probe').length / 1001;
   const perBody = Math.floor(MEMORY_BODY_BYTES / lineBytes);
   const bodies = Array.from({ length: MEMORY_CLIENTS }, (_, c) => ndjsonBody(`mem${c}`, 0, perBody, `mem${c}-mk`));
@@ -242,18 +251,22 @@ async function memoryPhase(
     `memory: ${MEMORY_CLIENTS} clients at once, each one add_batch of ${((perBody * lineBytes) / 1024 / 1024).toFixed(1)} MiB (${perBody} events)`,
   );
   const startRss = rssBytesOf(service.pid) ?? 0;
+  // The spill path's cost: the process's own CPU over the phase (its events never take the throughput phases' path).
+  const cpuBefore = cpuSecondsOf(service.pid) ?? NaN;
   const sampler = peakRss(service.pid);
   const parts = peakMemoryParts(service.baseUrl);
   const refusals = await Promise.all(
     bodies.map((body) => postUntilAccepted(service.baseUrl, basicAuthorization(service.credential), body)),
   );
   await storedBy(service);
+  const cpuSeconds = (cpuSecondsOf(service.pid) ?? NaN) - cpuBefore;
   const mb = (bytes: number) => round(bytes / 1024 / 1024, 1);
   const { first, peaks } = await parts.stop();
   return {
     peakRssMb: mb(sampler.stop()),
     startRssMb: mb(startRss),
     refusals: refusals.reduce((a, b) => a + b, 0),
+    cpuUsPerEvent: round((cpuSeconds * 1e6) / (perBody * MEMORY_CLIENTS), 2),
     parts: Object.entries(peaks)
       .map(([name, bytes]) => `${name} ${mb(first[name] ?? 0)} -> ${mb(bytes)} MB`)
       .join(', '),
@@ -411,7 +424,7 @@ async function main(): Promise<void> {
     const lagP99 = percentile([...viaHttp.lagMs, ...viaGrpc.lagMs], 99);
     const memory = await memoryPhase(service);
     progress(
-      `memory: ${writer ? 'ingest' : 'all'} process RSS ${memory.startRssMb} MB before, peak ${memory.peakRssMb} MB; ${memory.refusals} answers 429/503 re-sent; peaks of ${memory.parts}`,
+      `memory: ${writer ? 'ingest' : 'all'} process RSS ${memory.startRssMb} MB before, peak ${memory.peakRssMb} MB; ${memory.refusals} answers 429/503 re-sent; ${memory.cpuUsPerEvent} µs of its CPU an event; peaks of ${memory.parts}`,
     );
     process.stdout.write(
       `CPU per event by process (from /proc; the load client apart):\n${cpuTable([viaHttp, viaGrpc, logs, mixed])}\n`,
