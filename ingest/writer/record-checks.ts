@@ -34,16 +34,9 @@ export function checkLogBody(body: string): Checked<LogRecord> {
     return value === undefined ? 'not JSON' : checkLogRecord(value);
   }
   const header = parsed(body.slice(0, newline));
-  if (
-    !Array.isArray(header) ||
-    header.length !== 3 ||
-    typeof header[0] !== 'string' ||
-    typeof header[1] !== 'string' ||
-    typeof header[2] !== 'number'
-  )
-    return 'header not [company, task, timestamp]';
+  if (!Array.isArray(header) || header.length !== 3) return 'header not [company, task, timestamp]';
   if (newline === body.length - 1) return 'no event JSON';
-  return [header[0], header[1], header[2], body.slice(newline + 1)];
+  return checkLogRecord([...header, body.slice(newline + 1)]);
 }
 
 function checkLogRecord(value: unknown): Checked<LogRecord> {

@@ -140,6 +140,41 @@ class LagProbe {
 const storedBy = (service: BenchService) =>
   waitUntilStored(service.env.NATS_URL!, service.env.NATS_STREAM_PREFIX ?? 'clearml');
 
+/**
+ * One measured phase: `send` delivers the load (reporting each acknowledged request),
+ * then the phase waits until everything is stored. CPU of every process, events/s over
+ * `sent` (the measured events; `stored` adds the marker events), ack latencies, and the
+ * visibility lags when a probe watches the markers.
+ */
+async function measuredPhase(
+  name: string,
+  counts: { sent: number; stored: number },
+  service: BenchService,
+  meter: CpuMeter,
+  send: (acked: (marker: string, ms: number) => void) => Promise<void>,
+  probe?: LagProbe,
+): Promise<PhaseResult> {
+  const ackMs: number[] = [];
+  const clientBefore = ownCpuSeconds();
+  meter.start();
+  const started = performance.now();
+  await send((marker, ms) => {
+    ackMs.push(ms);
+    probe?.acked(marker);
+  });
+  await storedBy(service);
+  const elapsed = (performance.now() - started) / 1000;
+  await probe?.close();
+  return {
+    name,
+    events: counts.stored,
+    ...measured(meter, clientBefore),
+    eventsPerSecond: counts.sent / elapsed,
+    ackMs,
+    lagMs: probe?.lags ?? [],
+  };
+}
+
 async function httpPhase(
   service: BenchService,
   influx: InfluxStore,
@@ -149,25 +184,14 @@ async function httpPhase(
   const bodies = ndjsonBodies(phase, EVENTS, BATCH);
   progress(`HTTP NDJSON: ${EVENTS} events in ${bodies.length} requests, ${CONCURRENCY} in flight`);
   const probe = new LagProbe(influx);
-  const ackMs: number[] = [];
-  const clientBefore = ownCpuSeconds();
-  meter.start();
-  const started = performance.now();
-  await postBatches(service.baseUrl, basicAuthorization(service.credential), bodies, CONCURRENCY, (marker, ms) => {
-    ackMs.push(ms);
-    probe.acked(marker);
-  });
-  await storedBy(service);
-  const elapsed = (performance.now() - started) / 1000;
-  await probe.close();
-  return {
-    name: 'HTTP',
-    events: EVENTS + bodies.length,
-    ...measured(meter, clientBefore),
-    eventsPerSecond: EVENTS / elapsed,
-    ackMs,
-    lagMs: probe.lags,
-  };
+  return measuredPhase(
+    'HTTP',
+    { sent: EVENTS, stored: EVENTS + bodies.length },
+    service,
+    meter,
+    (acked) => postBatches(service.baseUrl, basicAuthorization(service.credential), bodies, CONCURRENCY, acked),
+    probe,
+  );
 }
 
 async function grpcPhase(
@@ -179,25 +203,14 @@ async function grpcPhase(
   const chunks = grpcChunks(phase, EVENTS, BATCH);
   progress(`gRPC StreamEvents: ${EVENTS} events in ${chunks.length} chunks`);
   const probe = new LagProbe(influx);
-  const ackMs: number[] = [];
-  const clientBefore = ownCpuSeconds();
-  meter.start();
-  const started = performance.now();
-  await streamChunks(`127.0.0.1:${service.grpcPort}`, basicAuthorization(service.credential), chunks, (marker, ms) => {
-    ackMs.push(ms);
-    probe.acked(marker);
-  });
-  await storedBy(service);
-  const elapsed = (performance.now() - started) / 1000;
-  await probe.close();
-  return {
-    name: 'gRPC',
-    events: EVENTS + chunks.length,
-    ...measured(meter, clientBefore),
-    eventsPerSecond: EVENTS / elapsed,
-    ackMs,
-    lagMs: probe.lags,
-  };
+  return measuredPhase(
+    'gRPC',
+    { sent: EVENTS, stored: EVENTS + chunks.length },
+    service,
+    meter,
+    (acked) => streamChunks(`127.0.0.1:${service.grpcPort}`, basicAuthorization(service.credential), chunks, acked),
+    probe,
+  );
 }
 
 /**
@@ -214,23 +227,9 @@ async function loadPhase(
 ): Promise<PhaseResult> {
   const bodies = Array.from({ length: load.bodies }, (_, n) => ({ body: load.body(n), marker: '' }));
   progress(`${name}: ${load.events} events in ${bodies.length} requests, ${CONCURRENCY} in flight`);
-  const ackMs: number[] = [];
-  const clientBefore = ownCpuSeconds();
-  meter.start();
-  const started = performance.now();
-  await postBatches(service.baseUrl, basicAuthorization(service.credential), bodies, CONCURRENCY, (_, ms) =>
-    ackMs.push(ms),
+  return measuredPhase(name, { sent: load.events, stored: load.events }, service, meter, (acked) =>
+    postBatches(service.baseUrl, basicAuthorization(service.credential), bodies, CONCURRENCY, acked),
   );
-  await storedBy(service);
-  const elapsed = (performance.now() - started) / 1000;
-  return {
-    name,
-    events: load.events,
-    ...measured(meter, clientBefore),
-    eventsPerSecond: load.events / elapsed,
-    ackMs,
-    lagMs: [],
-  };
 }
 
 const MEMORY_CLIENTS = Number(process.env.BENCH_MEMORY_CLIENTS ?? 32);
