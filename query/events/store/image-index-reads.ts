@@ -33,6 +33,9 @@ export async function indexedNewest(
   filter: MetricFilter,
   iters: number,
 ): Promise<IndexedNewest | undefined> {
+  // InfluxDB reads such names as UTF-8 does (U+FFFD); the index compares them as sent.
+  if (filter.metrics.some(({ metric, variants }) => [metric, ...(variants ?? [])].some(notWellFormed)))
+    return undefined;
   const stored = await deps.redis.hGetAll(redisKeys(deps.keyPrefix).imageIndex(company, namespace, task));
   if (stored[IMAGE_INDEX_MARKER] !== '1') return undefined;
   const rows: EventPosition[] = [];
@@ -61,3 +64,6 @@ export async function indexedNewest(
   }
   return { rows, lastInvalid };
 }
+
+/** ES2024's String.prototype.isWellFormed (Node 20), beyond the project's ES2023 lib. */
+const notWellFormed = (name: string): boolean => !(name as string & { isWellFormed(): boolean }).isWellFormed();
