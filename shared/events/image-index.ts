@@ -17,7 +17,7 @@
 export const IMAGE_INDEX_ITERATIONS = 16;
 /** Image uses (file, url) kept per variant over its kept iterations. */
 export const IMAGE_INDEX_USES = 256;
-/** Distinct URLs whose two latest uses are kept per variant (the SDK recycles 100 files per variant by default). */
+/** Distinct URLs followed per variant (the SDK recycles 100 files per variant by default); beyond, validity is InfluxDB's. */
 export const IMAGE_INDEX_URLS = 256;
 
 /**
@@ -58,6 +58,10 @@ export interface StoredVariantIndex {
   b?: string;
   /** §8.1 last_invalid_iteration: text, false for none; absent when the index cannot tell. */
   li?: string | false;
+  /** The variant's URLs followed (their uses are in the URL hash); absent once `x`. */
+  n?: number;
+  /** The URLs are no longer followed: `li` stays unknown. */
+  x?: true;
 }
 
 /** Field of the index hash saying whether the index covers every image event of the entity ('1') or not ('0'). */

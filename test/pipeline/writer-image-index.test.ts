@@ -7,7 +7,7 @@ import { SummaryApplier } from '../../ingest/writer/summary-applier.js';
 import { normalizeEvent } from '../../ingest/events/event-normalizer.js';
 import { EntitySummaryBuilder } from '../../ingest/events/request-summary.js';
 import { lastInvalidIteration } from '../../query/events/debug-images/debug-image-validity.js';
-import { IMAGE_INDEX_ITERATIONS, IMAGE_INDEX_MARKER } from '../../shared/events/image-index.js';
+import { IMAGE_INDEX_ITERATIONS, IMAGE_INDEX_MARKER, IMAGE_INDEX_URLS } from '../../shared/events/image-index.js';
 import type { EntitySummary } from '../../shared/events/wire-format.js';
 import { unique } from '../harness/service-harness.js';
 import { writerPipeline } from './writer-fixtures.js';
@@ -79,6 +79,7 @@ describe('the image index', () => {
         ['1', [['a', 'u/a']]],
       ],
       li: '1',
+      n: 2,
     });
   });
 
@@ -128,6 +129,24 @@ describe('the image index', () => {
     const v = await variantIndex(task);
     expect(v.it).toEqual([['2', [['a', 'u/2']]]]);
     expect(v.li).toBeUndefined();
+  });
+
+  it('a variant with more URLs than are followed leaves its validity to InfluxDB', async () => {
+    const task = unique('t');
+    const a = applier();
+    const perRequest = 100;
+    for (let r = 0; r * perRequest <= IMAGE_INDEX_URLS; r++)
+      await a.apply(
+        requestSummary(
+          task,
+          Array.from({ length: perRequest }, (_, i) => ({ iter: r * perRequest + i, key: 'a', url: `u/${r}/${i}` })),
+        ),
+        r + 1,
+      );
+    const v = await variantIndex(task);
+    expect(v.it).toHaveLength(IMAGE_INDEX_ITERATIONS);
+    expect(v.li).toBeUndefined();
+    expect(v.x).toBe(true);
   });
 
   it('is not kept for entities with events from before it, nor after a summary of an ingest that sends no images', async () => {
