@@ -86,6 +86,8 @@ function listingProblem(entry: unknown, i: number): string | undefined {
 
 const ITER_TEXT = /^-?[0-9]{1,19}$/;
 const isIterText = (v: unknown): v is string => typeof v === 'string' && ITER_TEXT.test(v);
+/** A key as stored (encodeTagValue): never a control character, which the index's script uses as separator. */
+const isStoredKey = (v: unknown): v is string => typeof v === 'string' && !v.includes('\u001f');
 
 function iterationProblem(it: unknown): boolean {
   return (
@@ -93,9 +95,7 @@ function iterationProblem(it: unknown): boolean {
     it.length !== 2 ||
     !isIterText(it[0]) ||
     !Array.isArray(it[1]) ||
-    !it[1].every(
-      (use) => Array.isArray(use) && use.length === 2 && typeof use[0] === 'string' && typeof use[1] === 'string',
-    )
+    !it[1].every((use) => Array.isArray(use) && use.length === 2 && isStoredKey(use[0]) && typeof use[1] === 'string')
   );
 }
 
@@ -105,7 +105,7 @@ function urlUsesProblem(u: unknown): boolean {
     u.length !== 4 ||
     typeof u[0] !== 'string' ||
     !isIterText(u[1]) ||
-    typeof u[2] !== 'string' ||
+    !isStoredKey(u[2]) ||
     (u[3] !== false && !isIterText(u[3]))
   );
 }
