@@ -336,14 +336,29 @@ class EventIngestSession implements IngestSession {
       return;
     }
     const { scalars, listing } = summary;
-    // One series is at most ~100 KB of JSON (names and label are capped), far below a message.
-    if (scalars.length + listing.length <= 1) throw new Error(`a summary of one series exceeds the message limit`);
-    const [s, l] =
-      scalars.length <= 1 && listing.length <= 1
-        ? [scalars.length, 0]
-        : [Math.ceil(scalars.length / 2), Math.ceil(listing.length / 2)];
-    this.appendSummary(records, { ...summary, scalars: scalars.slice(0, s), listing: listing.slice(0, l) });
-    this.appendSummary(records, { ...summary, scalars: scalars.slice(s), listing: listing.slice(l) });
+    const images = summary.images ?? [];
+    // One series is at most ~100 KB of JSON (names and label are capped; a variant's images are bounded), far below a message.
+    if (scalars.length + listing.length + images.length <= 1)
+      throw new Error(`a summary of one series exceeds the message limit`);
+    const half = (n: number) => Math.ceil(n / 2);
+    const [s, l, i] =
+      scalars.length > 1 || listing.length > 1 || images.length > 1
+        ? [half(scalars.length), half(listing.length), half(images.length)]
+        : scalars.length === 1
+          ? [1, 0, 0]
+          : [0, listing.length, 0];
+    this.appendSummary(records, {
+      ...summary,
+      scalars: scalars.slice(0, s),
+      listing: listing.slice(0, l),
+      images: images.slice(0, i),
+    });
+    this.appendSummary(records, {
+      ...summary,
+      scalars: scalars.slice(s),
+      listing: listing.slice(l),
+      images: images.slice(i),
+    });
   }
 
   /**

@@ -8,6 +8,7 @@ import {
   DEFAULT_IGNORED_ITERATION_METRICS,
 } from '../../shared/events/domain/special-iterations.js';
 import type { EntitySummary, ScalarStats } from '../../shared/events/wire-format.js';
+import { ImageUsesBuilder } from './image-uses.js';
 import { NestedKeyMap } from './nested-key-map.js';
 import type { NormalizedEvent } from './event-normalizer.js';
 
@@ -59,6 +60,7 @@ export class EntitySummaryBuilder {
   private maxIter: number | null = null;
   private readonly scalars = new NestedKeyMap<ScalarAccumulator>();
   private readonly listing = new Map<string, NestedKeyMap<[string, string, string, 0 | 1]>>();
+  private readonly images = new ImageUsesBuilder();
 
   constructor(
     readonly company: string,
@@ -84,7 +86,7 @@ export class EntitySummaryBuilder {
     } else if (regular) listed[3] = 1;
     if (event.type === 'training_stats_scalar' && this.addScalar(event))
       created += seriesBytes(event, SCALAR_BYTES + 2 * (event.xAxisLabel?.length ?? 0));
-    return created;
+    return created + this.images.add(event);
   }
 
   /** Answers true when the event opened a new metric/variant. */
@@ -162,6 +164,7 @@ export class EntitySummaryBuilder {
         }),
       ),
       listing: [...this.listing.values()].flatMap((ofType) => [...ofType.values()]),
+      images: this.images.build(),
     };
   }
 }

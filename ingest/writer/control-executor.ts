@@ -72,7 +72,11 @@ export class ControlExecutor {
       for (const key of segments) deleted += await this.redis.xLen(key);
       await this.redis.del([...segments, this.keys.logSegmentCount(entity)]);
     }
-    await this.redis.del(this.keys.metricListing(company, namespace, entity));
+    await this.redis.del([
+      this.keys.metricListing(company, namespace, entity),
+      this.keys.imageIndex(company, namespace, entity),
+      this.keys.imageIndexUrls(company, namespace, entity),
+    ]);
     // No events left: the next summary starts the kept figures afresh (its entity has no listing).
     await this.redis.hDel(this.keys.entity(company, namespace, entity), [LAST_SCALAR_AT_FIELD, MAX_ITER_FIELD]);
     return deleted;

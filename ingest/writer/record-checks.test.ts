@@ -71,6 +71,43 @@ describe('checkSummary', () => {
     expect(builder.build('u', 1)).toMatchObject({ maxIter: 500, lastIter: 900 });
   });
 
+  it('accepts the image index uses the builder makes, whatever the keys and urls, and refuses malformed ones', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.string(), fc.string(), fc.integer({ min: -5, max: 40 }))), (images) => {
+        const builder = new EntitySummaryBuilder('co', 't', 'e');
+        for (const [key, url, iter] of images)
+          builder.add(
+            normalizedEvent({
+              type: 'training_debug_image',
+              entity: 'e',
+              iter,
+              timestamp: 1,
+              metric: 'i',
+              variant: 'v',
+              key,
+              url,
+            }),
+          );
+        expect(typeof checkSummary(JSON.parse(JSON.stringify(builder.build('u', 1))))).toBe('object');
+      }),
+    );
+    const base = { c: 'co', n: 't', e: 'e', at: 1, scalars: [], listing: [] };
+    const entry = { m: 'i', v: 'v', it: [['3', [['k', 'u']]]], u: [['u', '3', 'k', false]] };
+    expect(typeof checkSummary({ ...base, images: [entry] })).toBe('object');
+    for (const bad of [
+      { ...entry, it: [['3.5', [['k', 'u']]]] },
+      { ...entry, it: [['3', [['k\u001f', 'u']]]] },
+      { ...entry, it: [['3', [['k', false]]]] },
+      { ...entry, u: [['u', '3', 'k\u001f', false]] },
+      { ...entry, u: [['u', '3', 'k', 2]] },
+      { ...entry, b: 7 },
+      { ...entry, o: true },
+      { m: 'i', it: [], u: [] },
+    ])
+      expect(checkSummary({ ...base, images: [bad] })).toMatch(/^images entry 0 /);
+    expect(checkSummary({ ...base, images: {} })).toBe('images is not an array');
+  });
+
   it('keeps the exact sum / count whenever the sum is finite', () => {
     const builder = new EntitySummaryBuilder('co', 't', 'e');
     for (const v of [0.1, 0.2, 0.3]) builder.add(scalarEvent('loss', 1, v, 1));

@@ -84,6 +84,45 @@ function listingProblem(entry: unknown, i: number): string | undefined {
   return undefined;
 }
 
+const ITER_TEXT = /^-?[0-9]{1,19}$/;
+const isIterText = (v: unknown): v is string => typeof v === 'string' && ITER_TEXT.test(v);
+/** A key as stored (encodeTagValue): never a control character, which the index's script uses as separator. */
+const isStoredKey = (v: unknown): v is string => typeof v === 'string' && !v.includes('\u001f');
+
+function iterationProblem(it: unknown): boolean {
+  return (
+    !Array.isArray(it) ||
+    it.length !== 2 ||
+    !isIterText(it[0]) ||
+    !Array.isArray(it[1]) ||
+    !it[1].every((use) => Array.isArray(use) && use.length === 2 && isStoredKey(use[0]) && typeof use[1] === 'string')
+  );
+}
+
+function urlUsesProblem(u: unknown): boolean {
+  return (
+    !Array.isArray(u) ||
+    u.length !== 4 ||
+    typeof u[0] !== 'string' ||
+    !isIterText(u[1]) ||
+    !isStoredKey(u[2]) ||
+    (u[3] !== false && !isIterText(u[3]))
+  );
+}
+
+/** An entry of a summary's `images` (shared/events/image-index.ts, VariantImageUses). */
+function imagesProblem(entry: unknown, i: number): string | undefined {
+  if (!isObject(entry) || typeof entry.m !== 'string' || typeof entry.v !== 'string')
+    return `images entry ${i} lacks metric or variant`;
+  if (!Array.isArray(entry.it) || entry.it.some(iterationProblem))
+    return `images entry ${i} iterations are not [iteration, [[key, url]]]`;
+  if (entry.b !== undefined && !isIterText(entry.b)) return `images entry ${i} b is not an iteration`;
+  if (!Array.isArray(entry.u) || entry.u.some(urlUsesProblem))
+    return `images entry ${i} urls are not [url, iteration, key, iteration or false]`;
+  if (entry.o !== undefined && entry.o !== 1) return `images entry ${i} o is not 1`;
+  return undefined;
+}
+
 export function checkSummary(value: unknown): Checked<EntitySummary> {
   if (!isObject(value)) return 'not an entity summary object';
   if (typeof value.c !== 'string' || (value.n !== 't' && value.n !== 'm') || typeof value.e !== 'string')
@@ -100,6 +139,13 @@ export function checkSummary(value: unknown): Checked<EntitySummary> {
   for (let i = 0; i < value.listing.length; i++) {
     const problem = listingProblem(value.listing[i], i);
     if (problem) return problem;
+  }
+  if (value.images !== undefined) {
+    if (!Array.isArray(value.images)) return 'images is not an array';
+    for (let i = 0; i < value.images.length; i++) {
+      const problem = imagesProblem(value.images[i], i);
+      if (problem) return problem;
+    }
   }
   return value as unknown as EntitySummary;
 }

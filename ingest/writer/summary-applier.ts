@@ -20,6 +20,7 @@ import { redisKeys } from '../../shared/stores/redis-keys.js';
 import type { EntitySummary, ScalarStats } from '../../shared/events/wire-format.js';
 import type { RedisClient } from '../../shared/stores/redis-store.js';
 import { LuaScript } from '../../shared/stores/lua-script.js';
+import { IMAGE_INDEX_LUA, imageIndexPayload } from './image-index-script.js';
 
 const FIELDS_PER_SCALAR = 17;
 /**
@@ -30,23 +31,27 @@ const FIELDS_PER_SCALAR = 17;
 const CHUNK = 1000;
 
 // KEYS: entity hash, last_metrics hash, listing set (each must be of that type or absent), then the
-// company's report change log (version, changes, floor: report-change-log.ts).
+// company's report change log (version, changes, floor: report-change-log.ts), then the image index
+// and its URLs (hashes: image-index-script.ts).
 // ARGV: seq, chunk index, at, user, last iteration or '', scalar count, listing count, greatest
-// iteration ('' none, '?' not sent), entity id, then per scalar FIELDS_PER_SCALAR values (see
-// scalarArgs), then the listing members.
+// iteration ('' none, '?' not sent), entity id, the image index payload (imageIndexPayload; '[]' in
+// chunks after the first), then per scalar FIELDS_PER_SCALAR values (see scalarArgs), then the
+// listing members.
 // A chunk is skipped when it (or a later summary) was applied before: (seq, chunk) only grows.
 // A report's change is logged in the change log, so that the reports read cache re-reads it on its
 // next read instead of scanning every report for summary_seq (docs/reports.md, "Read path").
 const APPLY = new LuaScript(`
 ${LOG_REPORT_CHANGE_LUA}
+${IMAGE_INDEX_LUA}
 local seq, chunk = tonumber(ARGV[1]), tonumber(ARGV[2])
 -- Refuse before writing anything: a script stopped halfway keeps what it wrote, and a chunk
 -- dead-lettered with part of it applied would count that part twice when replayed.
-local expected = {{'hash', 'entity record'}, {'hash', 'last_metrics'}, {'set', 'metric listing'}}
-for i = 1, 3 do
-  local t = redis.call('TYPE', KEYS[i]).ok
-  if t ~= 'none' and t ~= expected[i][1] then
-    return redis.error_reply('WRONGTYPE the ' .. expected[i][2] .. ' key holds a ' .. t)
+local expected = {{1, 'hash', 'entity record'}, {2, 'hash', 'last_metrics'}, {3, 'set', 'metric listing'},
+  {7, 'hash', 'image index'}, {8, 'hash', 'image index URLs'}}
+for _, e in ipairs(expected) do
+  local t = redis.call('TYPE', KEYS[e[1]]).ok
+  if t ~= 'none' and t ~= e[2] then
+    return redis.error_reply('WRONGTYPE the ' .. e[3] .. ' key holds a ' .. t)
   end
 end
 local state = redis.call('HMGET', KEYS[1], 'summary_seq', 'summary_chunk', 'type')
@@ -116,7 +121,7 @@ if scalars > 0 then
   local old = tonumber(redis.call('HGET', KEYS[1], '${LAST_SCALAR_AT_FIELD}') or '') or -1
   if at > old then redis.call('HSET', KEYS[1], '${LAST_SCALAR_AT_FIELD}', ARGV[2]) end
 end
-local base = 9
+local base = 10
 for s = 0, scalars - 1 do
   local a = base + s * ${FIELDS_PER_SCALAR}
   local field = ARGV[a]
@@ -176,6 +181,7 @@ for s = 0, scalars - 1 do
   parts[#parts + 1] = '}'
   redis.call('HSET', KEYS[2], field, table.concat(parts))
 end
+applyImageUses(KEYS[7], KEYS[8], redis.call('SCARD', KEYS[3]) == 0, ARGV[9])
 local listing = base + scalars * ${FIELDS_PER_SCALAR}
 for i = listing, listing + listed - 1 do redis.call('SADD', KEYS[3], ARGV[i]) end
 redis.call('HSET', KEYS[1], 'summary_seq', ARGV[1], 'summary_chunk', chunk)
@@ -215,6 +221,7 @@ export class SummaryApplier {
       String(listing.length),
       summary.maxIter === undefined ? '?' : summary.maxIter === null ? '' : String(summary.maxIter),
       e,
+      chunk === 0 ? imageIndexPayload(summary.images) : '[]',
     ];
     for (const stats of scalars) for (const arg of scalarArgs(stats)) args.push(arg);
     for (const entry of listing) args.push(entry.join('\u001f'));
@@ -226,6 +233,8 @@ export class SummaryApplier {
       log.reportVersion(c),
       log.reportChanges(c),
       log.reportChangesFloor(c),
+      this.keys.imageIndex(c, n, e),
+      this.keys.imageIndexUrls(c, n, e),
     ];
     const reply = await APPLY.run(this.client, keys, args);
     return Number(reply) === 1;
@@ -246,7 +255,13 @@ function chunkOf(summary: EntitySummary, chunk: number): Pick<EntitySummary, 'sc
 /** The summary restricted to the given chunks: what is dead-lettered when only those were refused. */
 export function summaryPart(summary: EntitySummary, chunks: readonly number[]): EntitySummary {
   const parts = chunks.map((chunk) => chunkOf(summary, chunk));
-  return { ...summary, scalars: parts.flatMap((p) => p.scalars), listing: parts.flatMap((p) => p.listing) };
+  const images = summary.images === undefined ? undefined : chunks.includes(0) ? summary.images : [];
+  return {
+    ...summary,
+    scalars: parts.flatMap((p) => p.scalars),
+    listing: parts.flatMap((p) => p.listing),
+    ...(images === undefined ? {} : { images }),
+  };
 }
 
 const text = (v: number | null | undefined): string => (v === null || v === undefined ? '' : String(v));

@@ -26,6 +26,7 @@
  */
 
 import { MAX_RECORDS_PER_MESSAGE } from './storage-layout.js';
+import type { VariantImageUses } from './image-index.js';
 
 export const WIRE_VERSION = '1';
 export const HEADER_KIND = 'k';
@@ -108,6 +109,12 @@ export interface EntitySummary {
   scalars: ScalarStats[];
   /** metric listing entries: [type, metric, variant, 1 if an event had an iteration > -2^31 else 0] */
   listing: Array<[string, string, string, 0 | 1]>;
+  /**
+   * What the request adds to the image index (image-index.ts), per variant
+   * with images. Absent in summaries of older ingest processes: the writer
+   * then stops keeping the entity's index.
+   */
+  images?: VariantImageUses[];
 }
 
 export type ControlRecord =

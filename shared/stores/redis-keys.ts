@@ -56,6 +56,10 @@ export function redisKeys(prefix: string) {
     lastMetrics: (companyId: string, namespace: Namespace, id: string) => `${entity(companyId, namespace, id)}:lm`,
     /** Set: metric listing of an entity, members `type\u001fmetric\u001fvariant\u001f<0|1 has a regular iteration>`. */
     metricListing: (companyId: string, namespace: Namespace, id: string) => `${entity(companyId, namespace, id)}:mv`,
+    /** Hash: the recent-iteration index of an entity's debug images (shared/events/image-index.ts), field JSON [metric, variant]. */
+    imageIndex: (companyId: string, namespace: Namespace, id: string) => `${entity(companyId, namespace, id)}:ii`,
+    /** Hash: the latest uses of each image URL, per variant, that keep the image index's validity. */
+    imageIndexUrls: (companyId: string, namespace: Namespace, id: string) => `${entity(companyId, namespace, id)}:iu`,
     /** Log stream segment `n` of a task (0 is the main one; see docs/storage.md). */
     logSegment: (task: string, n: number) => (n === 0 ? `${log(task)}:log` : `${log(task)}:log:${n}`),
     /** String: number of log segments of a task. */

@@ -27,6 +27,8 @@ const fragment = fc.constantFrom(
   '\u0000',
   'lm',
   'mv',
+  'ii',
+  'iu',
   'log',
   'logn',
   'n',
@@ -63,6 +65,10 @@ function keyOf(d: Descriptor): string {
       return shared.lastMetrics(a, ns(b), c);
     case 'metricListing':
       return shared.metricListing(a, ns(b), c);
+    case 'imageIndex':
+      return shared.imageIndex(a, ns(b), c);
+    case 'imageIndexUrls':
+      return shared.imageIndexUrls(a, ns(b), c);
     case 'owner':
       return shared.owner(ns(b), a);
     case 'logSegment':
@@ -107,7 +113,12 @@ function keyOf(d: Descriptor): string {
 const namespace = fc.constantFrom('t', 'm');
 const segment = fc.nat({ max: 12 });
 const descriptor: fc.Arbitrary<Descriptor> = fc.oneof(
-  fc.tuple(fc.constantFrom('entity', 'lastMetrics', 'metricListing'), hostile, namespace, hostile),
+  fc.tuple(
+    fc.constantFrom('entity', 'lastMetrics', 'metricListing', 'imageIndex', 'imageIndexUrls'),
+    hostile,
+    namespace,
+    hostile,
+  ),
   fc.tuple(fc.constantFrom('companyEntities', 'owner'), hostile, namespace),
   fc.tuple(fc.constant('logSegment'), hostile, segment),
   fc.tuple(fc.constantFrom('logSegmentCount', 'controlResult', 'writerLive'), hostile),
@@ -180,7 +191,7 @@ function parseKey(key: string): Descriptor {
       return fail(`entity suffix ${after}`);
     }
     if (kind === 'c') {
-      const record = /^:([tmp]):([^:]*)(:lm|:mv|:tasks)?$/.exec(after);
+      const record = /^:([tmp]):([^:]*)(:lm|:mv|:ii|:iu|:tasks)?$/.exec(after);
       if (record) {
         const [, ns, id, suffix] = record as unknown as [string, 't' | 'm' | 'p', string, string | undefined];
         if (ns === 'p') {
@@ -191,6 +202,8 @@ function parseKey(key: string): Descriptor {
         if (suffix === undefined) return ['entity', part, ns, decode(id)];
         if (suffix === ':lm') return ['lastMetrics', part, ns, decode(id)];
         if (suffix === ':mv') return ['metricListing', part, ns, decode(id)];
+        if (suffix === ':ii') return ['imageIndex', part, ns, decode(id)];
+        if (suffix === ':iu') return ['imageIndexUrls', part, ns, decode(id)];
         return fail(`record suffix ${suffix}`);
       }
       if (after === ':tasks') return ['companyEntities', part, 't'];
@@ -317,6 +330,8 @@ describe('Redis key layout', () => {
           k.entity(co, n, a),
           k.lastMetrics(co, n, a),
           k.metricListing(co, n, a),
+          k.imageIndex(co, n, a),
+          k.imageIndexUrls(co, n, a),
           k.project(co, b),
           k.projectTasks(co, b),
           k.companyEntities(co, n),

@@ -33,12 +33,14 @@ const urlEquals = (url: string): string => `"u" = ${influxQlString(url)}`;
  * its §8.1 last_invalid_iteration (null: none). Three facts decide it per
  * variant: its greatest iteration, the URLs used there (the smallest is
  * "the URL whose last use is highest"), both in `newest`, and the two
- * latest uses of that URL, read here.
+ * latest uses of that URL, read here unless `known` (the image index,
+ * by JSON [metric, variant]) already holds the answer.
  */
 export async function imageValidity(
   deps: QueryDeps,
   scope: string,
   newest: readonly EventPosition[],
+  known: ReadonlyMap<string, number | null> = new Map(),
 ): Promise<Array<VariantRef & { last_invalid_iteration: number | null }>> {
   const atTop = new Map<string, EventPosition[]>();
   for (const p of newest) {
@@ -47,24 +49,28 @@ export async function imageValidity(
     if (top === undefined || p.iter! > top[0]!.iter!) atTop.set(key, [p]);
     else if (p.iter === top[0]!.iter) top.push(p);
   }
-  const tops = [...atTop.values()];
-  const chosen = tops.map(smallestUrl);
+  const keyOf = ([p]: EventPosition[]) => JSON.stringify([p!.metric, p!.variant]);
+  const unknown = [...atTop.values()].filter((rows) => !known.has(keyOf(rows)));
+  const chosen = unknown.map(smallestUrl);
   const uses = await runStatements(
     deps.influx,
-    tops.map(
+    unknown.map(
       ([p], i) =>
         `SELECT "u" FROM "image" WHERE ${where(scope, seriesCondition(p!.metric, p!.variant), HAS_ITER, urlEquals(chosen[i]!))} ORDER BY time DESC LIMIT 2`,
     ),
   );
-  return tops.map((rows, i) => {
-    const others: ImageUse[] = rows.filter((u) => u.url !== chosen[i]).map(asUse);
-    const own = decodePositions(uses[i]!.series ?? []).map(asUse);
-    return {
-      metric: rows[0]!.metric,
-      variant: rows[0]!.variant,
-      last_invalid_iteration: lastInvalidIteration([...others, ...own]) ?? null,
-    };
-  });
+  const read = new Map(
+    unknown.map((rows, i) => {
+      const others: ImageUse[] = rows.filter((u) => u.url !== chosen[i]).map(asUse);
+      const own = decodePositions(uses[i]!.series ?? []).map(asUse);
+      return [keyOf(rows), lastInvalidIteration([...others, ...own]) ?? null];
+    }),
+  );
+  return [...atTop.values()].map((rows) => ({
+    metric: rows[0]!.metric,
+    variant: rows[0]!.variant,
+    last_invalid_iteration: known.get(keyOf(rows)) ?? read.get(keyOf(rows)) ?? null,
+  }));
 }
 
 /**

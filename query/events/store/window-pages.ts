@@ -13,6 +13,10 @@
  * iterations in the page are complete (one distinct iteration beyond
  * them), so that the events are read from the page's files only.
  *
+ * A fresh image page is read from the image index the writer keeps
+ * (image-index-reads.ts) when it can answer: it names the page's files and
+ * each variant's validity without opening every file of the variant.
+ *
  * A fresh state (no scroll id, or refresh) is read while its first page
  * is: which variants have events comes from InfluxDB, the store the pages
  * are read from (the metric listing is applied after the points, so a
@@ -36,6 +40,7 @@ import {
   type WindowTaskState,
 } from '../navigation/plot-window-navigation.js';
 import { imageValidity } from './debug-image-validity-store.js';
+import { indexedNewest } from './image-index-reads.js';
 import {
   decodeEvents,
   decodePositions,
@@ -83,14 +88,18 @@ export async function firstWindowPage(
   const scope = scopeCondition(company, namespace, [selection.task]);
   const bounds = windowBounds({ last_max_iter: null, last_min_iter: null }, request.navigateEarlier);
   const selected = where(scope, metricFilterCondition(selection.metrics));
-  const narrow = await narrowRows(deps, kind, selected, bounds, request.iters);
+  const indexed =
+    kind === 'debug_images'
+      ? await indexedNewest(deps, company, namespace, selection.task, selection.metrics, request.iters)
+      : undefined;
+  const narrow = indexed?.rows ?? (await narrowRows(deps, kind, selected, bounds, request.iters));
   const chosen = pickWindowIterations(
     narrow.map((p) => p.iter!),
     bounds,
     request.iters,
   );
   const [present, events] = await Promise.all([
-    kind === 'debug_images' ? imageValidity(deps, scope, narrow) : plotVariants(deps, selected),
+    kind === 'debug_images' ? imageValidity(deps, scope, narrow, indexed?.lastInvalid) : plotVariants(deps, selected),
     pageEvents(deps, kind, selected, narrow, chosen),
   ]);
   return step(newWindowTaskState(selection, present), events, kind, request);
