@@ -13,17 +13,26 @@
  * there and leaves the old `p`), else the `plot` point's `p` is the body.
  */
 import {
+  encodeTagValue,
   influxQlString,
   iterFromTime,
   NO_ITER_TIME_TEXT,
   PLOT_BODY_MEASUREMENT,
   plotBodyBucket,
 } from '../../../shared/events/storage-layout.js';
-import type { InfluxStore } from '../../../shared/stores/influx-store.js';
+import type { InfluxSeries, InfluxStore } from '../../../shared/stores/influx-store.js';
 import type { QueryDeps } from '../../query-deps.js';
 import { decodeEvents, iterTime, runStatements, scopeCondition, seriesCondition, where } from './plot-image-influx.js';
 import type { Namespace } from './entity-access.js';
 import { decodePlotString, type StoredEvent } from './stored-events.js';
+
+/**
+ * The fields of a `plot` point for reads that pick their plots from
+ * points (positions carrying them as `point` need only their bodies
+ * read): every field, `p` included, which plots stored before plot_body
+ * hold and later ones lack (a field a series lacks costs nothing to ask for).
+ */
+export const PLOT_POINT_FIELDS = '"len","valid","src","ts","at","w","q","p"';
 
 export interface PlotPositionRef {
   readonly entity: string;
@@ -31,6 +40,8 @@ export interface PlotPositionRef {
   readonly variant: string;
   /** null: the no-iteration plot of the series. */
   readonly iter: number | null;
+  /** The plot point's columns (time and PLOT_POINT_FIELDS) when the caller read them; else they are read here. */
+  readonly point?: Readonly<Record<string, unknown>>;
 }
 
 export const plotRefKey = (p: PlotPositionRef): string => JSON.stringify([p.entity, p.metric, p.variant, p.iter]);
@@ -50,7 +61,7 @@ export async function fetchPlotEvents(
   positions: readonly PlotPositionRef[],
 ): Promise<Map<string, StoredEvent>> {
   const windows = seriesWindows(positions);
-  const statements = windows.map(
+  const statements = seriesWindows(positions.filter((p) => p.point === undefined)).map(
     ({ ref, lo, hi }) =>
       `SELECT * FROM "plot" WHERE ${where(scopeCondition(company, namespace, [ref.entity]), seriesCondition(ref.metric, ref.variant), timeWindow(lo, hi))}`,
   );
@@ -61,19 +72,18 @@ export async function fetchPlotEvents(
     runStatements(deps.influx, statements),
     readBodies(deps.influx, company, namespace, windows),
   ]);
-  for (const result of results) {
-    for (const { event, iter } of decodeEvents(result.series ?? [], 'plot')) {
-      const key = plotRefKey({
-        entity: event.task as string,
-        metric: event.metric as string,
-        variant: event.variant as string,
-        iter: iter ?? null,
-      });
-      if (!wanted.has(key)) continue;
-      const body = bodies.get(key);
-      if (body !== undefined) event.plot_str = decodePlotString(body);
-      found.set(key, event);
-    }
+  const series = [...positions.flatMap((p) => pointSeries(p, namespace)), ...results.flatMap((r) => r.series ?? [])];
+  for (const { event, iter } of decodeEvents(series, 'plot')) {
+    const key = plotRefKey({
+      entity: event.task as string,
+      metric: event.metric as string,
+      variant: event.variant as string,
+      iter: iter ?? null,
+    });
+    if (!wanted.has(key)) continue;
+    const body = bodies.get(key);
+    if (body !== undefined) event.plot_str = decodePlotString(body);
+    found.set(key, event);
   }
   return found;
 }
@@ -107,6 +117,13 @@ export async function withPlotBodies(
     const target = refs.get(key);
     if (target !== undefined) target.event.plot_str = decodePlotString(body);
   }
+}
+
+/** A point the caller read, as the one-row answer of a SELECT of its series. */
+function pointSeries(p: PlotPositionRef, namespace: Namespace): InfluxSeries[] {
+  if (p.point === undefined) return [];
+  const tags = { e: encodeTagValue(p.entity), m: encodeTagValue(p.metric), v: encodeTagValue(p.variant), n: namespace };
+  return [{ name: 'plot', tags, columns: Object.keys(p.point), values: [Object.values(p.point)] }];
 }
 
 /** Per series, the iterations to read and the buckets that hold them. */
