@@ -6,6 +6,8 @@
  */
 import {
   MEASUREMENT,
+  PLOT_BODY_MEASUREMENT,
+  plotBodyBucket,
   encodeTagValue,
   escapeTagValue,
   iterTimeText,
@@ -98,14 +100,23 @@ export class EventEncoder {
     }
   }
 
-  /** The I record of a plot, once its stored form is known (compression is asynchronous). */
+  /**
+   * The I record of a plot, once its stored form is known (compression is
+   * asynchronous): two lines, the body's `plot_body` point in its bucket's
+   * series, then the `plot` point of the other fields (the writer gives the
+   * last line its `q`). One record keeps them in one message and one write.
+   */
   plotPoint(event: NormalizedEvent, plot: PlotFields): string {
     // Always written (empty when none): an overwritten point keeps fields the new one lacks.
     const src = `,src=${plot.sourceUrls === undefined ? '""' : quoteFieldString(JSON.stringify(plot.sourceUrls))}`;
     const valid = plot.valid === undefined ? '' : `,valid=${plot.valid}`;
+    const time = iterTimeText(event.iter);
+    const tags = `${this.entityPart(event.entity)}${this.seriesPart(event.namespace, event.metric, event.variant)}`;
+    // `b` sorts before `c`: tags stay in InfluxDB's key order.
     return frameRecord(
       'I',
-      `${MEASUREMENT.plot}${this.entityPart(event.entity)}${this.seriesPart(event.namespace, event.metric, event.variant)} p=${quoteFieldString(plot.stored)},len=${plot.length}i${src}${valid}${this.commonFields(event)} ${iterTimeText(event.iter)}`,
+      `${PLOT_BODY_MEASUREMENT},b=${plotBodyBucket(event.iter)}${tags} p=${quoteFieldString(plot.stored)} ${time}\n` +
+        `${MEASUREMENT.plot}${tags} len=${plot.length}i${src}${valid}${this.commonFields(event)} ${time}`,
     );
   }
 

@@ -584,9 +584,10 @@ describe('§1.4 the stored record of each type (company-a, received at 2024-06-1
     'I image,c=company-a,e=8f1c2d,m=samples,n=t,v=input ts=1718000000123i,at=1718000000000i,w="gpu-node-7" 1',
   );
   f(
-    'plot: plot_str as sent, its length and no source_urls',
+    'plot: plot_str as sent in its bucket of plot_body, then its length and no source_urls',
     { type: 'plot', ...common, iter: 0, metric: 'roc', variant: 'class1', plot_str: '{"data": [], "layout": {}}' },
-    'I plot,c=company-a,e=8f1c2d,m=roc,n=t,v=class1 p="p{\\"data\\": [], \\"layout\\": {}}",len=26i,src="",ts=1718000000123i,at=1718000000000i,w="gpu-node-7" 0',
+    'I plot_body,b=0,c=company-a,e=8f1c2d,m=roc,n=t,v=class1 p="p{\\"data\\": [], \\"layout\\": {}}" 0\n' +
+      'plot,c=company-a,e=8f1c2d,m=roc,n=t,v=class1 len=26i,src="",ts=1718000000123i,at=1718000000000i,w="gpu-node-7" 0',
   );
   f(
     'log: the stored JSON, @timestamp the receive time',

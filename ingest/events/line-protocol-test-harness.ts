@@ -89,7 +89,25 @@ function fieldValue(cursor: Cursor): string | number | bigint | boolean {
 
 /** Parses one point line, or throws saying what influxd would refuse. */
 export function parsePoint(line: string): ParsedPoint {
-  const cursor = new Cursor(line);
+  const points = parsePoints(line);
+  if (points.length !== 1) throw new Error(`${points.length} points where one was expected`);
+  return points[0]!;
+}
+
+/** Parses points separated by newlines (a newline inside a string field belongs to the field). */
+export function parsePoints(text: string): ParsedPoint[] {
+  const cursor = new Cursor(text);
+  const points = [readPoint(cursor)];
+  while (cursor.peek() === '\n') {
+    cursor.at += 1;
+    points.push(readPoint(cursor));
+  }
+  return points;
+}
+
+function readPoint(cursor: Cursor): ParsedPoint {
+  const line = cursor.text;
+  const from = cursor.at;
   const measurement = cursor.token(', ', ', ');
   if (measurement === '') throw new Error('empty measurement');
   const tags = new Map<string, string>();
@@ -102,7 +120,7 @@ export function parsePoint(line: string): ParsedPoint {
     if (tags.has(key)) throw new Error(`duplicate tag ${key}`);
     tags.set(key, value);
   }
-  const seriesKeyBytes = Buffer.byteLength(line.slice(0, cursor.at), 'utf8');
+  const seriesKeyBytes = Buffer.byteLength(line.slice(from, cursor.at), 'utf8');
   if (seriesKeyBytes > MAX_SERIES_KEY_BYTES)
     throw new Error(`series key of ${seriesKeyBytes} bytes exceeds ${MAX_SERIES_KEY_BYTES}`);
   cursor.expect(' ');
@@ -116,7 +134,9 @@ export function parsePoint(line: string): ParsedPoint {
     cursor.at += 1;
   }
   cursor.expect(' ');
-  const timeText = line.slice(cursor.at);
+  const lineEnd = line.indexOf('\n', cursor.at);
+  const timeText = line.slice(cursor.at, lineEnd < 0 ? line.length : lineEnd);
+  cursor.at += timeText.length;
   if (!/^-?\d+$/.test(timeText)) throw new Error(`invalid time: ${timeText.slice(0, 40)}`);
   const time = BigInt(timeText);
   if (time > MAX_TIME || time < -MAX_TIME) throw new Error(`time outside InfluxDB's range: ${timeText}`);

@@ -7,12 +7,12 @@
  */
 import { expect } from 'vitest';
 import { extractSourceUrls, plotLength } from './plot-fields.js';
-import { decodeTagValue, iterTimeText } from '../../shared/events/storage-layout.js';
+import { decodeTagValue, iterTimeText, plotBodyBucket } from '../../shared/events/storage-layout.js';
 import { decodeRecords, type EntitySummary } from '../../shared/events/wire-format.js';
 import { checkLogBody } from '../writer/record-checks.js';
 import { EventEncoder } from './event-encoder.js';
 import type { NormalizedEvent } from './event-normalizer.js';
-import { parsePoint } from './line-protocol-test-harness.js';
+import { parsePoints } from './line-protocol-test-harness.js';
 import { EntitySummaryBuilder } from './request-summary.js';
 
 const RECEIVED_AT = 1_718_000_000_000;
@@ -39,21 +39,32 @@ export function encodeAccepted(event: NormalizedEvent, company = 'company-a'): {
 const LONE_SURROGATE_ESCAPE = /\\ud[89a-f][0-9a-f]{2}/i;
 
 function checkPoint(event: NormalizedEvent, body: string): void {
-  const point = parsePoint(body);
-  const tag = (key: string) => decodeTagValue(point.tags.get(key)!);
-  expect(tag('c')).toBe('company-a');
-  expect(tag('e')).toBe(event.entity);
-  expect(tag('m')).toBe(event.metric);
-  expect(tag('v')).toBe(event.variant);
-  expect(point.tags.get('n')).toBe(event.namespace);
-  if (event.key !== undefined) expect(tag('k')).toBe(event.key);
-  expect(point.time).toBe(BigInt(iterTimeText(event.iter)));
+  const points = parsePoints(body);
+  // A plot's record holds its body's point before its own (docs/storage.md).
+  expect(points).toHaveLength(event.type === 'plot' ? 2 : 1);
+  const point = points[points.length - 1]!;
+  for (const p of points) {
+    expect(decodeTagValue(p.tags.get('c')!)).toBe('company-a');
+    expect(decodeTagValue(p.tags.get('e')!)).toBe(event.entity);
+    expect(decodeTagValue(p.tags.get('m')!)).toBe(event.metric);
+    expect(decodeTagValue(p.tags.get('v')!)).toBe(event.variant);
+    expect(p.tags.get('n')).toBe(event.namespace);
+    expect(p.time).toBe(BigInt(iterTimeText(event.iter)));
+  }
+  if (event.key !== undefined) expect(decodeTagValue(point.tags.get('k')!)).toBe(event.key);
   expect(point.fields.get('ts')).toBe(BigInt(event.timestamp));
   expect(point.fields.get('w')).toBe(event.worker);
   if (event.type === 'training_stats_scalar') expect(point.fields.get('y')).toBe(event.value);
   if (event.type === 'training_stats_vector') expect(JSON.parse(point.fields.get('y') as string)).toEqual(event.values);
   if (event.type === 'training_debug_image' && event.url !== undefined) expect(point.fields.get('u')).toBe(event.url);
-  if (event.type === 'plot') expect(point.fields.get('p')).toBe(`p${event.plotStr}`);
+  if (event.type === 'plot') {
+    const body = points[0]!;
+    expect(body.measurement).toBe('plot_body');
+    expect(body.tags.get('b')).toBe(plotBodyBucket(event.iter));
+    expect([...body.fields]).toEqual([['p', `p${event.plotStr}`]]);
+    expect(point.measurement).toBe('plot');
+    expect(point.fields.has('p')).toBe(false);
+  }
 }
 
 function checkLog(event: NormalizedEvent, body: string): void {

@@ -11,6 +11,7 @@ import {
   influxQlIdentifier,
   influxQlString,
   MEASUREMENT,
+  PLOT_BODY_MEASUREMENT,
   FIELD,
   LAST_SCALAR_AT_FIELD,
   MAX_ITER_FIELD,
@@ -22,7 +23,9 @@ import type { RedisClient } from '../../shared/stores/redis-store.js';
 
 const RESULT_TTL_S = 3600;
 const SCAN_PAGE = 1000;
+/** Events are counted by their points; a plot's body (PLOT_BODY_MEASUREMENT) goes with its point. */
 const MEASUREMENTS = Object.values(MEASUREMENT);
+const DROPPED = [...MEASUREMENTS, PLOT_BODY_MEASUREMENT];
 
 export class ControlExecutor {
   private readonly keys: RedisKeys;
@@ -63,7 +66,7 @@ export class ControlExecutor {
     for (const result of counts)
       for (const series of result.series ?? []) deleted += Number(series.values[0]?.[1] ?? 0);
     if (deleted > 0)
-      await this.influx.query(`DROP SERIES FROM ${MEASUREMENTS.map(influxQlIdentifier).join(', ')} WHERE ${where}`, {
+      await this.influx.query(`DROP SERIES FROM ${DROPPED.map(influxQlIdentifier).join(', ')} WHERE ${where}`, {
         method: 'POST',
       });
     // Logs belong to tasks only; a model may share a task's id string.

@@ -25,8 +25,16 @@ export const EVENT_TYPE_OF: Record<Measurement, InfluxEventType> = {
   plot: 'plot',
 };
 
-/** Tag keys: company, namespace (t|m), entity id, metric, variant, image key. */
-export const TAG = { company: 'c', namespace: 'n', entity: 'e', metric: 'm', variant: 'v', key: 'k' } as const;
+/** Tag keys: company, namespace (t|m), entity id, metric, variant, image key, plot body bucket. */
+export const TAG = {
+  company: 'c',
+  namespace: 'n',
+  entity: 'e',
+  metric: 'm',
+  variant: 'v',
+  key: 'k',
+  bucket: 'b',
+} as const;
 
 /** Field keys shared by every measurement. */
 export const FIELD = {
@@ -123,6 +131,33 @@ export function iterTimeText(iter: number | undefined): string {
 /** Back from a point time (JSON number, ns) to an iteration; undefined for the sentinel. */
 export function iterFromTime(time: number): number | undefined {
   return time < NO_ITER_THRESHOLD ? undefined : time;
+}
+
+/**
+ * Plot bodies (field `p`) live apart from the plot's other fields: in
+ * `plot_body`, one series per PLOT_BODY_BUCKET iterations of a variant (tag
+ * `b`), at the plot's time. InfluxDB decodes a whole TSM block (up to 1,000
+ * points of a series field) to read one point, so a body read alone from the
+ * variant's one series paid for up to 1,000 bodies; a bucket holds at most
+ * 16. Not an event measurement: every plot event is its `plot` point, which
+ * page selection, counts and listings read (docs/storage.md).
+ */
+export const PLOT_BODY_MEASUREMENT = 'plot_body';
+export const PLOT_BODY_BUCKET = 16;
+/** The bucket of the plot without an iteration. */
+export const NO_ITER_BUCKET = 'none';
+
+/**
+ * The `b` tag of a plot body: its stored time (the clamped iteration)
+ * divided by PLOT_BODY_BUCKET, rounded down. Computed from the stored time,
+ * so that a reader holding only the time InfluxDB answered (a double, read
+ * back with iterFromTime) finds the bucket the writer chose from the event's
+ * iteration; iterations clamped to the smallest time read back as none, so
+ * they share its bucket.
+ */
+export function plotBodyBucket(iter: number | undefined): string {
+  if (iter === undefined || iter < NO_ITER_THRESHOLD) return NO_ITER_BUCKET;
+  return String(Math.floor(Number(iterTimeText(iter)) / PLOT_BODY_BUCKET));
 }
 
 /**

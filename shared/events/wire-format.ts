@@ -12,7 +12,8 @@
  * length-prefixed because bodies (plots, log messages) may hold newlines.
  *
  *   I  an InfluxDB point without its `q` field: `<measurement,tags fields> <time>`
- *      (the writer inserts `,q=<seq>i` before the last space)
+ *      (the writer inserts `,q=<seq>i` before the last space); a plot's is two
+ *      lines, its body's `plot_body` point (no `q`) before its `plot` point
  *   L  a log event for the task's Redis stream: `[company, task, timestamp]` as JSON,
  *      a newline, the stored event JSON (logRecordBody; LogRecord once read)
  *   R  the entity summary of one request (events.md §1.11): JSON EntitySummary

@@ -220,6 +220,7 @@ async function main(): Promise<void> {
       '| field | blocks | values | timestamps | TSM index |',
       '|---|---|---|---|---|',
       ...fieldRows(afterPlots, 'plot', plots.events),
+      ...fieldRows(afterPlots, 'plot_body', plots.events),
       '',
       `storage bytes_per_scalar=${round(bytesPerScalar, 2)} bytes_per_log=${round(memoryPerLog, 1)} bytes_per_plot=${round(bytesPerPlot, 1)} bytes_per_log_aof=${round(aofRewrittenPerLog, 1)} plot_json_bytes=${round(plotJsonBytes / plots.events, 0)}`,
     ];

@@ -11,7 +11,7 @@ import '../harness/stack-context.js';
 import { normalizeEvent, type NormalizedEvent } from '../../ingest/events/event-normalizer.js';
 import { hostileEvent, mostlyValidEvent } from '../../ingest/events/hostile-event-test-harness.js';
 import { encodeAccepted } from '../../ingest/events/storable-event-test-harness.js';
-import { decodeTagValue, MEASUREMENT } from '../../shared/events/storage-layout.js';
+import { decodeTagValue, MEASUREMENT, PLOT_BODY_MEASUREMENT } from '../../shared/events/storage-layout.js';
 import { pointWithSeq, type LogRecord } from '../../shared/events/wire-format.js';
 import { checkLogBody } from '../../ingest/writer/record-checks.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
@@ -49,13 +49,18 @@ describe('accepted events against the real stores', () => {
       const line = pointWithSeq(recordOf(event).body, ++seq);
       await expect(influx.write(line), line.slice(0, 300)).resolves.toBeUndefined();
       const measurement = MEASUREMENT[event.type as keyof typeof MEASUREMENT];
-      const names = expected.get(measurement) ?? new Set<string>();
-      names.add(JSON.stringify([event.entity, event.metric, event.variant]));
-      expected.set(measurement, names);
+      // A plot's body is a point of its own, under the same names (docs/storage.md).
+      for (const m of event.type === 'plot' ? [measurement, PLOT_BODY_MEASUREMENT] : [measurement]) {
+        const names = expected.get(m) ?? new Set<string>();
+        names.add(JSON.stringify([event.entity, event.metric, event.variant]));
+        expected.set(m, names);
+      }
     }
+    expect(expected.has(PLOT_BODY_MEASUREMENT)).toBe(true);
     for (const [measurement, names] of expected) {
+      const field = measurement === PLOT_BODY_MEASUREMENT ? 'p' : 'ts';
       const [result] = await influx.query(`SHOW TAG VALUES FROM "${measurement}" WITH KEY IN ("e", "m", "v")`);
-      const stored = await influx.query(`SELECT count("ts") FROM "${measurement}" GROUP BY "e", "m", "v"`);
+      const stored = await influx.query(`SELECT count("${field}") FROM "${measurement}" GROUP BY "e", "m", "v"`);
       const series = (stored[0]?.series ?? []).map((s) =>
         JSON.stringify([decodeTagValue(s.tags!.e!), decodeTagValue(s.tags!.m!), decodeTagValue(s.tags!.v!)]),
       );

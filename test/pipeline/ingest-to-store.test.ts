@@ -10,6 +10,7 @@ import { encodeTagValue, influxQlString, MEASUREMENT } from '../../shared/events
 import { redisKeys } from '../../shared/stores/redis-keys.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
 import { decodeInfluxRows, decodeLogEntry, type StoredEvent } from '../../query/events/store/stored-events.js';
+import { withPlotBodies } from '../../query/events/store/plot-bodies.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 import { eventually } from '../harness/eventually.js';
 import { afterBarrier } from '../harness/barrier.js';
@@ -44,6 +45,8 @@ async function storedEvents(entity: string, namespace: 't' | 'm' = 't'): Promise
     for (const series of results[0]?.series ?? [])
       out.push(...decodeInfluxRows(series, measurement).map((e) => e.event));
   }
+  // A plot's body is a point of its own (docs/storage.md).
+  await withPlotBodies(influx, h.credentials.a.company, namespace, out);
   if (namespace === 't') {
     const keys = redisKeys(h.env.REDIS_KEY_PREFIX!);
     const segments = Number((await h.service.services.stores.redis.client.get(keys.logSegmentCount(entity))) ?? 1);

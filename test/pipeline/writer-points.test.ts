@@ -51,8 +51,12 @@ describe('points', () => {
       u: 'http://x/1.png',
       q: arrivalSeq(seq, 2),
     });
+    // A plot is two points: its fields, and its body in the no-iteration bucket's series (docs/storage.md).
     const [plot] = await pipeline.client.points('plot', task, 'AND time < 0');
-    expect(plot).toMatchObject({ p: 'p{"data": []}', len: '{"data": []}'.length, q: arrivalSeq(seq, 3) });
+    expect(plot).toMatchObject({ len: '{"data": []}'.length, q: arrivalSeq(seq, 3) });
+    expect(plot!.p ?? null).toBeNull();
+    const [body] = await pipeline.client.points('plot_body', task, 'AND time < 0');
+    expect(body).toMatchObject({ p: 'p{"data": []}', b: 'none', m: 'roc', v: 'c', n: 't' });
   });
 
   it('a later message overwrites an identity; within one message the later record wins', async () => {

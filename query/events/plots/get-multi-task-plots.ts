@@ -20,7 +20,7 @@ import {
 } from './multi-task-plots-page.js';
 import { decodeCursor, encodeCursor, invalidScrollIdError } from '../common/scroll-cursor.js';
 import { needsTasksOrTask, taskAliasField } from '../common/event-read-fields.js';
-import { fetchPlotEvents, plotRefKey } from '../store/plot-bodies.js';
+import { fetchPlotEvents, PLOT_POINT_FIELDS, plotRefKey } from '../store/plot-bodies.js';
 import {
   decodePositions,
   HAS_ITER,
@@ -131,6 +131,8 @@ interface Candidate {
   readonly metric: string;
   readonly variant: string;
   readonly iter: number;
+  /** The plot point as read (plot-bodies.ts PLOT_POINT_FIELDS): the page then reads only its bodies. */
+  readonly point: Readonly<Record<string, unknown>>;
 }
 
 /** The page after `position` (null: the first), with full plot events; `names` maps entity ids to names. */
@@ -150,13 +152,14 @@ export async function multiTaskPlots(
   );
   const series = await runStatement(
     deps.influx,
-    `SELECT "len" FROM "plot" WHERE ${condition} GROUP BY "e","m","v" ORDER BY time DESC LIMIT ${selection.iters}`,
+    `SELECT ${PLOT_POINT_FIELDS} FROM "plot" WHERE ${condition} GROUP BY "e","m","v" ORDER BY time DESC LIMIT ${selection.iters}`,
   );
   const matching: Candidate[] = decodePositions(series).map((p) => ({
     entity: p.entity!,
     metric: p.metric,
     variant: p.variant,
     iter: p.iter!,
+    point: p.fields,
   }));
   const candidates = multiTaskPlotCandidates(matching, selection.iters, selection.lastItersPerTaskMetric);
   const page = multiTaskPlotsPage(candidates, { iters: selection.iters, position, nameOf: (e) => names.get(e) ?? e });

@@ -2,8 +2,8 @@
  * events.get_task_plots (events.md §7.1): per (metric, variant) the `iters`
  * latest plots not marked invalid, in pages of 10000 with a signed cursor.
  *
- * InfluxDB picks the latest `iters` rows per series (narrow rows: no
- * plot_str). A row marked `valid: false` cannot be excluded in the query
+ * InfluxDB picks the latest `iters` rows per series (the plot points,
+ * whose bodies live apart: plot-bodies.ts). A row marked `valid: false` cannot be excluded in the query
  * (a field condition would also drop the rows that have no `valid` field,
  * i.e. every plot when validation is off), so such series are re-read
  * further back until they yield `iters` valid rows or run out.
@@ -14,7 +14,7 @@ import { bool, int, requestSchema, str } from '../../../shared/protocol/request-
 import type { QueryDeps } from '../../query-deps.js';
 import { selectTaskPlots, taskPlotsPage, type TaskPlotsPosition } from './multi-task-plots-page.js';
 import { decodeCursor, encodeCursor, invalidScrollIdError } from '../common/scroll-cursor.js';
-import { fetchPlotEvents, plotRefKey } from '../store/plot-bodies.js';
+import { fetchPlotEvents, PLOT_POINT_FIELDS, plotRefKey } from '../store/plot-bodies.js';
 import {
   metricFilterCondition,
   nearestPerVariant,
@@ -49,6 +49,8 @@ interface Selected {
   readonly variant: string;
   readonly iter: number | null;
   readonly valid_plot?: boolean;
+  /** The plot point as read (plot-bodies.ts PLOT_POINT_FIELDS): the page then reads only its bodies. */
+  readonly point: Readonly<Record<string, unknown>>;
 }
 
 export function getTaskPlotsOperation(deps: QueryDeps): Operation {
@@ -75,7 +77,7 @@ export function getTaskPlotsOperation(deps: QueryDeps): Operation {
       await deps.entities.requireOne(company, cursor.n, cursor.e);
       const selected = await selectedTaskPlots(deps, company, cursor.n, cursor.e, metricFilter(cursor.m), cursor.i);
       const page = taskPlotsPage(selected, cursor.p);
-      const refs = page.plots.map((p) => ({ entity: cursor.e, metric: p.metric, variant: p.variant, iter: p.iter }));
+      const refs = page.plots.map((p) => ({ ...p, entity: cursor.e }));
       const bodies = await fetchPlotEvents(deps, company, cursor.n, refs);
       const plots = refs.flatMap((r) => bodies.get(plotRefKey(r)) ?? []);
       return {
@@ -103,7 +105,7 @@ export async function selectedTaskPlots(
   // Invalid rows do not count: a series whose window holds some is read further back.
   const rows = await nearestPerVariant(
     deps.influx,
-    { select: '"len","valid"', from: 'plot', condition, order: 'DESC', want: iters },
+    { select: PLOT_POINT_FIELDS, from: 'plot', condition, order: 'DESC', want: iters },
     (list) => validCount(list) >= iters,
   );
   const candidates = rows.map((p) => ({
@@ -111,6 +113,7 @@ export async function selectedTaskPlots(
     variant: p.variant,
     iter: p.iter,
     ...(typeof p.fields.valid === 'boolean' ? { valid_plot: p.fields.valid } : {}),
+    point: p.fields,
   }));
   return selectTaskPlots(candidates, iters);
 }

@@ -1,14 +1,38 @@
 /**
- * Plot bodies for a page whose positions are already chosen. Pages are
+ * Plot bodies for plots whose positions are already chosen. Pages are
  * chosen on narrow rows (time and tags, no plot_str) so that only the plots
  * actually returned are transferred; this reads them back with one window
  * per series, all windows in a few requests.
+ *
+ * A body lives in `plot_body`, in the series of its bucket of iterations
+ * (storage-layout plotBodyBucket), so a read names the buckets of the
+ * wanted iterations and decodes at most a bucket's bodies, not the whole
+ * variant's. Plots stored before that layout (2026-11-24) have their body
+ * in the `plot` point's `p` field and none in `plot_body`: a body found in
+ * `plot_body` wins (it is the newer: re-reporting an old plot writes one
+ * there and leaves the old `p`), else the `plot` point's `p` is the body.
  */
-import { NO_ITER_TIME_TEXT } from '../../../shared/events/storage-layout.js';
+import {
+  encodeTagValue,
+  influxQlString,
+  iterFromTime,
+  NO_ITER_TIME_TEXT,
+  PLOT_BODY_MEASUREMENT,
+  plotBodyBucket,
+} from '../../../shared/events/storage-layout.js';
+import type { InfluxSeries, InfluxStore } from '../../../shared/stores/influx-store.js';
 import type { QueryDeps } from '../../query-deps.js';
 import { decodeEvents, iterTime, runStatements, scopeCondition, seriesCondition, where } from './plot-image-influx.js';
 import type { Namespace } from './entity-access.js';
-import type { StoredEvent } from './stored-events.js';
+import { decodePlotString, type StoredEvent } from './stored-events.js';
+
+/**
+ * The fields of a `plot` point for reads that pick their plots from
+ * points (positions carrying them as `point` need only their bodies
+ * read): every field, `p` included, which plots stored before plot_body
+ * hold and later ones lack (a field a series lacks costs nothing to ask for).
+ */
+export const PLOT_POINT_FIELDS = '"len","valid","src","ts","at","w","q","p"';
 
 export interface PlotPositionRef {
   readonly entity: string;
@@ -16,9 +40,18 @@ export interface PlotPositionRef {
   readonly variant: string;
   /** null: the no-iteration plot of the series. */
   readonly iter: number | null;
+  /** The plot point's columns (time and PLOT_POINT_FIELDS) when the caller read them; else they are read here. */
+  readonly point?: Readonly<Record<string, unknown>>;
 }
 
 export const plotRefKey = (p: PlotPositionRef): string => JSON.stringify([p.entity, p.metric, p.variant, p.iter]);
+
+interface SeriesWindow {
+  readonly ref: PlotPositionRef;
+  lo: number | null;
+  hi: number | null;
+  readonly buckets: Set<string>;
+}
 
 /** The stored plot events at these positions, by plotRefKey (positions without a stored plot are missing). */
 export async function fetchPlotEvents(
@@ -27,35 +60,123 @@ export async function fetchPlotEvents(
   namespace: Namespace,
   positions: readonly PlotPositionRef[],
 ): Promise<Map<string, StoredEvent>> {
-  const windows = new Map<string, { ref: PlotPositionRef; lo: number | null; hi: number | null }>();
+  const windows = seriesWindows(positions);
+  const statements = seriesWindows(positions.filter((p) => p.point === undefined)).map(
+    ({ ref, lo, hi }) =>
+      `SELECT * FROM "plot" WHERE ${where(scopeCondition(company, namespace, [ref.entity]), seriesCondition(ref.metric, ref.variant), timeWindow(lo, hi))}`,
+  );
+  const wanted = new Set(positions.map(plotRefKey));
+  const found = new Map<string, StoredEvent>();
+  // The points and the bodies are read at once: the positions say which buckets to read.
+  const [results, bodies] = await Promise.all([
+    runStatements(deps.influx, statements),
+    readBodies(deps.influx, company, namespace, windows),
+  ]);
+  const series = [...positions.flatMap((p) => pointSeries(p, namespace)), ...results.flatMap((r) => r.series ?? [])];
+  for (const { event, iter } of decodeEvents(series, 'plot')) {
+    const key = plotRefKey({
+      entity: event.task as string,
+      metric: event.metric as string,
+      variant: event.variant as string,
+      iter: iter ?? null,
+    });
+    if (!wanted.has(key)) continue;
+    const body = bodies.get(key);
+    if (body !== undefined) event.plot_str = decodePlotString(body);
+    found.set(key, event);
+  }
+  return found;
+}
+
+/**
+ * Gives plot events read from `plot` (SELECT *) their bodies from
+ * `plot_body`; events of other types are left alone. For reads that find
+ * their plots by other conditions than positions (a page of every event
+ * type, a window of iterations, a sample).
+ */
+export async function withPlotBodies(
+  influx: InfluxStore,
+  company: string,
+  namespace: Namespace,
+  events: readonly StoredEvent[],
+): Promise<void> {
+  const refs = new Map<string, { ref: PlotPositionRef; event: StoredEvent }>();
+  for (const event of events) {
+    if (event.type !== 'plot') continue;
+    const ref: PlotPositionRef = {
+      entity: event.task as string,
+      metric: event.metric as string,
+      variant: event.variant as string,
+      iter: (event.iter as number | undefined) ?? null,
+    };
+    refs.set(plotRefKey(ref), { ref, event });
+  }
+  if (refs.size === 0) return;
+  const bodies = await readBodies(influx, company, namespace, seriesWindows([...refs.values()].map((r) => r.ref)));
+  for (const [key, body] of bodies) {
+    const target = refs.get(key);
+    if (target !== undefined) target.event.plot_str = decodePlotString(body);
+  }
+}
+
+/** A point the caller read, as the one-row answer of a SELECT of its series. */
+function pointSeries(p: PlotPositionRef, namespace: Namespace): InfluxSeries[] {
+  if (p.point === undefined) return [];
+  const tags = { e: encodeTagValue(p.entity), m: encodeTagValue(p.metric), v: encodeTagValue(p.variant), n: namespace };
+  return [{ name: 'plot', tags, columns: Object.keys(p.point), values: [Object.values(p.point)] }];
+}
+
+/** Per series, the iterations to read and the buckets that hold them. */
+function seriesWindows(positions: readonly PlotPositionRef[]): SeriesWindow[] {
+  const windows = new Map<string, SeriesWindow>();
   for (const p of positions) {
     const key = JSON.stringify([p.entity, p.metric, p.variant]);
+    const bucket = plotBodyBucket(p.iter ?? undefined);
     const w = windows.get(key);
-    if (w === undefined) windows.set(key, { ref: p, lo: p.iter, hi: p.iter });
+    if (w === undefined) windows.set(key, { ref: p, lo: p.iter, hi: p.iter, buckets: new Set([bucket]) });
     else {
       w.lo = minIter(w.lo, p.iter);
       w.hi = maxIter(w.hi, p.iter);
+      w.buckets.add(bucket);
     }
   }
-  const statements = [...windows.values()].map(({ ref, lo, hi }) => {
-    const from = lo === null ? NO_ITER_TIME_TEXT : iterTime(lo);
-    const to = hi === null ? NO_ITER_TIME_TEXT : iterTime(hi);
-    return `SELECT * FROM "plot" WHERE ${where(scopeCondition(company, namespace, [ref.entity]), seriesCondition(ref.metric, ref.variant), `time >= ${from}`, `time <= ${to}`)}`;
+  return [...windows.values()];
+}
+
+/** The stored bodies (`p` or `z` form) in plot_body of these windows, by plotRefKey. */
+async function readBodies(
+  influx: InfluxStore,
+  company: string,
+  namespace: Namespace,
+  windows: readonly SeriesWindow[],
+): Promise<Map<string, string>> {
+  const statements = windows.map(({ ref, lo, hi, buckets }) => {
+    const inBuckets = [...buckets].map((b) => `"b" = ${influxQlString(b)}`).join(' OR ');
+    // One statement per series: the answer's rows need no tags to say whose they are.
+    return `SELECT "p" FROM "${PLOT_BODY_MEASUREMENT}" WHERE ${where(scopeCondition(company, namespace, [ref.entity]), seriesCondition(ref.metric, ref.variant), `(${inBuckets})`, timeWindow(lo, hi))}`;
   });
-  const wanted = new Set(positions.map(plotRefKey));
-  const found = new Map<string, StoredEvent>();
-  for (const result of await runStatements(deps.influx, statements)) {
-    for (const { event, iter } of decodeEvents(result.series ?? [], 'plot')) {
-      const key = plotRefKey({
-        entity: event.task as string,
-        metric: event.metric as string,
-        variant: event.variant as string,
-        iter: iter ?? null,
-      });
-      if (wanted.has(key)) found.set(key, event);
+  const bodies = new Map<string, string>();
+  const results = await runStatements(influx, statements);
+  results.forEach((result, i) => {
+    const { ref } = windows[i]!;
+    for (const series of result.series ?? []) {
+      const timeAt = series.columns.indexOf('time');
+      const bodyAt = series.columns.indexOf('p');
+      for (const row of series.values) {
+        const body = row[bodyAt];
+        if (typeof body !== 'string') continue;
+        const iter = iterFromTime(row[timeAt] as number) ?? null;
+        bodies.set(plotRefKey({ entity: ref.entity, metric: ref.metric, variant: ref.variant, iter }), body);
+      }
     }
-  }
-  return found;
+  });
+  return bodies;
+}
+
+function timeWindow(lo: number | null, hi: number | null): string {
+  const from = lo === null ? NO_ITER_TIME_TEXT : iterTime(lo);
+  const to = hi === null ? NO_ITER_TIME_TEXT : iterTime(hi);
+  return `time >= ${from} AND time <= ${to}`;
 }
 
 // null (no iteration) ranks below every iteration.

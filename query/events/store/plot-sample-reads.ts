@@ -10,6 +10,7 @@ import type { QueryDeps } from '../../query-deps.js';
 import type { SampleStateKey } from '../navigation/sample-state.js';
 import type { MetricRange, PlotSampleState } from '../plots/plot-sample-navigation.js';
 import type { Namespace } from './entity-access.js';
+import { withPlotBodies } from './plot-bodies.js';
 import {
   decodeEvents,
   decodePositions,
@@ -75,7 +76,14 @@ export async function eventsAt(
     deps.influx,
     `SELECT * FROM "plot" WHERE ${where(scopeCondition(company, namespace, [task]), seriesCondition(metric), `time = ${iterTime(iter)}`)}`,
   );
-  return decodeEvents(rows, 'plot').map(({ event, iter: at }) => ({
+  const decoded = decodeEvents(rows, 'plot');
+  await withPlotBodies(
+    deps.influx,
+    company,
+    namespace,
+    decoded.map((d) => d.event),
+  );
+  return decoded.map(({ event, iter: at }) => ({
     iter: at!,
     metric: event.metric as string,
     variant: event.variant as string,

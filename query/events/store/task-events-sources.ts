@@ -32,6 +32,7 @@ import {
 import { hasIterationLogs, LogSegments } from './log-segments.js';
 import type { ListingEntry } from './metric-listing.js';
 import { decodeInfluxRows, type SequencedEvent } from './stored-events.js';
+import { withPlotBodies } from './plot-bodies.js';
 
 export interface TaskEventsSelection {
   ref: EntityRef;
@@ -129,6 +130,13 @@ export class TaskEventsReader {
         batch,
         selection.order,
       );
+    // Plot bodies are read for the page's plots only (plot-bodies.ts).
+    await withPlotBodies(
+      this.influx,
+      selection.ref.company,
+      selection.ref.namespace,
+      page.events.map((e) => e.event),
+    );
     // The page reached the no-iteration group, so it holds all of it: the logs as well, whatever their number.
     return logTail === undefined ? page : { ...page, position: 'end', logTail };
   }

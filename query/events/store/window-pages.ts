@@ -41,6 +41,7 @@ import {
 } from '../navigation/plot-window-navigation.js';
 import { imageValidity } from './debug-image-validity-store.js';
 import { indexedNewest } from './image-index-reads.js';
+import { withPlotBodies } from './plot-bodies.js';
 import {
   decodeEvents,
   decodePositions,
@@ -102,7 +103,7 @@ export async function firstWindowPage(
     kind === 'debug_images' ? imageValidity(deps, scope, narrow, indexed?.lastInvalid) : plotVariants(deps, selected),
     pageEvents(deps, kind, selected, narrow, chosen),
   ]);
-  return step(newWindowTaskState(selection, present), events, kind, request);
+  return withBodies(deps, company, namespace, step(newWindowTaskState(selection, present), events, kind, request));
 }
 
 /** The next page of one task, and its state with the positions moved. */
@@ -127,7 +128,28 @@ export async function windowPage(
     bounds,
     request.iters,
   );
-  return step(state, await pageEvents(deps, kind, selected, narrow, chosen), kind, request);
+  return withBodies(
+    deps,
+    company,
+    namespace,
+    step(state, await pageEvents(deps, kind, selected, narrow, chosen), kind, request),
+  );
+}
+
+/** A plot page's bodies, read for the plots it shows only (plot-bodies.ts). */
+async function withBodies(
+  deps: QueryDeps,
+  company: string,
+  namespace: Namespace,
+  page: WindowPage,
+): Promise<WindowPage> {
+  await withPlotBodies(
+    deps.influx,
+    company,
+    namespace,
+    page.iterations.flatMap((i) => i.events),
+  );
+  return page;
 }
 
 /**
