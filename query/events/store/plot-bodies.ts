@@ -14,6 +14,8 @@
  */
 import {
   encodeTagValue,
+  FIELD,
+  influxQlIdentifier,
   influxQlString,
   iterFromTime,
   NO_ITER_TIME_TEXT,
@@ -32,7 +34,18 @@ import { decodePlotString, type StoredEvent } from './stored-events.js';
  * read): every field, `p` included, which plots stored before plot_body
  * hold and later ones lack (a field a series lacks costs nothing to ask for).
  */
-export const PLOT_POINT_FIELDS = '"len","valid","src","ts","at","w","q","p"';
+export const PLOT_POINT_FIELDS = [
+  FIELD.plotLength,
+  FIELD.validPlot,
+  FIELD.sourceUrls,
+  FIELD.timestamp,
+  FIELD.receivedAt,
+  FIELD.worker,
+  FIELD.seq,
+  FIELD.plot,
+]
+  .map(influxQlIdentifier)
+  .join(',');
 
 export interface PlotPositionRef {
   readonly entity: string;
