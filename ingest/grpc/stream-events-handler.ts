@@ -92,8 +92,14 @@ async function send(call: ChunkStream, ack: ChunkAck, signal: AbortSignal): Prom
   if (!call.write(ack)) await once(call, 'drain', { signal });
 }
 
-/** A promise that never settles: racing against it leaves only the other outcome. */
-const NEVER = new Promise<never>(() => undefined);
+/**
+ * Rejects when `chain` does and never settles otherwise: racing against it
+ * leaves only the other outcome while the chain runs. A fresh pending promise
+ * each time, not one shared for good: every promise that follows a pending one
+ * is kept in its reactions until it settles, so a shared one kept every
+ * chunk's bytes (~80 MB after a million events) for the life of the process.
+ */
+const failureOf = (chain: Promise<void>) => chain.then(() => new Promise<never>(() => undefined));
 
 async function serve(deps: GrpcIngestDeps, call: ChunkStream, cancellation: CallCancellation): Promise<void> {
   const { signal } = cancellation;
@@ -114,7 +120,7 @@ async function serve(deps: GrpcIngestDeps, call: ChunkStream, cancellation: Call
   try {
     for (;;) {
       // A stream-ending failure of a commit ends the call at once, not at the client's next message.
-      const next = await Promise.race([messages.next(), chain.then(() => NEVER)]);
+      const next = await Promise.race([messages.next(), failureOf(chain)]);
       if (next.done) break;
       const bytes = next.value as Buffer;
       deps.ingestMetrics?.received('grpc', bytes.length);
