@@ -10,6 +10,7 @@ import { exportEventStreamMetrics } from './event-stream-metrics.js';
 import { CompanionRegistry, type EntityChecks } from './events/companion-registry.js';
 import { eventStreamSettings, EventStreamKeeper } from '../shared/events/event-streams.js';
 import type { Component } from '../shared/launcher/component.js';
+import { Counter } from '../shared/observability/metrics.js';
 import type { TargetModule } from '../shared/launcher/target.js';
 import { createIngestMetrics } from './events/ingest-metrics.js';
 import { EventIngestService } from './events/ingest-session.js';
@@ -19,6 +20,7 @@ import { addBatchOperation } from './http/add-batch-operation.js';
 import { addOperation } from './http/add-operation.js';
 import { EventPublisher } from './publish/event-publisher.js';
 import { BufferPool } from './events/buffer-pool.js';
+import { DeadBufferCollector, fullCollection } from './publish/dead-buffer-collector.js';
 import { HeldMemory } from './publish/held-memory.js';
 import { InflightBudget } from './publish/inflight-budget.js';
 import { PublishWindow } from './publish/publish-window.js';
@@ -136,7 +138,52 @@ export const ingestTarget: TargetModule = (services) => {
       addOperation({ ingest, metrics }),
       addBatchOperation({ ingest, maxLineBytes: config.MAX_LINE_BYTES, metrics }),
     ],
-    components: [streams, grpcFront],
+    components: [streams, grpcFront, ...deadBufferCollection(config.INGEST_GC_EXTERNAL_GROWTH_BYTES, services)],
     readiness: [{ name: 'ingest-stream', check: () => eventStreams.check() }],
   };
 };
+
+/** How often external memory is read: a fraction of a second of large bodies at most between readings. */
+const EXTERNAL_MEMORY_READ_MS = 250;
+
+function deadBufferCollection(
+  growthBytes: number,
+  { metrics, logger }: Pick<Parameters<TargetModule>[0], 'metrics' | 'logger'>,
+): Component[] {
+  if (growthBytes === 0) return [];
+  const collect = fullCollection();
+  if (!collect) {
+    logger.warn(
+      'this Node refuses full collections on request: dead buffers wait for V8 (INGEST_GC_EXTERNAL_GROWTH_BYTES)',
+    );
+    return [];
+  }
+  const counted = new Counter({
+    name: 'clearml_ingest_buffer_collections_total',
+    help: 'Full garbage collections asked for because buffer memory grew by INGEST_GC_EXTERNAL_GROWTH_BYTES',
+    registers: [metrics],
+  });
+  const seconds = new Counter({
+    name: 'clearml_ingest_buffer_collection_seconds_total',
+    help: 'Time spent in those collections (the event loop waits meanwhile)',
+    registers: [metrics],
+  });
+  const collector = new DeadBufferCollector({
+    growthBytes,
+    intervalMs: EXTERNAL_MEMORY_READ_MS,
+    collect,
+    onCollect: ({ beforeBytes, afterBytes, ms }) => {
+      counted.inc();
+      seconds.inc(ms / 1000);
+      logger.debug({ beforeBytes, afterBytes, ms: Math.round(ms) }, 'full collection for dead buffers');
+    },
+  });
+  return [
+    {
+      name: 'dead-buffer-collector',
+      phase: 'worker',
+      start: async () => collector.start(),
+      stop: async () => collector.stop(),
+    },
+  ];
+}

@@ -199,6 +199,12 @@ export const configSchema = z
         description:
           'Memory the encoded events of all requests of an ingest process may take; beyond it they spill to INGEST_SPILL_DIR until published',
       }),
+    INGEST_GC_EXTERNAL_GROWTH_BYTES: nonNegativeInt('bytes')
+      .default(32 * MiB)
+      .meta({
+        description:
+          'A full garbage collection once buffer memory outside the V8 heap grew this much since the last (dead buffers of large bodies freed sooner); 0 leaves it to V8',
+      }),
     INGEST_SPILL_DIR: z.string().min(1, { error: 'expected a directory path' }).optional().meta({
       description: 'Directory of the spill files of requests beyond INGEST_MAX_MEMORY_BYTES (on disk, not tmpfs)',
       defaultText: 'the system temporary directory',

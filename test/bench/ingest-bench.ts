@@ -267,7 +267,11 @@ async function memoryPhase(
     refusals: refusals.reduce((a, b) => a + b, 0),
     cpuUsPerEvent: round((cpuSeconds * 1e6) / (perBody * MEMORY_CLIENTS), 2),
     parts: Object.entries(peaks)
-      .map(([name, bytes]) => `${name} ${mb(first[name] ?? 0)} -> ${mb(bytes)} MB`)
+      .map(([name, value]) =>
+        COUNTED_PARTS.has(name)
+          ? `${name} ${first[name] ?? 0} -> ${value}`
+          : `${name} ${mb(first[name] ?? 0)} -> ${mb(value)} MB`,
+      )
       .join(', '),
   };
 }
@@ -277,7 +281,10 @@ const MEMORY_PARTS: Record<string, string> = {
   'heap total': 'nodejs_heap_size_total_bytes',
   external: 'nodejs_external_memory_bytes',
   'events held in memory': 'clearml_ingest_memory_bytes',
+  'full collections for dead buffers': 'clearml_ingest_buffer_collections_total',
 };
+/** Parts that are counts, not bytes. */
+const COUNTED_PARTS = new Set(['full collections for dead buffers']);
 function peakMemoryParts(baseUrl: string): {
   stop(): Promise<{ first: Record<string, number>; peaks: Record<string, number> }>;
 } {
