@@ -103,7 +103,10 @@ export class EventIngestService implements IngestService {
 }
 
 class EventIngestSession implements IngestSession {
-  private readonly entities = new Map<string, EntityState>();
+  /** In the order the request first named them (message ids count on it). */
+  private readonly entities: EntityState[] = [];
+  /** The same states by namespace and id: found per event without making a key string. */
+  private readonly byNamespace = { t: new Map<string, EntityState>(), m: new Map<string, EntityState>() };
   /** early-check rejections (final whatever the entity) */
   private readonly early = new Map<string, Tally>();
   private readonly encoder: EventEncoder;
@@ -127,7 +130,8 @@ class EventIngestSession implements IngestSession {
 
   add(rawEvent: Record<string, unknown>): void {
     if (this.finished) throw new Error('session already finished');
-    this.context.signal?.throwIfAborted();
+    // Per event: a property read, not a call into the AbortSignal's internals.
+    if (this.context.signal?.aborted) this.context.signal.throwIfAborted();
     const index = this.offered++;
     const result = normalizeEvent(rawEvent, {
       receivedAt: this.receivedAt,
@@ -189,12 +193,11 @@ class EventIngestSession implements IngestSession {
   }
 
   private entityState(namespace: 't' | 'm', id: string, allowLocked: boolean): EntityState {
-    const key = `${namespace}\u0000${id}`;
-    let state = this.entities.get(key);
+    let state = this.byNamespace[namespace].get(id);
     if (state === undefined) {
       const { partitions, targetMessageBytes, maxMessageBytes, maxEntitiesPerRequest } = this.deps.settings;
       // Refused at the first entity beyond the cap, while the body may still be arriving.
-      assertEntityRoom(this.entities.size, maxEntitiesPerRequest);
+      assertEntityRoom(this.entities.length, maxEntitiesPerRequest);
       this.hold(ENTITY_BYTES);
       state = {
         namespace,
@@ -218,7 +221,8 @@ class EventIngestSession implements IngestSession {
         ),
         deferredPlots: [],
       };
-      this.entities.set(key, state);
+      this.entities.push(state);
+      this.byNamespace[namespace].set(id, state);
     } else if (state.allowLocked !== allowLocked) {
       state.allowLockedConflict = true;
     }
@@ -228,7 +232,9 @@ class EventIngestSession implements IngestSession {
   discard(cause?: unknown): void {
     if (!this.finished) this.deps.metrics?.failed(this.offered, cause ?? ABORTED);
     this.release(true);
-    this.entities.clear();
+    this.entities.length = 0;
+    this.byNamespace.t.clear();
+    this.byNamespace.m.clear();
   }
 
   /** `reusable`: nothing still reads the request's buffers (nothing was published, or every message was acknowledged). */
@@ -237,7 +243,7 @@ class EventIngestSession implements IngestSession {
     this.finished = true;
     this.deps.budget.give(this.heldBytes);
     this.heldBytes = 0;
-    for (const state of this.entities.values()) state.records.release(reusable);
+    for (const state of this.entities) state.records.release(reusable);
     if (this.spill !== undefined) {
       this.deps.metrics?.spilled(this.spill.bytes);
       void this.spill.close();
@@ -249,12 +255,12 @@ class EventIngestSession implements IngestSession {
     let reusable = true;
     try {
       if (this.offered === 0) throw apiError('batch_empty');
-      const ruleError = requestRuleError(this.entities.values());
+      const ruleError = requestRuleError(this.entities);
       if (ruleError !== undefined) throw ruleError;
       await this.encodeDeferredPlots();
       this.context.signal?.throwIfAborted();
       await this.resolveEntities();
-      result = settleOutcome(this.early, this.entities.values());
+      result = settleOutcome(this.early, this.entities);
       const notAdded = notAddedError(result);
       if (notAdded !== undefined) throw notAdded;
       const messages = this.buildMessages();
@@ -273,7 +279,7 @@ class EventIngestSession implements IngestSession {
   }
 
   private async resolveEntities(): Promise<void> {
-    const states = [...this.entities.values()];
+    const states = this.entities;
     const statuses = await withCallerCredential(this.context.credential, () =>
       this.deps.registry.checkAndRegister(
         this.context.identity.company,
@@ -303,7 +309,7 @@ class EventIngestSession implements IngestSession {
    * however it is encoded: the key decides.
    */
   private buildMessages(): OutgoingMessage[] {
-    const usable = [...this.entities.values()].filter((state) => state.valid > 0 && entityUsable(state));
+    const usable = this.entities.filter((state) => state.valid > 0 && entityUsable(state));
     const { fingerprint } = this.context;
     const request = fingerprint?.idFor(this.context.identity.company) ?? newCallId();
     const packing = (records: number) => (fingerprint?.clientKeyed ? '' : `.${records}`);
@@ -367,7 +373,7 @@ class EventIngestSession implements IngestSession {
    * message is rejected like any event (and registers nothing).
    */
   private async encodeDeferredPlots(): Promise<void> {
-    const waiting = [...this.entities.values()].filter((state) => state.deferredPlots.length > 0);
+    const waiting = this.entities.filter((state) => state.deferredPlots.length > 0);
     const stored = await Promise.all(
       waiting.map((state) =>
         Promise.all(state.deferredPlots.map(({ event }) => storedPlot(event, this.deps.settings))),

@@ -7,13 +7,8 @@ import { once } from 'node:events';
 import { create } from '@bufbuild/protobuf';
 import { status, type handleBidiStreamingCall, type ServerDuplexStream } from '@grpc/grpc-js';
 import type { IngestRequestContext, IngestSession } from '../events/ingest-port.js';
-import { decodeRequest } from './events-ingest-definition.js';
-import {
-  ChunkAckSchema,
-  EventChunkSchema,
-  type ChunkAck,
-  type EventChunk,
-} from './gen/clearml/events/v1/events_ingest_pb.js';
+import { readEventChunk, type ChunkEvents } from './event-chunk-reader.js';
+import { ChunkAckSchema, type ChunkAck } from './gen/clearml/events/v1/events_ingest_pb.js';
 import { IDEMPOTENCY_KEY_HEADER, RequestFingerprint } from '../events/request-fingerprint.js';
 import {
   firstMetadataValue,
@@ -25,7 +20,6 @@ import {
 } from './grpc-call-context.js';
 import { answerableError, endsStream, grpcStatusOf } from './grpc-error-status.js';
 import type { GrpcMethod } from './grpc-metrics.js';
-import { addProtoEvents } from './proto-event-session.js';
 
 type ChunkStream = ServerDuplexStream<Buffer, ChunkAck>;
 
@@ -39,7 +33,7 @@ type PreparedChunk = { chunkId: bigint; session: IngestSession } | { chunkId: bi
  * key and the chunk id (a client re-sending unacknowledged chunks on a new
  * stream keeps both); without, the chunk's bytes.
  */
-function chunkFingerprint(streamKey: string | undefined, chunk: EventChunk, bytes: Buffer): RequestFingerprint {
+function chunkFingerprint(streamKey: string | undefined, chunk: ChunkEvents, bytes: Buffer): RequestFingerprint {
   const fingerprint = RequestFingerprint.of('grpc.chunk', streamKey, String(chunk.chunkId));
   fingerprint.update(bytes);
   return fingerprint;
@@ -49,12 +43,12 @@ function chunkFingerprint(streamKey: string | undefined, chunk: EventChunk, byte
 function prepare(
   deps: GrpcIngestDeps,
   context: IngestRequestContext,
-  chunk: EventChunk,
+  chunk: ChunkEvents,
   fingerprint: RequestFingerprint,
 ): PreparedChunk {
   const session = deps.ingest.begin({ ...context, fingerprint });
   try {
-    addProtoEvents(session, chunk.events);
+    chunk.forEach((raw) => session.add(raw));
     return { chunkId: chunk.chunkId, session };
   } catch (error) {
     session.discard(error);
@@ -124,7 +118,7 @@ async function serve(deps: GrpcIngestDeps, call: ChunkStream, cancellation: Call
       if (next.done) break;
       const bytes = next.value as Buffer;
       deps.ingestMetrics?.received('grpc', bytes.length);
-      const chunk = decodeRequest(EventChunkSchema, bytes);
+      const chunk = readEventChunk(bytes);
       const prepared = prepare(deps, context, chunk, chunkFingerprint(streamKey, chunk, bytes));
       try {
         await chain;

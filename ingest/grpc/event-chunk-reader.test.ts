@@ -1,0 +1,232 @@
+// The chunk reader must read every StreamEvents chunk as protobuf-es followed by decodeProtoEvent
+// did, malformed ones included (400 malformed_body, and no event handed out): each property sends
+// chunks through both and compares what the session would be given.
+import { create, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
+import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isApiError } from '../../shared/errors/error-catalogue.js';
+import { readEventChunk } from './event-chunk-reader.js';
+import { decodeRequest } from './events-ingest-definition.js';
+import { EventChunkSchema, EventSchema } from './gen/clearml/events/v1/events_ingest_pb.js';
+import { decodeProtoEvent } from './proto-event-decoder.js';
+
+type EventInit = MessageInitShape<typeof EventSchema>;
+type Outcome = { chunkId: bigint; events: Array<Record<string, unknown>> } | { error: string };
+
+/** What the session is given: absent fields and fields present as undefined are the same to it. */
+const defined = (raw: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined));
+
+const errorOf = (error: unknown) => (isApiError(error) ? `api:${error.entry.code}/${error.entry.subcode}` : 'other');
+
+function viaProtobufEs(bytes: Buffer): Outcome {
+  try {
+    const chunk = decodeRequest(EventChunkSchema, bytes);
+    return { chunkId: chunk.chunkId, events: chunk.events.map((e) => defined(decodeProtoEvent(e))) };
+  } catch (error) {
+    return { error: errorOf(error) };
+  }
+}
+
+function viaReader(bytes: Buffer): Outcome {
+  try {
+    const chunk = readEventChunk(bytes);
+    const events: Array<Record<string, unknown>> = [];
+    chunk.forEach((raw) => events.push(defined(raw)));
+    return { chunkId: chunk.chunkId, events };
+  } catch (error) {
+    return { error: errorOf(error) };
+  }
+}
+
+const sameAsProtobufEs = (bytes: Uint8Array) => {
+  const buffer = Buffer.from(bytes);
+  expect(viaReader(buffer)).toStrictEqual(viaProtobufEs(buffer));
+};
+
+const text = fc.oneof(fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 12 }));
+const double = fc.oneof(fc.double(), fc.constantFrom(0, -0, 1.5, 1718000000000));
+const int64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
+
+const event: fc.Arbitrary<EventInit> = fc.record(
+  {
+    type: fc.oneof(fc.constantFrom('training_stats_scalar', 'log', 'plot'), text),
+    task: text,
+    iter: fc.oneof(int64, fc.bigInt({ min: -(2n ** 54n), max: 2n ** 54n })),
+    metric: text,
+    variant: text,
+    value: double,
+    values: fc.array(double, { maxLength: 4 }),
+    timestamp: fc.oneof(
+      double.map((value) => ({ case: 'timestampMs' as const, value })),
+      text.map((value) => ({ case: 'timestampText' as const, value })),
+    ),
+    worker: text,
+    msg: text,
+    level: text,
+    url: text,
+    key: text,
+    plotStr: text,
+    modelEvent: fc.boolean(),
+    model: text,
+    allowLocked: fc.boolean(),
+    xAxisLabel: text,
+    skipValidation: fc.boolean(),
+    valuesPresent: fc.boolean(),
+  },
+  { requiredKeys: [] },
+);
+
+const chunkBytes = fc
+  .record({ chunkId: fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), events: fc.array(event, { maxLength: 5 }) })
+  .map((init) => toBinary(EventChunkSchema, create(EventChunkSchema, init)));
+
+/** A record of any field number and wire type, with a payload of that wire type (or not quite). */
+const record = fc
+  .record({
+    field: fc.integer({ min: 1, max: 24 }),
+    wireType: fc.constantFrom(
+      WireType.Varint,
+      WireType.Bit64,
+      WireType.LengthDelimited,
+      WireType.Bit32,
+      WireType.StartGroup,
+    ),
+    number: fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }),
+    bytes: fc.uint8Array({ maxLength: 24 }),
+  })
+  .map(({ field, wireType, number, bytes }) => {
+    const w = new BinaryWriter().tag(field, wireType);
+    if (wireType === WireType.Varint) w.uint64(number);
+    else if (wireType === WireType.Bit64) w.fixed64(number);
+    else if (wireType === WireType.Bit32) w.fixed32(Number(number & 0xffffffffn));
+    else if (wireType === WireType.LengthDelimited) w.bytes(bytes);
+    else w.tag(field, WireType.EndGroup);
+    return w.finish();
+  });
+
+/** An Event made of such records, as field 2 of a chunk. */
+const eventOfRecords = fc
+  .array(
+    fc.oneof(
+      record,
+      event.map((init) => toBinary(EventSchema, create(EventSchema, init))),
+    ),
+    { maxLength: 6 },
+  )
+  .map((records) => new BinaryWriter().tag(2, WireType.LengthDelimited).bytes(Buffer.concat(records)).finish());
+
+const concat = (parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
+
+describe('readEventChunk', () => {
+  it('reads chunks as protobuf-es does', () => {
+    fc.assert(fc.property(chunkBytes, sameAsProtobufEs), { numRuns: 2000 });
+  });
+
+  it('reads records of any field and wire type, repeated or unknown, as protobuf-es does', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(eventOfRecords, record), { maxLength: 4 }), (parts) =>
+        sameAsProtobufEs(concat(parts)),
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('refuses or reads damaged chunks as protobuf-es does', () => {
+    const damaged = fc
+      .tuple(
+        chunkBytes,
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 }), fc.nat({ max: 2 })), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+      )
+      .map(([bytes, edits]) => {
+        let out = [...bytes];
+        for (const [at, byte, kind] of edits) {
+          const i = out.length === 0 ? 0 : at % out.length;
+          if (kind === 0) out[i] = byte;
+          else if (kind === 1) out.splice(i, 0, byte);
+          else out = out.slice(0, i);
+        }
+        return new Uint8Array(out);
+      });
+    fc.assert(fc.property(damaged, sameAsProtobufEs), { numRuns: 3000 });
+  });
+
+  it('reads packed and unpacked values, and the last of repeated fields', () => {
+    const e = new BinaryWriter()
+      .tag(1, WireType.LengthDelimited)
+      .string('log')
+      .tag(7, WireType.Bit64)
+      .double(1)
+      .tag(7, WireType.LengthDelimited)
+      .bytes(new BinaryWriter().double(2).double(3).finish())
+      .tag(1, WireType.LengthDelimited)
+      .string('training_stats_vector')
+      .tag(8, WireType.Bit64)
+      .double(5)
+      .tag(9, WireType.LengthDelimited)
+      .string('2024-06-10T06:13:20Z')
+      .finish();
+    const bytes = new BinaryWriter()
+      .tag(2, WireType.LengthDelimited)
+      .bytes(e)
+      .tag(1, WireType.Varint)
+      .uint64(7n)
+      .finish();
+    sameAsProtobufEs(bytes);
+    expect(viaReader(Buffer.from(bytes))).toStrictEqual({
+      chunkId: 7n,
+      events: [{ type: 'training_stats_vector', values: [1, 2, 3], timestamp: '2024-06-10T06:13:20Z' }],
+    });
+  });
+
+  it('sends an empty list of values only when values_present says so', () => {
+    const empty = new BinaryWriter().tag(7, WireType.LengthDelimited).bytes(new Uint8Array(0));
+    const chunk = (e: BinaryWriter) => new BinaryWriter().tag(2, WireType.LengthDelimited).bytes(e.finish()).finish();
+    sameAsProtobufEs(chunk(empty));
+    expect(viaReader(Buffer.from(chunk(empty)))).toStrictEqual({ chunkId: 0n, events: [{}] });
+    const present = new BinaryWriter()
+      .tag(7, WireType.LengthDelimited)
+      .bytes(new Uint8Array(0))
+      .tag(21, WireType.Varint)
+      .bool(true);
+    expect(viaReader(Buffer.from(chunk(present)))).toStrictEqual({ chunkId: 0n, events: [{ values: [] }] });
+  });
+
+  it('reads iterations to the nearest double, as Number(bigint) does', () => {
+    const iters = [
+      0n,
+      -1n,
+      2n ** 53n - 1n,
+      2n ** 53n + 1n,
+      2n ** 53n + 3n,
+      -(2n ** 53n) - 3n,
+      2n ** 63n - 1n,
+      -(2n ** 63n),
+      2n ** 62n + 2n ** 10n + 1n,
+    ];
+    for (const iter of iters) {
+      const bytes = Buffer.from(toBinary(EventChunkSchema, create(EventChunkSchema, { events: [{ iter }] })));
+      expect(viaReader(bytes)).toStrictEqual({ chunkId: 0n, events: [{ iter: Number(iter) }] });
+    }
+  });
+
+  it('reads plain chunks itself, into objects of one shape (not through protobuf-es)', () => {
+    fc.assert(
+      fc.property(chunkBytes, (bytes) => {
+        readEventChunk(Buffer.from(bytes)).forEach((raw) => expect(Object.keys(raw)).toHaveLength(19));
+      }),
+    );
+  });
+
+  it('hands out no event of a chunk that turns out malformed', () => {
+    const good = toBinary(EventChunkSchema, create(EventChunkSchema, { events: [{ type: 'log', task: 't' }] }));
+    const bytes = Buffer.from(concat([good, good.subarray(0, good.length - 1)]));
+    const added: unknown[] = [];
+    expect(() => readEventChunk(bytes).forEach((raw) => added.push(raw))).toThrow();
+    expect(added).toEqual([]);
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * `node dist/test/bench/ingest-path-bench.js [http|grpc] [requests]`: the
+ * ingest process's own work on bench:ingest's SDK-shaped scalar load, in
+ * process and without stores: add_batch NDJSON bodies (fed in 64 KiB
+ * chunks, as sockets deliver them) or StreamEvents chunks, through the
+ * session to packed message payloads; entity checks answer at once and
+ * publishing only reads the payloads. CPU µs an event of this process, so
+ * that a change to parsing, checking or encoding can be measured apart from
+ * sockets and the machine's other load (docs/performance.md). Take the
+ * benchmark lock on a shared machine.
+ *
+ * Last line: `ingest_path mode=<m> cpu_us=<x>`.
+ */
+import { Readable } from 'node:stream';
+import { EventIngestService } from '../../ingest/events/ingest-session.js';
+import { BufferPool } from '../../ingest/events/buffer-pool.js';
+import type { IngestResult } from '../../ingest/events/ingest-port.js';
+import { RequestFingerprint } from '../../ingest/events/request-fingerprint.js';
+import { readEventChunk } from '../../ingest/grpc/event-chunk-reader.js';
+import { addBatchOperation } from '../../ingest/http/add-batch-operation.js';
+import { HeldMemory } from '../../ingest/publish/held-memory.js';
+import { InflightBudget } from '../../ingest/publish/inflight-budget.js';
+import type { CallContext } from '../../shared/protocol/operation.js';
+import { grpcChunk, ndjsonBody } from './scalar-load.js';
+
+const mode = process.argv[2] === 'grpc' ? 'grpc' : 'http';
+const REQUESTS = Number(process.argv[3] ?? 100);
+const BATCH = 10_000;
+const BODIES = 8;
+const SOCKET_CHUNK = 64 * 1024;
+
+const ingest = new EventIngestService({
+  registry: { checkAndRegister: async (_c, _u, _n, entities) => entities.map(() => 'ok' as const) },
+  publisher: {
+    async publishAll(messages) {
+      for (const message of messages) {
+        await message.payload();
+        message.acknowledged?.();
+      }
+    },
+  } as ConstructorParameters<typeof EventIngestService>[0]['publisher'],
+  budget: new InflightBudget(512 * 1024 * 1024),
+  memory: new HeldMemory(32 * 1024 * 1024),
+  buffers: new BufferPool(16 * 1024 * 1024),
+  settings: {
+    partitions: 8,
+    targetMessageBytes: 1024 * 1024,
+    maxMessageBytes: 1024 * 1024,
+    plotValidation: true,
+    plotCompressionThreshold: 16 * 1024,
+    maxEntitiesPerRequest: 1000,
+  },
+});
+const identity = { company: 'bench-company', user: 'bench-user' } as CallContext['identity'];
+const addBatch = addBatchOperation({ ingest, maxLineBytes: 16 * 1024 * 1024 });
+const bodies = Array.from({ length: BODIES }, (_, n) => ndjsonBody('p', n * BATCH, BATCH, `p-mk${n}`));
+const chunks = Array.from({ length: BODIES }, (_, n) => Buffer.from(grpcChunk('p', n, n * BATCH, BATCH, `p-mk${n}`)));
+
+function socketChunks(body: Buffer): Readable {
+  const parts: Buffer[] = [];
+  for (let at = 0; at < body.length; at += SOCKET_CHUNK) parts.push(body.subarray(at, at + SOCKET_CHUNK));
+  return Readable.from(parts, { objectMode: false });
+}
+
+async function request(i: number): Promise<IngestResult> {
+  if (mode === 'grpc') {
+    const bytes = chunks[i % BODIES]!;
+    const fingerprint = RequestFingerprint.of('grpc.chunk', undefined, String(i));
+    fingerprint.update(bytes);
+    const session = ingest.begin({ identity, fingerprint });
+    readEventChunk(bytes).forEach((raw) => session.add(raw));
+    return session.commit();
+  }
+  const context = {
+    identity,
+    callId: 'bench',
+    headers: {},
+    signal: new AbortController().signal,
+    receivedAt: Date.now(),
+  } as unknown as CallContext;
+  return (await addBatch.handle(
+    socketChunks(bodies[i % BODIES]!),
+    { contentType: 'application/json-lines', search: '' },
+    context,
+  )) as IngestResult;
+}
+
+async function main(): Promise<void> {
+  // Warm-up: the hot functions optimised before the clock starts.
+  for (let i = 0; i < 20; i++) await request(i);
+  const before = process.cpuUsage();
+  for (let i = 0; i < REQUESTS; i++) {
+    const result = await request(i);
+    if (result.added !== BATCH + 1) throw new Error(`request ${i}: ${JSON.stringify(result)}`);
+  }
+  const used = process.cpuUsage(before);
+  const perEvent = (used.user + used.system) / (REQUESTS * (BATCH + 1));
+  process.stdout.write(`ingest_path mode=${mode} cpu_us=${perEvent.toFixed(3)}\n`);
+}
+
+void main().catch((error: unknown) => {
+  process.stderr.write(`benchmark failed: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
