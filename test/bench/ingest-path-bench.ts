@@ -1,5 +1,5 @@
 /**
- * `node dist/test/bench/ingest-path-bench.js [http|grpc] [requests]`: the
+ * `npm run bench:ingest-path -- [http|grpc] [requests]`: the
  * ingest process's own work on bench:ingest's SDK-shaped scalar load, in
  * process and without stores: add_batch NDJSON bodies (fed in 64 KiB
  * chunks, as sockets deliver them) or StreamEvents chunks, through the
