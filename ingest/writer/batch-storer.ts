@@ -1,6 +1,7 @@
 /**
  * Stores one batch, in this order: the InfluxDB body (one POST), the log
- * lines (one script per task), the entity summaries (in stream order), then,
+ * lines (one script per task, all tasks at once), the entity summaries (each
+ * entity's in stream order, summary-waves.ts), then,
  * when Redis has replicas, waits until they have those writes
  * (replica-sync.ts), the dead letters; then acknowledges every message of
  * the batch. Nothing is acknowledged before the stores accepted it (on the
@@ -20,6 +21,7 @@ import type { ReplicaSync } from './replica-sync.js';
 import { appendTaskLogs, applySummary, writePoints } from './record-isolation.js';
 import { StoreRefused, untilStored, type RetryOptions, type StoreName } from './store-retry.js';
 import type { SummaryApplier } from './summary-applier.js';
+import { summaryWaves } from './summary-waves.js';
 import type { WriteBatch } from './write-batch.js';
 import type { WriterMetrics } from './writer-metrics.js';
 
@@ -56,14 +58,20 @@ export async function storeBatch(
   if (points > 0) points -= await timed('influx', () => writePoints(batch, stores.influx, retry));
   let logLines = batch.logLines;
   if (batch.logs.size > 0) {
-    await timed('redis', async () => {
-      for (const [task, logs] of batch.logs) logLines -= await appendTaskLogs(batch, task, logs, stores.logs, retry);
-    });
+    // Tasks' streams are independent keys: their scripts go out together (one round trip).
+    const refused = await timed('redis', () =>
+      settleAll([...batch.logs].map(([task, logs]) => appendTaskLogs(batch, task, logs, stores.logs, retry))),
+    );
+    for (const count of refused) logLines -= count;
   }
   let summaries = 0;
   if (batch.summaries.length > 0) {
     await timed('redis', async () => {
-      for (const entry of batch.summaries) if (await applySummary(batch, entry, stores.summaries, retry)) summaries++;
+      for (const wave of summaryWaves(batch.summaries))
+        for (const applied of await settleAll(
+          wave.map((entry) => applySummary(batch, entry, stores.summaries, retry)),
+        ))
+          if (applied) summaries++;
     });
   }
 
@@ -96,6 +104,17 @@ export async function storeBatch(
     },
     'batch stored',
   );
+}
+
+/**
+ * Every call's result once all have settled, or the first failure: no call of
+ * the batch is still retrying when the caller gives the batch up.
+ */
+async function settleAll<T>(calls: ReadonlyArray<Promise<T>>): Promise<T[]> {
+  const settled = await Promise.allSettled(calls);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
 }
 
 async function deadLetter(

@@ -9,8 +9,10 @@
  * Numbers: Redis' cjson prints 14 significant digits, which would corrupt
  * doubles. Values the summary brings are passed as JS' shortest round-trip
  * text and stored as given; numbers the script keeps from the stored JSON
- * or computes are printed with the shortest of %.15g/%.16g/%.17g that reads
- * back to the same double. Means are combined so that no finite values
+ * are stored back as the text they were stored as; numbers it computes are
+ * printed with the shortest of %.15g/%.16g/%.17g that reads back to the
+ * same double (a mean rounded to two decimals: its %.2f text without
+ * trailing zeros, the same number). Means are combined so that no finite values
  * overflow: (old mean × old count + sum) / count as long as that is
  * finite, else the weighted mean of the two means, which lies between them.
  */
@@ -75,6 +77,24 @@ local function finite(v)
   return nil
 end
 local function iterText(v) v = finite(v) if v then return num(v) end return '' end
+-- A kept number is stored back as the text it was stored as (num's or JS' shortest round trip), not
+-- printed again: printing and reading back (up to three formats, two reads) was a quarter of this
+-- script's time. Quotes inside the JSON strings before it are escaped, so the member's name matches
+-- only the member. Printed from the decoded number when the text is not a plain number.
+local function storedText(json, name, v)
+  local text = string.match(json, '"' .. name .. '":(%-?%d[%d%.eE+%-]*)[,}]')
+  if text then return text end
+  return num(v)
+end
+-- A mean rounded to two decimals, as num(tonumber(string.format('%.2f', v))) prints it, but without
+-- printing it twice: below 1e15 the two-decimal text without its trailing zeros is that number's
+-- shortest form.
+local function twoDecimals(v)
+  if not (math.abs(v) < 1e15) then return num(tonumber(string.format('%.2f', v))) end
+  local text = string.gsub(string.gsub(string.format('%.2f', v), '0+$', ''), '%.$', '')
+  if text == '-0' then return '0' end
+  return text
+end
 -- The mean of n1 values of mean m1 and n2 of mean m2, weighted: it lies between m1 and m2, so
 -- no finite means overflow (the sum of the values may).
 local function weighted(m1, n1, m2, n2)
@@ -122,10 +142,20 @@ if scalars > 0 then
   if at > old then redis.call('HSET', KEYS[1], '${LAST_SCALAR_AT_FIELD}', ARGV[2]) end
 end
 local base = 10
+-- The chunk's statistics are read with one HMGET and written with one HSET: a redis.call costs
+-- more than the Lua around it. A field twice in a chunk (ingest sends each once) reads what its
+-- first entry wrote, as with one HGET and HSET each.
+local olds, written, updates = {}, {}, {}
+if scalars > 0 then
+  local fields = {}
+  for s = 0, scalars - 1 do fields[s + 1] = ARGV[base + s * ${FIELDS_PER_SCALAR}] end
+  olds = redis.call('HMGET', KEYS[2], unpack(fields))
+end
 for s = 0, scalars - 1 do
   local a = base + s * ${FIELDS_PER_SCALAR}
   local field = ARGV[a]
-  local oldText = redis.call('HGET', KEYS[2], field)
+  local oldText = written[field]
+  if oldText == nil then oldText = olds[s + 1] end
   -- Stored statistics that do not read back (written by an older version) are replaced, not fatal.
   local old = nil
   if oldText then
@@ -143,15 +173,15 @@ for s = 0, scalars - 1 do
   if old then
     local oldMin, oldMax, oldFirst = finite(old.min_value), finite(old.max_value), finite(old.first_value)
     if oldMin and not (tonumber(minV) < oldMin) then
-      minV = num(oldMin)
+      minV = storedText(oldText, 'min_value', oldMin)
       minI = iterText(old.min_value_iteration)
     end
     if oldMax and not (tonumber(maxV) > oldMax) then
-      maxV = num(oldMax)
+      maxV = storedText(oldText, 'max_value', oldMax)
       maxI = iterText(old.max_value_iteration)
     end
     if oldFirst then
-      firstV = num(oldFirst)
+      firstV = storedText(oldText, 'first_value', oldFirst)
       firstI = iterText(old.first_value_iteration)
     end
     local oldCount = finite(old.count) or 0
@@ -164,7 +194,7 @@ for s = 0, scalars - 1 do
     if label == nil and type(old.x_axis_label) == 'string' then label = cjson.encode(old.x_axis_label) end
   end
   local meanText = '0'
-  if count > 0 then meanText = num(tonumber(string.format('%.2f', mean))) end
+  if count > 0 then meanText = twoDecimals(mean) end
   local parts = {'{"metric":', ARGV[a + 1], ',"variant":', ARGV[a + 2], ',"value":', value}
   local function add(name, v) if v ~= '' then parts[#parts + 1] = ',"' .. name .. '":' .. v end end
   add('iter', iter)
@@ -179,11 +209,15 @@ for s = 0, scalars - 1 do
   add('mean_value', meanText)
   if label then add('x_axis_label', label) end
   parts[#parts + 1] = '}'
-  redis.call('HSET', KEYS[2], field, table.concat(parts))
+  local text = table.concat(parts)
+  written[field] = text
+  updates[#updates + 1] = field
+  updates[#updates + 1] = text
 end
+if scalars > 0 then redis.call('HSET', KEYS[2], unpack(updates)) end
 applyImageUses(KEYS[7], KEYS[8], redis.call('SCARD', KEYS[3]) == 0, ARGV[9])
 local listing = base + scalars * ${FIELDS_PER_SCALAR}
-for i = listing, listing + listed - 1 do redis.call('SADD', KEYS[3], ARGV[i]) end
+if listed > 0 then redis.call('SADD', KEYS[3], unpack(ARGV, listing, listing + listed - 1)) end
 redis.call('HSET', KEYS[1], 'summary_seq', ARGV[1], 'summary_chunk', chunk)
 return 1`);
 
