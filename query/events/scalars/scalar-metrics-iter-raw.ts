@@ -14,7 +14,7 @@ import { countSelection, iterPage, timestampPage, type RawSelection } from '../s
 import { seriesOfPage, seriesOfPoints, type RawSeries } from './raw-point-order.js';
 import { namespaceOf, type Namespace } from '../store/entity-access.js';
 import { InfluxCsvReader } from '../store/influx-csv.js';
-import { MetricListings } from '../store/metric-listing.js';
+import { readableListings } from '../metrics/readable-listings.js';
 
 export const RAW_DEFAULT_BATCH = 10_000;
 export const RAW_MAX_BATCH = 200_000;
@@ -86,10 +86,10 @@ export function scalarMetricsIterRawOperation(deps: QueryDeps) {
           tot: null,
         };
       }
-      await deps.entities.requireOne(company, cursor.n, cursor.e);
+      const [listing] = await readableListings(deps, company, cursor.n, [cursor.e], [cursor.e]);
       const batch = Math.min(request.batch_size || cursor.bs, RAW_MAX_BATCH);
 
-      const listed = (await new MetricListings(deps.redis, deps.keyPrefix).one(company, cursor.n, cursor.e))
+      const listed = listing!
         .filter(
           (e) =>
             e.type === 'training_stats_scalar' &&
@@ -113,7 +113,10 @@ export function scalarMetricsIterRawOperation(deps: QueryDeps) {
           : Promise.resolve(cursor.tot),
       ]);
       const returned = series.reduce((sum, s) => sum + s.x.length, 0);
-      const lastX = series.reduce<number | null>((max, s) => (max === null || s.x.at(-1)! > max ? s.x.at(-1)! : max), null);
+      const lastX = series.reduce<number | null>(
+        (max, s) => (max === null || s.x.at(-1)! > max ? s.x.at(-1)! : max),
+        null,
+      );
       const next: RawCursor = { ...cursor, p: lastX ?? cursor.p, tot: total };
       return {
         returned,
