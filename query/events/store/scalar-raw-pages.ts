@@ -8,7 +8,10 @@
  * last iteration (one point per series and iteration); a full answer whose
  * last row is still that iteration is completed by a `time = x` read. Read
  * as CSV like the timestamp pages: JSON.parse of a 200k-row answer was most
- * of what the page cost beyond InfluxDB.
+ * of what the page cost beyond InfluxDB. The page stays in columns (x, y,
+ * variant), grouped by variant for the answer without an object per point;
+ * ts and q, which only order the variants whose first points share an x,
+ * are read from those rows alone (raw-point-order.ts seriesOfPage).
  *
  * key=timestamp/iso_time: x is the `ts` field, which InfluxDB cannot order
  * by. Each variant's points with `ts > p` are read (CSV, one request per
