@@ -15,7 +15,7 @@ import { decodeCursor, encodeCursor, invalidScrollIdError } from '../common/scro
 import { namespaceOf, type Namespace } from '../store/entity-access.js';
 import { seriesOf } from '../store/influx-rows.js';
 import { allOf, entityWhere, NO_ITER, tagEquals, timeCompare, type EntityRef } from '../store/influx-where.js';
-import { MetricListings } from '../store/metric-listing.js';
+import { readableListings } from '../metrics/readable-listings.js';
 import { decodeInfluxRows, type SequencedEvent } from '../store/stored-events.js';
 import { metricDataTotal } from '../store/scalar-metric-data-total.js';
 
@@ -87,12 +87,10 @@ export function getScalarMetricDataOperation(deps: QueryDeps) {
       }
       const namespace = cursor?.n ?? namespaceOf(request.model_events);
       const metric = cursor?.m ?? request.metric;
-      await deps.entities.requireOne(company, namespace, request.task);
+      const [listing] = await readableListings(deps, company, namespace, [request.task], [request.task]);
       const ref: EntityRef = { company, namespace, id: request.task };
       const where = allOf(entityWhere(ref), tagEquals(TAG.metric, metric));
-      const variants = (
-        await new MetricListings(deps.redis, deps.keyPrefix).one(company, namespace, request.task)
-      ).filter((e) => e.type === 'training_stats_scalar' && e.metric === metric).length;
+      const variants = listing!.filter((e) => e.type === 'training_stats_scalar' && e.metric === metric).length;
       const { events, firstRead } = await nextPage(deps.influx, where, cursor?.p ?? null, Math.max(1, variants));
       // The total is counted once, after the first page: its rows size the count (store/scalar-metric-data-total.ts).
       const total = cursor ? cursor.tot : await metricDataTotal(deps.influx, where, firstRead, variants);

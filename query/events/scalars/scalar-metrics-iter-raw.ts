@@ -10,16 +10,11 @@ import type { QueryDeps } from '../../query-deps.js';
 import { decodeCursor, encodeCursor, invalidScrollIdError } from '../common/scroll-cursor.js';
 import { metricVariantsField, scalarKeyField, type ScalarKey } from '../common/event-read-fields.js';
 import { plainMap } from './plain-map.js';
-import {
-  countSelection,
-  iterPage,
-  timestampPage,
-  type RawPoint,
-  type RawSelection,
-} from '../store/scalar-raw-pages.js';
+import { countSelection, iterPage, timestampPage, type RawSelection } from '../store/scalar-raw-pages.js';
+import { seriesOfPage, seriesOfPoints, type RawSeries } from './raw-point-order.js';
 import { namespaceOf, type Namespace } from '../store/entity-access.js';
 import { InfluxCsvReader } from '../store/influx-csv.js';
-import { MetricListings } from '../store/metric-listing.js';
+import { readableListings } from '../metrics/readable-listings.js';
 
 export const RAW_DEFAULT_BATCH = 10_000;
 export const RAW_MAX_BATCH = 200_000;
@@ -91,10 +86,10 @@ export function scalarMetricsIterRawOperation(deps: QueryDeps) {
           tot: null,
         };
       }
-      await deps.entities.requireOne(company, cursor.n, cursor.e);
+      const [listing] = await readableListings(deps, company, cursor.n, [cursor.e], [cursor.e]);
       const batch = Math.min(request.batch_size || cursor.bs, RAW_MAX_BATCH);
 
-      const listed = (await new MetricListings(deps.redis, deps.keyPrefix).one(company, cursor.n, cursor.e))
+      const listed = listing!
         .filter(
           (e) =>
             e.type === 'training_stats_scalar' &&
@@ -109,29 +104,32 @@ export function scalarMetricsIterRawOperation(deps: QueryDeps) {
         filterVariants: cursor.vs !== null,
       };
       const byTimestamp = cursor.k !== 'iter';
-      const [points, total] = await Promise.all([
-        byTimestamp ? timestampPage(csv, selection, cursor.p, batch) : iterPage(csv, selection, cursor.p, batch),
+      const [series, total] = await Promise.all([
+        byTimestamp
+          ? timestampPage(csv, selection, cursor.p, batch).then(seriesOfPoints)
+          : iterPage(csv, selection, cursor.p, batch).then(seriesOfPage),
         cursor.tot === null && request.count_total
           ? countSelection(deps.influx, selection, byTimestamp ? 'timestamp' : 'iter')
           : Promise.resolve(cursor.tot),
       ]);
-      const next: RawCursor = { ...cursor, p: points.length > 0 ? points[points.length - 1]!.x : cursor.p, tot: total };
+      const returned = series.reduce((sum, s) => sum + s.x.length, 0);
+      const lastX = series.reduce<number | null>(
+        (max, s) => (max === null || s.x.at(-1)! > max ? s.x.at(-1)! : max),
+        null,
+      );
+      const next: RawCursor = { ...cursor, p: lastX ?? cursor.p, tot: total };
       return {
-        returned: points.length,
+        returned,
         total,
         scroll_id: encodeCursor(deps.signingSecret, company, next, PURPOSE),
-        variants: variantsOf(points, cursor.k),
+        variants: variantsOf(series, cursor.k),
       };
     },
   });
 }
 
-function variantsOf(points: readonly RawPoint[], key: ScalarKey) {
+function variantsOf(series: readonly RawSeries[], key: ScalarKey) {
   const variants = plainMap<Record<string, number[]>>();
-  for (const p of points) {
-    const v = (variants[p.variant] ??= { y: [], [key]: [] });
-    v.y!.push(p.y);
-    v[key]!.push(p.x);
-  }
+  for (const s of series) variants[s.variant] = { y: s.y, [key]: s.x };
   return variants;
 }

@@ -72,6 +72,14 @@ describe('parseCsvColumns', () => {
     expect(parseCsvColumns(text, [], ['v']).strings).toEqual([values]);
   });
 
+  it('reads more number columns of one row again when asked to keep rows', () => {
+    const rereadable = parseCsvColumns(answer, ['time'], ['v'], { rereadable: true });
+    expect(rereadable.reread(1, ['ts', 'q'])).toEqual([6, 8]);
+    expect(rereadable.reread(3, ['y'])).toEqual([3]);
+    expect(() => rereadable.reread(4, ['y'])).toThrow(RangeError);
+    expect(parseCsvColumns(answer, ['time'], ['v']).reread(0, ['ts'])).toEqual([]);
+  });
+
   it('fails on an unterminated quoted cell instead of reading past it', () => {
     expect(() => parseCsvColumns('name,tags,time,v\nscalar,,1,"open\n', ['time'], ['v'])).toThrow(/unterminated/);
   });

@@ -8,7 +8,10 @@
  * last iteration (one point per series and iteration); a full answer whose
  * last row is still that iteration is completed by a `time = x` read. Read
  * as CSV like the timestamp pages: JSON.parse of a 200k-row answer was most
- * of what the page cost beyond InfluxDB.
+ * of what the page cost beyond InfluxDB. The page stays in columns (x, y,
+ * variant), grouped by variant for the answer without an object per point;
+ * ts and q, which only order the variants whose first points share an x,
+ * are read from those rows alone (raw-point-order.ts seriesOfPage).
  *
  * key=timestamp/iso_time: x is the `ts` field, which InfluxDB cannot order
  * by. Each variant's points with `ts > p` are read (CSV, one request per
@@ -28,11 +31,11 @@ import {
   isSorted,
   mergeSorted,
   pageLength,
-  sortTies,
+  type RawColumns,
   type RawPoint,
 } from '../scalars/raw-point-order.js';
 
-export type { RawPoint };
+export type { RawColumns, RawPoint };
 
 export interface RawSelection {
   ref: EntityRef;
@@ -48,51 +51,88 @@ function selectionWhere(s: RawSelection): string {
   return allOf(entityWhere(s.ref), tagEquals(TAG.metric, s.metric), variants);
 }
 
+/** The page as columns (x ascending, the ties of an x unordered: raw-point-order.ts seriesOfPage orders what they decide). */
 export async function iterPage(
   csv: InfluxCsvReader,
   s: RawSelection,
   after: number | null,
   batch: number,
-): Promise<RawPoint[]> {
-  if (s.variants.length === 0) return [];
+): Promise<RawColumns> {
+  if (s.variants.length === 0) return NO_COLUMNS;
   const where = allOf(selectionWhere(s), HAS_ITER, after === null ? undefined : timeCompare('>', after));
   const limit = batch + s.variants.length;
-  const rows = await pointRows(
+  let rows = await pointColumns(
     csv,
     `SELECT "y", "ts", "q", "v" FROM "scalar" WHERE ${where} ORDER BY time ASC LIMIT ${limit}`,
   );
   if (rows.length === limit) {
     // The listing may lag the points by a moment: never trust it to bound an iteration.
-    const lastX = rows[rows.length - 1]!.x;
-    const rest = await pointRows(
+    const lastX = rows.x[rows.length - 1]!;
+    const rest = await pointColumns(
       csv,
       `SELECT "y", "ts", "q", "v" FROM "scalar" WHERE ${allOf(selectionWhere(s), timeCompare('=', lastX))}`,
     );
-    rows.splice(
-      rows.findIndex((r) => r.x === lastX),
-      Infinity,
-      ...rest,
-    );
+    rows = joined(rows, rows.x.indexOf(lastX), rest);
   }
-  sortTies(rows);
-  return rows.slice(0, pageLength(rows, batch));
+  return prefix(rows, pageLength(rows.x, batch));
 }
 
-async function pointRows(csv: InfluxCsvReader, statement: string): Promise<RawPoint[]> {
-  const {
-    numbers: [x, y, ts, q],
-    strings: [v],
-  } = await csv.columns(statement, ['time', 'y', 'ts', 'q'], ['v']);
+const NO_COLUMNS: RawColumns = { length: 0, x: [], y: [], variant: [], arrival: () => ({ ts: 0, seq: 0 }) };
+
+interface PointColumns extends RawColumns {
+  readonly x: Float64Array;
+  readonly y: Float64Array;
+}
+
+/** The rows of a statement selecting y, ts, q and v, as columns; ts and q are read only for the rows asked. */
+async function pointColumns(csv: InfluxCsvReader, statement: string): Promise<PointColumns> {
+  const answer = await csv.columns(statement, ['time', 'y'], ['v'], undefined, { rereadable: true });
+  const [x, y] = answer.numbers as [Float64Array, Float64Array];
   // Tag values repeat over the rows: each distinct one is decoded once.
   const decoded = new Map<string, string>();
-  const points: RawPoint[] = new Array(x!.length);
-  for (let i = 0; i < points.length; i++) {
-    const stored = v![i]!;
-    let variant = decoded.get(stored);
-    if (variant === undefined) decoded.set(stored, (variant = decodeTagValue(stored)));
-    points[i] = { variant, x: x![i]!, y: y![i]!, ts: ts![i]!, seq: q![i]! };
-  }
-  return points;
+  const variant = answer.strings[0]!.map((stored) => {
+    let name = decoded.get(stored);
+    if (name === undefined) decoded.set(stored, (name = decodeTagValue(stored)));
+    return name;
+  });
+  return {
+    length: x.length,
+    x,
+    y,
+    variant,
+    arrival(i) {
+      const [ts, seq] = answer.reread(i, ['ts', 'q']);
+      return { ts: ts!, seq: seq! };
+    },
+  };
+}
+
+/** The first `cut` rows of `head`, then every row of `tail`. */
+function joined(head: PointColumns, cut: number, tail: PointColumns): PointColumns {
+  const concat = (a: Float64Array, b: Float64Array) => {
+    const out = new Float64Array(cut + b.length);
+    out.set(a.subarray(0, cut));
+    out.set(b, cut);
+    return out;
+  };
+  return {
+    length: cut + tail.length,
+    x: concat(head.x, tail.x),
+    y: concat(head.y, tail.y),
+    variant: [...head.variant.slice(0, cut), ...tail.variant],
+    arrival: (i) => (i < cut ? head.arrival(i) : tail.arrival(i - cut)),
+  };
+}
+
+function prefix(rows: PointColumns, length: number): PointColumns {
+  if (length === rows.length) return rows;
+  return {
+    length,
+    x: rows.x.subarray(0, length),
+    y: rows.y.subarray(0, length),
+    variant: rows.variant.slice(0, length),
+    arrival: (i) => rows.arrival(i),
+  };
 }
 
 /** Concurrent variant reads (two InfluxDB cores). */

@@ -20,7 +20,7 @@ import {
 } from '../common/event-read-fields.js';
 import { namespaceOf, type Namespace } from '../store/entity-access.js';
 import { LogSegments } from '../store/log-segments.js';
-import { MetricListings } from '../store/metric-listing.js';
+import { readableListings } from '../metrics/readable-listings.js';
 import { MergedLogReader } from '../store/log-stream-reader.js';
 import { taskEventsAnswer } from './task-events-answer.js';
 import { TaskEventsReader, type TaskEventsSelection } from '../store/task-events-sources.js';
@@ -103,10 +103,9 @@ export function getTaskEventsOperation(deps: QueryDeps) {
           tot: null,
         };
       }
-      await deps.entities.requireOne(company, cursor.n, cursor.e);
+      const [listing] = await readableListings(deps, company, cursor.n, [cursor.e], [cursor.e]);
       const batch = Math.min(request.batch_size, TASK_EVENTS_MAX_BATCH);
       const selection = selectionOf(company, cursor);
-      const listing = await new MetricListings(deps.redis, deps.keyPrefix).one(company, cursor.n, cursor.e);
       const reader = new TaskEventsReader(deps.influx, new LogSegments(deps.redis, deps.keyPrefix), (task, direction) =>
         MergedLogReader.open(deps.redis, deps.keyPrefix, task, { direction, chunk: LOG_READ_CHUNK, readAhead: true }),
       );
