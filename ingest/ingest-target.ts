@@ -138,16 +138,17 @@ export const ingestTarget: TargetModule = (services) => {
       addOperation({ ingest, metrics }),
       addBatchOperation({ ingest, maxLineBytes: config.MAX_LINE_BYTES, metrics }),
     ],
-    components: [streams, grpcFront, ...deadBufferCollection(config.INGEST_GC_EXTERNAL_GROWTH_BYTES, services)],
+    components: [streams, grpcFront, ...deadBufferCollection(config.INGEST_GC_EXTERNAL_GROWTH_BYTES, budget, services)],
     readiness: [{ name: 'ingest-stream', check: () => eventStreams.check() }],
   };
 };
 
-/** How often external memory is read: a fraction of a second of large bodies at most between readings. */
-const EXTERNAL_MEMORY_READ_MS = 250;
+/** How often memory is read: a fraction of a second of large bodies at most between readings. */
+const MEMORY_READ_MS = 250;
 
 function deadBufferCollection(
   growthBytes: number,
+  budget: InflightBudget,
   { metrics, logger }: Pick<Parameters<TargetModule>[0], 'metrics' | 'logger'>,
 ): Component[] {
   if (growthBytes === 0) return [];
@@ -158,9 +159,10 @@ function deadBufferCollection(
     );
     return [];
   }
-  const counted = new Counter({
+  const counted = new Counter<'trigger'>({
     name: 'clearml_ingest_buffer_collections_total',
-    help: 'Full garbage collections asked for because buffer memory grew by INGEST_GC_EXTERNAL_GROWTH_BYTES',
+    help: 'Full garbage collections asked for by the ingest process: `growth` of buffer memory while requests are held, `idle` when the process went idle with a grown heap (INGEST_GC_EXTERNAL_GROWTH_BYTES)',
+    labelNames: ['trigger'],
     registers: [metrics],
   });
   const seconds = new Counter({
@@ -170,12 +172,16 @@ function deadBufferCollection(
   });
   const collector = new DeadBufferCollector({
     growthBytes,
-    intervalMs: EXTERNAL_MEMORY_READ_MS,
+    intervalMs: MEMORY_READ_MS,
+    busy: () => budget.inUse > 0,
     collect,
-    onCollect: ({ beforeBytes, afterBytes, ms }) => {
-      counted.inc();
+    onCollect: ({ trigger, before, after, ms }) => {
+      counted.inc({ trigger });
       seconds.inc(ms / 1000);
-      logger.debug({ beforeBytes, afterBytes, ms: Math.round(ms) }, 'full collection for dead buffers');
+      logger.debug(
+        { trigger, before, after, ms: Math.round(ms) },
+        'full garbage collection for memory the process no longer uses',
+      );
     },
   });
   return [

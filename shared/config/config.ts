@@ -203,7 +203,7 @@ export const configSchema = z
       .default(32 * MiB)
       .meta({
         description:
-          'A full garbage collection once buffer memory outside the V8 heap grew this much since the last (dead buffers of large bodies freed sooner); 0 leaves it to V8',
+          'A full garbage collection when buffer memory outside the V8 heap grew this much while requests are held, and once per idle spell when the heap grew this much past the live heap; 0 leaves it to V8',
       }),
     INGEST_SPILL_DIR: z.string().min(1, { error: 'expected a directory path' }).optional().meta({
       description: 'Directory of the spill files of requests beyond INGEST_MAX_MEMORY_BYTES (on disk, not tmpfs)',

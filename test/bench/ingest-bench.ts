@@ -298,7 +298,9 @@ function peakMemoryParts(baseUrl: string): {
         () => '',
       );
       for (const [part, name] of Object.entries(MEMORY_PARTS)) {
-        const value = Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? NaN);
+        // Every sample of the metric added up (a counter by label, a gauge alone).
+        const samples = [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'gm'))];
+        const value = samples.length === 0 ? NaN : samples.reduce((sum, m) => sum + Number(m[1]), 0);
         if (Number.isFinite(value)) peaks[part] = Math.max(peaks[part] ?? 0, value);
       }
       first ??= { ...peaks };
