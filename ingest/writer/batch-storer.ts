@@ -68,9 +68,7 @@ export async function storeBatch(
   if (batch.summaries.length > 0) {
     await timed('redis', async () => {
       for (const wave of summaryWaves(batch.summaries))
-        for (const applied of await settleAll(
-          wave.map((entry) => applySummary(batch, entry, stores.summaries, retry)),
-        ))
+        for (const applied of await settleAll(wave.map((entry) => applySummary(batch, entry, stores.summaries, retry))))
           if (applied) summaries++;
     });
   }
