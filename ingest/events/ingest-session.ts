@@ -17,7 +17,7 @@ import type { InflightBudget } from '../publish/inflight-budget.js';
 import { EventEncoder } from './event-encoder.js';
 import type { IngestMetrics } from './ingest-metrics.js';
 import { eventTooLarge } from './event-limits.js';
-import { normalizeEvent, type NormalizedEvent } from './event-normalizer.js';
+import { normalizeEvent, UNKNOWN_WORKER, type NormalizedEvent } from './event-normalizer.js';
 import { needsCompression, plotFields, storedPlot } from './plot-storage.js';
 import type { BufferPool } from './buffer-pool.js';
 import { RecordSink } from './record-sink.js';
@@ -79,6 +79,8 @@ interface EntityState extends EntityTally {
   partition: number;
   summary: EntitySummaryBuilder;
   records: RecordSink;
+  /** the E record of the entity's messages, made at its first J record */
+  header?: string;
   /** plots waiting for asynchronous compression, with their line index; once one waits, later plots wait too (order) */
   deferredPlots: Array<{ event: NormalizedEvent; index: number }>;
 }
@@ -121,7 +123,7 @@ class EventIngestSession implements IngestSession {
     private readonly context: IngestRequestContext,
   ) {
     this.receivedAt = (deps.now ?? Date.now)();
-    this.encoder = new EventEncoder(context.identity.company, this.receivedAt);
+    this.encoder = new EventEncoder(context.identity.company, this.receivedAt, context.workerHeader || UNKNOWN_WORKER);
   }
 
   get count(): number {
@@ -155,19 +157,24 @@ class EventIngestSession implements IngestSession {
       this.hold(event.plotStr!.length + DEFERRED_PLOT_BYTES);
       return;
     }
-    const grown = entity.records.append(
-      event.type === 'log'
-        ? this.encoder.log(event)
-        : event.type === 'plot'
-          ? this.encoder.plotPoint(event, plotFields(event, `p${event.plotStr}`, this.deps.settings))
-          : this.encoder.point(event),
-    );
+    const grown = this.append(entity, event);
     if (grown === undefined) {
       this.hold(tally(entity.late, eventTooLarge(this.deps.settings.maxMessageBytes), index));
       return;
     }
     entity.valid += 1;
     this.hold(grown + entity.summary.add(event));
+  }
+
+  private append(entity: EntityState, event: NormalizedEvent): number | undefined {
+    if (event.type === 'log') return entity.records.append(this.encoder.log(event));
+    if (event.type === 'plot')
+      return entity.records.append(
+        this.encoder.plotPoint(event, plotFields(event, `p${event.plotStr}`, this.deps.settings)),
+      );
+    const compact = this.encoder.compactPoint(event);
+    if (compact === undefined) return entity.records.append(this.encoder.point(event));
+    return entity.records.append(compact, (entity.header ??= this.encoder.header(entity.id)));
   }
 
   drained(): Promise<void> | undefined {
