@@ -21,6 +21,7 @@ import { normalizeEvent, UNKNOWN_WORKER, type NormalizedEvent } from './event-no
 import { needsCompression, plotFields, storedPlot } from './plot-storage.js';
 import type { BufferPool } from './buffer-pool.js';
 import { RecordSink } from './record-sink.js';
+import { packByPartition, type EntityMessage } from './partition-packer.js';
 import { SpillFile } from './spill-file.js';
 import {
   assertEntityRoom,
@@ -305,35 +306,36 @@ class EventIngestSession implements IngestSession {
   }
 
   /**
-   * Each usable entity's records in line order, then its summary; one
-   * message per packed buffer. Message ids name the request (its
+   * Each usable entity's records in line order, then its summary, packed
+   * per partition (partition-packer.ts). Message ids name the request (its
    * fingerprint: a re-send of it gets the same ids, and JetStream drops the
-   * messages it already has), the entity's place in the request and the
-   * message's place among the entity's. A request known by its bytes adds
-   * the message's record count: a re-send packed differently (another
-   * ingest's settings) gets other ids, so it can be stored twice but never
-   * lose an event. A request the client named by a key is that request
-   * however it is encoded: the key decides.
+   * messages it already has), the partition and the message's place among
+   * the partition's. A request known by its bytes adds the message's record
+   * count: a re-send packed differently (another ingest's settings) gets
+   * other ids, so it can be stored twice but never lose an event. A request
+   * the client named by a key is that request however it is encoded: the
+   * key decides.
    */
   private buildMessages(): OutgoingMessage[] {
     const usable = this.entities.filter((state) => state.valid > 0 && entityUsable(state));
     const { fingerprint } = this.context;
     const request = fingerprint?.idFor(this.context.identity.company) ?? newCallId();
     const packing = (records: number) => (fingerprint?.clientKeyed ? '' : `.${records}`);
-    const messages: OutgoingMessage[] = [];
-    usable.forEach((state, entity) => {
+    const entityMessages: EntityMessage[] = [];
+    for (const state of usable) {
       this.appendSummary(state.records, state.summary.build(this.context.identity.user, this.receivedAt));
-      state.records.messages().forEach(({ payload, size, records, acknowledged }, n) =>
-        messages.push({
-          partition: state.partition,
-          payload,
-          size,
-          acknowledged,
-          id: `${request}.${entity}.${n}${packing(records)}`,
-        }),
-      );
-    });
-    return messages;
+      for (const message of state.records.messages()) entityMessages.push({ ...message, partition: state.partition });
+    }
+    return packByPartition(entityMessages, this.deps.settings.targetMessageBytes, this.deps.buffers).map(
+      ({ partition, n, payload, size, records, acknowledged }) => ({
+        partition,
+        payload,
+        size,
+        acknowledged,
+        // `p`: never the id of a message of an ingest before packing (`<request>.<entity>.<n>`).
+        id: `${request}.p${partition}.${n}${packing(records)}`,
+      }),
+    );
   }
 
   /**

@@ -2,7 +2,7 @@
 // responses, per-event rejections, request-level rules, registration, and the records in JetStream.
 import { connect, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeRecords, streamName } from '../../shared/events/wire-format.js';
+import { decodeRecords, partitionOf, streamName } from '../../shared/events/wire-format.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
 import { ndjson } from '../harness/event-builders.js';
@@ -325,6 +325,36 @@ describe('what reaches JetStream', () => {
         new RegExp(`^scalar,c=${company},e=${task},.* y=2,ts=1718000000004i,at=\\d+i,w="node-7" 4$`),
       ),
     ]);
+  });
+
+  it('packs the records of entities of one partition into one message, each entity in line order', async () => {
+    const partitions = Number(h.env.NATS_PARTITIONS ?? 8);
+    const first = unique('task-');
+    let second = unique('task-');
+    while (partitionOf('t', second, partitions) !== partitionOf('t', first, partitions)) second = unique('task-');
+    const scalar = (task: string, iter: number) => ({
+      type: 'training_stats_scalar',
+      task,
+      iter,
+      metric: 'loss',
+      variant: 'train',
+      value: iter,
+    });
+    await batch([scalar(first, 1), scalar(second, 1), scalar(first, 2), scalar(second, 2)]);
+    const payloads = await publishedPayloads(first);
+    expect(payloads).toHaveLength(1);
+    const records = [...decodeRecords(payloads[0]!.payload)];
+    const owner = (body: string) => (body.includes(first) ? 'first' : 'second');
+    // One entity's points, then its summary, then the next entity's.
+    expect(records.map((r) => `${r.kind} ${owner(r.body)}`)).toEqual([
+      'I first',
+      'I first',
+      'R first',
+      'I second',
+      'I second',
+      'R second',
+    ]);
+    expect(records.filter((r) => r.kind === 'I').map((r) => r.body.split(' ').pop())).toEqual(['1', '2', '1', '2']);
   });
 });
 
