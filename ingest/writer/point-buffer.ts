@@ -10,8 +10,6 @@ import type { PointHeader } from './record-scanner.js';
 
 const COMMA = 0x2c;
 const COMMA_Q_EQ = [COMMA, 0x71, 0x3d];
-/** Below this, a loop copies faster than Buffer#copy and the view it makes. */
-const SHORT_COPY = 32;
 const SPACE = 0x20;
 const NEWLINE = 0x0a;
 const LETTER_I = 0x69;
@@ -55,11 +53,16 @@ export class PointBuffer {
       let comma = start;
       while (comma < space && src[comma] !== COMMA && src[comma] !== SPACE) comma++;
       if (src[comma] !== COMMA) return false;
-      this.reserve(end - start + header.tagsEnd - header.tagsStart + header.fieldsEnd - header.fieldsStart + 24);
-      at = copyBytes(src, start, comma, this.buf, this.length);
-      at = copyBytes(src, header.tagsStart, header.tagsEnd, this.buf, at);
-      at = copyBytes(src, comma, space, this.buf, at);
-      at = copyBytes(src, header.fieldsStart, header.fieldsEnd, this.buf, at);
+      const { tagsStart, tagsEnd, fieldsStart, fieldsEnd } = header;
+      this.reserve(end - start + tagsEnd - tagsStart + fieldsEnd - fieldsStart + 24);
+      // The short parts in loops written out here (a helper function per part measured slower),
+      // the record's own middle by one copy.
+      const buf = this.buf;
+      at = this.length;
+      for (let i = start; i < comma; i++) buf[at++] = src[i]!;
+      for (let i = tagsStart; i < tagsEnd; i++) buf[at++] = src[i]!;
+      at += src.copy(buf, at, comma, space);
+      for (let i = fieldsStart; i < fieldsEnd; i++) buf[at++] = src[i]!;
     }
     const buf = this.buf;
     buf[at++] = COMMA_Q_EQ[0]!;
@@ -82,13 +85,6 @@ export class PointBuffer {
     this.buf.copy(grown, 0, 0, this.length);
     this.buf = grown;
   }
-}
-
-/** Copies src[from, to) to dst at `at`; answers the position after it. */
-function copyBytes(src: Buffer, from: number, to: number, dst: Buffer, at: number): number {
-  if (to - from >= SHORT_COPY) return at + src.copy(dst, at, from, to);
-  for (let i = from; i < to; i++) dst[at++] = src[i]!;
-  return at;
 }
 
 /** Writes a non-negative safe integer in decimal; answers the position after it. */
