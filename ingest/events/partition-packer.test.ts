@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BufferPool } from './buffer-pool.js';
-import { packByPartition, type EntityMessage } from './partition-packer.js';
+import { JOIN_BELOW, packByPartition, type EntityMessage } from './partition-packer.js';
 
 const TARGET = 4096;
 
@@ -75,6 +75,15 @@ describe('packByPartition', () => {
     expect(pool.retained).toBe(0);
     joined!.acknowledged();
     expect(pool.retained).toBe(8192);
+  });
+
+  it('joins no message of JOIN_BELOW bytes or more: the copy would cost memory and buy little', () => {
+    const large = 'L'.repeat(JOIN_BELOW);
+    const packed = packByPartition(
+      [message(2, 'a', 1), message(2, large, 1), message(2, 'b', 1), message(2, 'c', 1)],
+      4 * JOIN_BELOW,
+    );
+    expect(packed.map((m) => m.size)).toEqual([1, JOIN_BELOW, 2]);
   });
 
   it('passes a message that is alone in its pack through as it is', async () => {
