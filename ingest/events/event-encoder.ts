@@ -14,7 +14,7 @@ import {
   quoteFieldString,
 } from '../../shared/events/storage-layout.js';
 import { NestedKeyMap } from './nested-key-map.js';
-import { frameRecord, logRecordBody } from '../../shared/events/wire-format.js';
+import { frameRecord, headerRecordBody, logRecordBody } from '../../shared/events/wire-format.js';
 import type { NormalizedEvent } from './event-normalizer.js';
 
 const tag = (value: string) => escapeTagValue(encodeTagValue(value));
@@ -34,14 +34,24 @@ export class EventEncoder {
   private readonly companyTag: string;
   readonly receivedAtIso: string;
   private readonly receivedAtField: string;
+  /** `,at=..i,w=".."`: the fields an E record holds for the J records after it. */
+  private readonly sharedFields: string;
 
   constructor(
     readonly company: string,
     readonly receivedAt: number,
+    /** The worker of events that name none (the request's): its events' points go out as J records. */
+    private readonly defaultWorker?: string,
   ) {
     this.companyTag = tag(company);
     this.receivedAtIso = new Date(receivedAt).toISOString();
     this.receivedAtField = `,at=${receivedAt}i`;
+    this.sharedFields = `${this.receivedAtField},w=${quoteFieldString(defaultWorker ?? '')}`;
+  }
+
+  /** The E record a message of the entity's J records starts with. */
+  header(entity: string): string {
+    return frameRecord('E', headerRecordBody(this.entityPart(entity), this.sharedFields));
   }
 
   /** `,c=..,e=..` for an entity (tags in key order c, e, k, m, n, v: InfluxDB's own order). */
@@ -71,29 +81,34 @@ export class EventEncoder {
     return `,ts=${event.timestamp}i${this.receivedAtField}${worker}`;
   }
 
-  /** The I record of a scalar, vector or debug image event. */
+  /** The I record of a scalar, vector or debug image event: self-contained. */
   point(event: NormalizedEvent): string {
-    const series = this.entityPart(event.entity);
+    return frameRecord('I', this.pointBody(event, this.entityPart(event.entity), this.commonFields(event)));
+  }
+
+  /**
+   * The J record of a scalar, vector or debug image event: the point without
+   * what the message's E record (`header`) holds; undefined when the event
+   * names a worker other than the request's, which an I record carries.
+   */
+  compactPoint(event: NormalizedEvent): string | undefined {
+    if (event.worker !== this.defaultWorker) return undefined;
+    return frameRecord('J', this.pointBody(event, '', `,ts=${event.timestamp}i`));
+  }
+
+  /** `entityTags`: `,c=..,e=..` or empty (J); `fields`: the fields after the type's own, starting with a comma. */
+  private pointBody(event: NormalizedEvent, entityTags: string, fields: string): string {
     const time = iterTimeText(event.iter);
     switch (event.type) {
       case 'training_stats_scalar':
-        return frameRecord(
-          'I',
-          `${MEASUREMENT.training_stats_scalar}${series}${this.seriesPart(event.namespace, event.metric, event.variant)} y=${formatFloat(event.value!)}${this.commonFields(event)} ${time}`,
-        );
+        return `${MEASUREMENT.training_stats_scalar}${entityTags}${this.seriesPart(event.namespace, event.metric, event.variant)} y=${formatFloat(event.value!)}${fields} ${time}`;
       case 'training_stats_vector':
-        return frameRecord(
-          'I',
-          `${MEASUREMENT.training_stats_vector}${series}${this.seriesPart(event.namespace, event.metric, event.variant)} y=${quoteFieldString(JSON.stringify(event.values))}${this.commonFields(event)} ${time}`,
-        );
+        return `${MEASUREMENT.training_stats_vector}${entityTags}${this.seriesPart(event.namespace, event.metric, event.variant)} y=${quoteFieldString(JSON.stringify(event.values))}${fields} ${time}`;
       case 'training_debug_image': {
         const keyTag = event.key === undefined ? '' : `,k=${tag(event.key)}`;
         const url = event.url === undefined ? '' : `u=${quoteFieldString(event.url)},`;
-        // `u` may be absent, so the first field is `ts`; commonFields starts with a comma.
-        return frameRecord(
-          'I',
-          `${MEASUREMENT.training_debug_image}${series}${keyTag}${this.seriesPart(event.namespace, event.metric, event.variant)} ${url}${this.commonFields(event).slice(1)} ${time}`,
-        );
+        // `u` may be absent, so the first field is `ts`; `fields` starts with a comma.
+        return `${MEASUREMENT.training_debug_image}${entityTags}${keyTag}${this.seriesPart(event.namespace, event.metric, event.variant)} ${url}${fields.slice(1)} ${time}`;
       }
       default:
         throw new Error(`no point form for ${event.type}`);

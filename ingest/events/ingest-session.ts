@@ -17,10 +17,11 @@ import type { InflightBudget } from '../publish/inflight-budget.js';
 import { EventEncoder } from './event-encoder.js';
 import type { IngestMetrics } from './ingest-metrics.js';
 import { eventTooLarge } from './event-limits.js';
-import { normalizeEvent, type NormalizedEvent } from './event-normalizer.js';
+import { normalizeEvent, UNKNOWN_WORKER, type NormalizedEvent } from './event-normalizer.js';
 import { needsCompression, plotFields, storedPlot } from './plot-storage.js';
 import type { BufferPool } from './buffer-pool.js';
 import { RecordSink } from './record-sink.js';
+import { packByPartition, type EntityMessage } from './partition-packer.js';
 import { SpillFile } from './spill-file.js';
 import {
   assertEntityRoom,
@@ -79,6 +80,8 @@ interface EntityState extends EntityTally {
   partition: number;
   summary: EntitySummaryBuilder;
   records: RecordSink;
+  /** the E record of the entity's messages, made at its first J record */
+  header?: string;
   /** plots waiting for asynchronous compression, with their line index; once one waits, later plots wait too (order) */
   deferredPlots: Array<{ event: NormalizedEvent; index: number }>;
 }
@@ -121,7 +124,7 @@ class EventIngestSession implements IngestSession {
     private readonly context: IngestRequestContext,
   ) {
     this.receivedAt = (deps.now ?? Date.now)();
-    this.encoder = new EventEncoder(context.identity.company, this.receivedAt);
+    this.encoder = new EventEncoder(context.identity.company, this.receivedAt, context.workerHeader || UNKNOWN_WORKER);
   }
 
   get count(): number {
@@ -155,19 +158,24 @@ class EventIngestSession implements IngestSession {
       this.hold(event.plotStr!.length + DEFERRED_PLOT_BYTES);
       return;
     }
-    const grown = entity.records.append(
-      event.type === 'log'
-        ? this.encoder.log(event)
-        : event.type === 'plot'
-          ? this.encoder.plotPoint(event, plotFields(event, `p${event.plotStr}`, this.deps.settings))
-          : this.encoder.point(event),
-    );
+    const grown = this.append(entity, event);
     if (grown === undefined) {
       this.hold(tally(entity.late, eventTooLarge(this.deps.settings.maxMessageBytes), index));
       return;
     }
     entity.valid += 1;
     this.hold(grown + entity.summary.add(event));
+  }
+
+  private append(entity: EntityState, event: NormalizedEvent): number | undefined {
+    if (event.type === 'log') return entity.records.append(this.encoder.log(event));
+    if (event.type === 'plot')
+      return entity.records.append(
+        this.encoder.plotPoint(event, plotFields(event, `p${event.plotStr}`, this.deps.settings)),
+      );
+    const compact = this.encoder.compactPoint(event);
+    if (compact === undefined) return entity.records.append(this.encoder.point(event));
+    return entity.records.append(compact, (entity.header ??= this.encoder.header(entity.id)));
   }
 
   drained(): Promise<void> | undefined {
@@ -298,35 +306,36 @@ class EventIngestSession implements IngestSession {
   }
 
   /**
-   * Each usable entity's records in line order, then its summary; one
-   * message per packed buffer. Message ids name the request (its
+   * Each usable entity's records in line order, then its summary, packed
+   * per partition (partition-packer.ts). Message ids name the request (its
    * fingerprint: a re-send of it gets the same ids, and JetStream drops the
-   * messages it already has), the entity's place in the request and the
-   * message's place among the entity's. A request known by its bytes adds
-   * the message's record count: a re-send packed differently (another
-   * ingest's settings) gets other ids, so it can be stored twice but never
-   * lose an event. A request the client named by a key is that request
-   * however it is encoded: the key decides.
+   * messages it already has), the partition and the message's place among
+   * the partition's. A request known by its bytes adds the message's record
+   * count: a re-send packed differently (another ingest's settings) gets
+   * other ids, so it can be stored twice but never lose an event. A request
+   * the client named by a key is that request however it is encoded: the
+   * key decides.
    */
   private buildMessages(): OutgoingMessage[] {
     const usable = this.entities.filter((state) => state.valid > 0 && entityUsable(state));
     const { fingerprint } = this.context;
     const request = fingerprint?.idFor(this.context.identity.company) ?? newCallId();
     const packing = (records: number) => (fingerprint?.clientKeyed ? '' : `.${records}`);
-    const messages: OutgoingMessage[] = [];
-    usable.forEach((state, entity) => {
+    const entityMessages: EntityMessage[] = [];
+    for (const state of usable) {
       this.appendSummary(state.records, state.summary.build(this.context.identity.user, this.receivedAt));
-      state.records.messages().forEach(({ payload, size, records, acknowledged }, n) =>
-        messages.push({
-          partition: state.partition,
-          payload,
-          size,
-          acknowledged,
-          id: `${request}.${entity}.${n}${packing(records)}`,
-        }),
-      );
-    });
-    return messages;
+      for (const message of state.records.messages()) entityMessages.push({ ...message, partition: state.partition });
+    }
+    return packByPartition(entityMessages, this.deps.settings.targetMessageBytes, this.deps.buffers).map(
+      ({ partition, n, payload, size, records, acknowledged }) => ({
+        partition,
+        payload,
+        size,
+        acknowledged,
+        // `p`: never the id of a message of an ingest before packing (`<request>.<entity>.<n>`).
+        id: `${request}.p${partition}.${n}${packing(records)}`,
+      }),
+    );
   }
 
   /**

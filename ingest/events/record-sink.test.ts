@@ -78,3 +78,64 @@ describe('RecordSink under memory pressure', () => {
     expect(await bytesOf(third.messages())).toEqual(published);
   });
 });
+
+describe('RecordSink with E records (wire version 2)', () => {
+  const HEADER = 'E20:,c=co,e=task\n,w="x"';
+  const j = (i: number) => `J${String(i).length + 6}:s,m ${i} 1`;
+
+  it('starts every message holding J records with their E record, once, and counts it as a record', async () => {
+    const sink = new RecordSink(TARGET, LIMIT);
+    const input: Array<[string, string | undefined]> = [];
+    for (let i = 0; i < 20_000; i++) input.push(i % 1000 === 999 ? [`I5:i ${i % 10} 1`, undefined] : [j(i), HEADER]);
+    input.forEach(([record, header]) => sink.append(record, header));
+    const messages = await bytesOf(sink.messages());
+    expect(messages.length).toBeGreaterThan(2);
+    for (const { payload, records } of messages) {
+      expect(payload.startsWith(HEADER)).toBe(true);
+      expect(payload.split(HEADER)).toHaveLength(2);
+      expect(Buffer.byteLength(payload)).toBeLessThanOrEqual(TARGET);
+      // The E record, then one record per J or I record appended.
+      expect(records).toBe(payload.match(/[IJ]\d+:/g)!.length + 1);
+    }
+    expect(messages.map((m) => m.payload.slice(HEADER.length)).join('')).toBe(input.map(([r]) => r).join(''));
+  });
+
+  it('writes no E record into a message of records without one, and one before a J record that follows them', async () => {
+    const sink = new RecordSink(TARGET, LIMIT);
+    sink.append('L3:log');
+    sink.append(j(1), HEADER);
+    sink.append(j(2), HEADER);
+    const large = `J${100_000}:${'y'.repeat(100_000)}`;
+    sink.append(large, HEADER);
+    sink.append('L3:log');
+    sink.append(j(3), HEADER);
+    const messages = await bytesOf(sink.messages());
+    // A record too large to share a message gets one of its own, after its E record.
+    expect(messages).toEqual([
+      { payload: `L3:log${HEADER}${j(1)}${j(2)}`, records: 4 },
+      { payload: `${HEADER}${large}`, records: 2 },
+      { payload: `L3:log${HEADER}${j(3)}`, records: 3 },
+    ]);
+    const logsOnly = new RecordSink(TARGET, LIMIT);
+    logsOnly.append('L3:log');
+    expect(await bytesOf(logsOnly.messages())).toEqual([{ payload: 'L3:log', records: 1 }]);
+  });
+
+  it('packs E and J records exactly as in memory when every segment is spilled', async () => {
+    const input = Array.from({ length: 5000 }, (_, i) => {
+      const body = `s,m ${'x'.repeat((i * 7919) % 700)} ${i}`;
+      return `J${body.length}:${body}`;
+    });
+    // Messages of 1 MiB: a buffer past a spill segment's size is what memory pressure writes out.
+    const plain = new RecordSink(1 << 20, LIMIT);
+    input.forEach((r) => plain.append(r, HEADER));
+    const memory = new HeldMemory(0);
+    const spill = new SpillFile();
+    const spilled = new RecordSink(1 << 20, LIMIT, { memory, spill: () => spill });
+    input.forEach((r) => spilled.append(r, HEADER));
+    expect(spill.bytes).toBeGreaterThan(0);
+    expect(await bytesOf(spilled.messages())).toEqual(await bytesOf(plain.messages()));
+    spilled.release(true);
+    await spill.close();
+  });
+});

@@ -38,6 +38,8 @@ interface Chunk {
   length: number;
   records: number;
   spilled: SpillSegment[];
+  /** the message starts with its E record (wire-format.ts) */
+  headed: boolean;
 }
 
 /** A message of the sink: its record count and size, and its bytes (read back from the spill file when some were spilled). */
@@ -73,21 +75,38 @@ export class RecordSink {
     private readonly room?: SinkRoom,
   ) {}
 
-  /** Appends one framed record; answers the bytes newly held, or undefined when the record exceeds one message. */
-  append(record: string): number | undefined {
+  /**
+   * Appends one framed record; answers the bytes newly held, or undefined when the record
+   * exceeds one message. A J record comes with its `header`, the E record its message must
+   * start with: written once, before the message's first J record.
+   */
+  append(record: string, header?: string): number | undefined {
+    let chunk = this.chunks[this.chunks.length - 1];
     // A UTF-16 code unit takes at most 3 UTF-8 bytes.
     const worst = record.length * 3;
-    if (worst > this.target) return this.appendLarge(record);
+    const headerWorst = header === undefined ? 0 : header.length * 3;
+    if (worst + headerWorst > this.target)
+      return this.appendLarge(header === undefined ? record : header + record, header);
     let grown = 0;
-    let chunk = this.chunks[this.chunks.length - 1];
-    if (chunk === undefined || chunk.records >= MAX_RECORDS_PER_MESSAGE || chunk.length + worst > this.target) {
+    let needed = chunk === undefined || chunk.headed ? worst : worst + headerWorst;
+    let count = header === undefined || chunk?.headed === true ? 1 : 2;
+    if (chunk === undefined || chunk.records + count > MAX_RECORDS_PER_MESSAGE || chunk.length + needed > this.target) {
       if (chunk !== undefined && chunk.spilled.length > 0) grown += this.spillRest(chunk);
-      chunk = { buffer: Buffer.allocUnsafe(FIRST_CAPACITY), used: 0, length: 0, records: 0, spilled: [] };
+      chunk = {
+        buffer: Buffer.allocUnsafe(FIRST_CAPACITY),
+        used: 0,
+        length: 0,
+        records: 0,
+        spilled: [],
+        headed: false,
+      };
       this.chunks.push(chunk);
       this.takeMemory(FIRST_CAPACITY, true);
       grown += FIRST_CAPACITY;
+      needed = worst + headerWorst;
+      count = header === undefined ? 1 : 2;
     }
-    while (chunk.used + worst > chunk.buffer.length) {
+    while (chunk.used + needed > chunk.buffer.length) {
       // Grow by copying up to a message's size: few, full messages; or, when memory is taken, write out what the chunk has.
       const step = Math.min(this.target, chunk.buffer.length * 2) - chunk.buffer.length;
       if (!this.takeMemory(step, chunk.used === 0 || chunk.buffer.length < SPILL_SEGMENT)) {
@@ -101,10 +120,15 @@ export class RecordSink {
       this.room?.buffers?.give(chunk.buffer);
       chunk.buffer = larger;
     }
-    const written = chunk.buffer.write(record, chunk.used, 'utf8');
+    let written = 0;
+    if (header !== undefined && !chunk.headed) {
+      written = chunk.buffer.write(header, chunk.used, 'utf8');
+      chunk.headed = true;
+    }
+    written += chunk.buffer.write(record, chunk.used + written, 'utf8');
     chunk.used += written;
     chunk.length += written;
-    chunk.records += 1;
+    chunk.records += count;
     return grown;
   }
 
@@ -146,20 +170,29 @@ export class RecordSink {
     return spilled;
   }
 
-  /** A record too large to share a message goes into one of its own (to the spill file when memory is taken). */
-  private appendLarge(record: string): number | undefined {
-    if (Buffer.byteLength(record, 'utf8') > this.limit) return undefined;
-    const bytes = Buffer.from(record, 'utf8');
+  /** A record too large to share a message goes into one of its own (to the spill file when memory is taken), after its E record if it has one. */
+  private appendLarge(records: string, header: string | undefined): number | undefined {
+    if (Buffer.byteLength(records, 'utf8') > this.limit) return undefined;
+    const count = header === undefined ? 1 : 2;
+    const bytes = Buffer.from(records, 'utf8');
     if (!this.takeMemory(bytes.length, false)) {
       this.chunks.push({
         buffer: Buffer.alloc(0),
         used: 0,
         length: bytes.length,
-        records: 1,
+        records: count,
         spilled: [this.spillFile().write(bytes, bytes.length)],
+        headed: header !== undefined,
       });
     } else {
-      this.chunks.push({ buffer: bytes, used: bytes.length, length: bytes.length, records: 1, spilled: [] });
+      this.chunks.push({
+        buffer: bytes,
+        used: bytes.length,
+        length: bytes.length,
+        records: count,
+        spilled: [],
+        headed: header !== undefined,
+      });
     }
     return bytes.length;
   }

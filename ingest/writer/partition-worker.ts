@@ -10,7 +10,7 @@
  * back with an immediate nak what it could not store.
  */
 import type { JetStreamManager, NatsConnection } from 'nats';
-import { HEADER_KIND, HEADER_VERSION, KIND_CONTROL, WIRE_VERSION } from '../../shared/events/wire-format.js';
+import { HEADER_KIND, HEADER_VERSION, KIND_CONTROL, READABLE_WIRE_VERSIONS } from '../../shared/events/wire-format.js';
 import type { Logger } from '../../shared/observability/logger.js';
 import { storeBatch, type BatchStores } from './batch-storer.js';
 import type { ControlRunner } from './control-runner.js';
@@ -172,7 +172,7 @@ export class PartitionWorker {
       this.lastSeq = delivery.streamSeq;
       if (delivery.streamSeq <= prepared.seenUpTo) delivery.possiblyRedelivered = true;
       const version = delivery.header(HEADER_VERSION);
-      const readable = version === undefined || version === WIRE_VERSION;
+      const readable = version === undefined || READABLE_WIRE_VERSIONS.has(version);
       if (delivery.header(HEADER_KIND) === KIND_CONTROL && readable) {
         await this.flush();
         await deps.control.run(delivery, this.partition, this.retry);

@@ -18,7 +18,7 @@ function scan(payload: string, streamSeq = 7) {
   const summaries: Array<[EntitySummary, number]> = [];
   const malformed: number[] = [];
   scanRecords(Buffer.from(payload, 'utf8'), streamSeq, {
-    point: (src, start, end, seq) => points.append(src, start, end, seq),
+    point: (src, start, end, seq, _index, header) => points.append(src, start, end, seq, header),
     log: (record, seq) => logs.push([record, seq]),
     summary: (summary, seq) => summaries.push([summary, seq]),
     malformed: (index) => malformed.push(index),

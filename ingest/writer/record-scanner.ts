@@ -12,7 +12,13 @@
  * alone (RecordTarget.malformed), and its siblings are read on.
  */
 import { isAscii } from 'node:buffer';
-import { arrivalSeq, type EntitySummary, type LogRecord } from '../../shared/events/wire-format.js';
+import {
+  arrivalSeq,
+  expandPoint,
+  frameRecord,
+  type EntitySummary,
+  type LogRecord,
+} from '../../shared/events/wire-format.js';
 import { MAX_RECORDS_PER_MESSAGE } from '../../shared/events/storage-layout.js';
 import { checkLogBody, checkSummary } from './record-checks.js';
 
@@ -20,9 +26,17 @@ export class MalformedMessage extends Error {
   override readonly name = 'MalformedMessage';
 }
 
+/** Where an E record's two parts lie in the payload: the J records after it share them. */
+export interface PointHeader {
+  tagsStart: number;
+  tagsEnd: number;
+  fieldsStart: number;
+  fieldsEnd: number;
+}
+
 export interface RecordTarget {
-  /** false: the point is malformed. */
-  point(src: Buffer, start: number, end: number, seq: number, index: number): boolean;
+  /** An I record, or with `header` a J record. false: the point is malformed. */
+  point(src: Buffer, start: number, end: number, seq: number, index: number, header?: PointHeader): boolean;
   log(record: LogRecord, seq: number, index: number): void;
   summary(summary: EntitySummary, seq: number, index: number): void;
   /** The record's frame is sound but its body is not what its kind needs. */
@@ -32,7 +46,10 @@ export interface RecordTarget {
 const KIND_I = 0x49;
 const KIND_L = 0x4c;
 const KIND_R = 0x52;
+const KIND_E = 0x45;
+const KIND_J = 0x4a;
 const COLON = 0x3a;
+const NEWLINE = 0x0a;
 
 interface Frame {
   kind: number;
@@ -44,7 +61,7 @@ interface Frame {
 
 function readFrame(src: Buffer, at: number, allAscii: boolean): Frame {
   const kind = src[at]!;
-  if (kind !== KIND_I && kind !== KIND_L && kind !== KIND_R)
+  if (kind !== KIND_I && kind !== KIND_L && kind !== KIND_R && kind !== KIND_E && kind !== KIND_J)
     throw new MalformedMessage(`unknown record kind at byte ${at}`);
   let p = at + 1;
   let units = 0;
@@ -60,12 +77,20 @@ export function scanRecords(src: Buffer, streamSeq: number, target: RecordTarget
   const allAscii = isAscii(src);
   let at = 0;
   let index = 0;
+  let header: PointHeader | undefined;
   while (at < src.length) {
     const { kind, start, end } = readFrame(src, at, allAscii);
     if (index >= MAX_RECORDS_PER_MESSAGE) throw new MalformedMessage(`more than ${MAX_RECORDS_PER_MESSAGE} records`);
     const seq = arrivalSeq(streamSeq, index);
     if (kind === KIND_I) {
       if (!target.point(src, start, end, seq, index)) target.malformed(index, 'point record has no time');
+    } else if (kind === KIND_J) {
+      if (header === undefined) target.malformed(index, 'J record without an E record before it');
+      else if (!target.point(src, start, end, seq, index, header))
+        target.malformed(index, 'J record has no time or no tag');
+    } else if (kind === KIND_E) {
+      // Its J records refuse themselves when it is malformed: each is dead-lettered with its reason.
+      header = readHeader(src, start, end);
     } else if (kind === KIND_L) {
       const checked = checkLogBody(src.toString('utf8', start, end));
       if (typeof checked === 'string') target.malformed(index, `log record: ${checked}`);
@@ -81,13 +106,32 @@ export function scanRecords(src: Buffer, streamSeq: number, target: RecordTarget
   }
 }
 
-/** The bytes of record `index` with its frame (`<kind><length>:<body>`): what a dead letter carries. */
+function readHeader(src: Buffer, start: number, end: number): PointHeader | undefined {
+  const newline = src.indexOf(NEWLINE, start);
+  if (newline < 0 || newline >= end) return undefined;
+  return { tagsStart: start, tagsEnd: newline, fieldsStart: newline + 1, fieldsEnd: end };
+}
+
+/**
+ * The bytes of record `index` with its frame (`<kind><length>:<body>`): what a dead letter
+ * carries. A J record is carried as the I record it stands for, so that the letter holds
+ * the whole point on its own.
+ */
 export function recordFrame(src: Buffer, index: number): Buffer {
   const allAscii = isAscii(src);
   let at = 0;
+  let header: Frame | undefined;
   for (let i = 0; at < src.length; i++) {
     const frame = readFrame(src, at, allAscii);
-    if (i === index) return src.subarray(frame.at, frame.end);
+    if (frame.kind === KIND_E) header = frame;
+    if (i === index) {
+      if (frame.kind !== KIND_J) return src.subarray(frame.at, frame.end);
+      const body = src.toString('utf8', frame.start, frame.end);
+      const point =
+        header === undefined ? undefined : expandPoint(src.toString('utf8', header.start, header.end), body);
+      // A J record that stands for no point (its E record is missing or malformed) is carried as it is.
+      return point === undefined ? src.subarray(frame.at, frame.end) : Buffer.from(frameRecord('I', point), 'utf8');
+    }
     at = frame.end;
   }
   throw new RangeError(`no record ${index} in the payload`);

@@ -9,7 +9,7 @@ import type { EntitySummary, LogRecord } from '../../shared/events/wire-format.j
 import type { Delivery } from './jetstream-delivery.js';
 import { logEntryMs } from './log-segment-appender.js';
 import { PointBuffer } from './point-buffer.js';
-import { MalformedMessage, scanRecords, type RecordTarget } from './record-scanner.js';
+import { MalformedMessage, scanRecords, type PointHeader, type RecordTarget } from './record-scanner.js';
 import { describeError, type DeadLetterReason } from './store-errors.js';
 
 /** One task's log lines of the batch, as parallel arrays (no object per line). */
@@ -123,9 +123,9 @@ export class WriteBatch implements RecordTarget {
     this.refusals.push(refusal);
   }
 
-  point(src: Buffer, start: number, end: number, seq: number, index: number): boolean {
+  point(src: Buffer, start: number, end: number, seq: number, index: number, header?: PointHeader): boolean {
     const at = this.points.length;
-    if (!this.points.append(src, start, end, seq)) return false;
+    if (!this.points.append(src, start, end, seq, header)) return false;
     this.pointStarts.push(at);
     this.pointOwners.push(this.owner);
     this.pointIndexes.push(index);

@@ -2,7 +2,7 @@
 // responses, per-event rejections, request-level rules, registration, and the records in JetStream.
 import { connect, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeRecords, streamName } from '../../shared/events/wire-format.js';
+import { decodeRecords, partitionOf, streamName } from '../../shared/events/wire-format.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
 import { ndjson } from '../harness/event-builders.js';
@@ -286,4 +286,89 @@ describe('what reaches JetStream', () => {
     const summary = JSON.parse(records.find((r) => r.kind === 'R')!.body);
     expect(summary).toMatchObject({ c: h.credentials.a.company, n: 't', e: task, lastIter: 7 });
   });
+
+  it('sends what the points of a message share once: an E record, then J records; a point of another worker whole', async () => {
+    const task = unique('task-');
+    const scalar = (iter: number, worker?: string) => ({
+      type: 'training_stats_scalar',
+      task,
+      iter,
+      metric: 'loss',
+      variant: 'train',
+      value: iter / 2,
+      timestamp: 1718000000000 + iter,
+      ...(worker === undefined ? {} : { worker }),
+    });
+    await batch([scalar(1), scalar(2), scalar(3, 'gpu-2'), scalar(4)]);
+    const payloads = await publishedPayloads(task);
+    expect(payloads).toHaveLength(1);
+    const { payload, version } = payloads[0]!;
+    expect(version).toBe('2');
+    const company = h.credentials.a.company;
+    const header = new RegExp(`^E\\d+:,c=${company},e=${task}\n,at=\\d+i,w="node-7"`);
+    expect(payload).toMatch(header);
+    expect(payload.match(/J\d+:scalar,m=loss,n=t,v=train y=[\d.]+,ts=\d+i \d/g)).toHaveLength(3);
+    expect(payload).toMatch(/I\d+:scalar,c=[^\n]*,w="gpu-2" 3J/);
+    // Read back, each is the whole point, with its own worker.
+    const points = (await publishedRecords(task)).filter((r) => r.kind === 'I').map((r) => r.body);
+    expect(points).toEqual([
+      expect.stringMatching(
+        new RegExp(`^scalar,c=${company},e=${task},m=loss,n=t,v=train y=0.5,ts=1718000000001i,at=\\d+i,w="node-7" 1$`),
+      ),
+      expect.stringMatching(
+        new RegExp(`^scalar,c=${company},e=${task},.* y=1,ts=1718000000002i,at=\\d+i,w="node-7" 2$`),
+      ),
+      expect.stringMatching(
+        new RegExp(`^scalar,c=${company},e=${task},.* y=1.5,ts=1718000000003i,at=\\d+i,w="gpu-2" 3$`),
+      ),
+      expect.stringMatching(
+        new RegExp(`^scalar,c=${company},e=${task},.* y=2,ts=1718000000004i,at=\\d+i,w="node-7" 4$`),
+      ),
+    ]);
+  });
+
+  it('packs the records of entities of one partition into one message, each entity in line order', async () => {
+    const partitions = Number(h.env.NATS_PARTITIONS ?? 8);
+    const first = unique('task-');
+    let second = unique('task-');
+    while (partitionOf('t', second, partitions) !== partitionOf('t', first, partitions)) second = unique('task-');
+    const scalar = (task: string, iter: number) => ({
+      type: 'training_stats_scalar',
+      task,
+      iter,
+      metric: 'loss',
+      variant: 'train',
+      value: iter,
+    });
+    await batch([scalar(first, 1), scalar(second, 1), scalar(first, 2), scalar(second, 2)]);
+    const payloads = await publishedPayloads(first);
+    expect(payloads).toHaveLength(1);
+    const records = [...decodeRecords(payloads[0]!.payload)];
+    const owner = (body: string) => (body.includes(first) ? 'first' : 'second');
+    // One entity's points, then its summary, then the next entity's.
+    expect(records.map((r) => `${r.kind} ${owner(r.body)}`)).toEqual([
+      'I first',
+      'I first',
+      'R first',
+      'I second',
+      'I second',
+      'R second',
+    ]);
+    expect(records.filter((r) => r.kind === 'I').map((r) => r.body.split(' ').pop())).toEqual(['1', '2', '1', '2']);
+  });
 });
+
+/** The raw payloads (and wire version) of the messages holding an entity's records. */
+async function publishedPayloads(entity: string): Promise<Array<{ payload: string; version?: string }>> {
+  const jsm = await nc.jetstreamManager();
+  const stream = streamName(h.env.NATS_STREAM_PREFIX!);
+  const { state } = await jsm.streams.info(stream);
+  const out: Array<{ payload: string; version?: string }> = [];
+  for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
+    const message = await jsm.streams.getMessage(stream, { seq }).catch(() => undefined);
+    if (message === undefined) continue;
+    const payload = new TextDecoder().decode(message.data);
+    if (payload.includes(`,e=${entity}\n`)) out.push({ payload, version: message.header.get('v') || undefined });
+  }
+  return out;
+}
