@@ -8,6 +8,7 @@
  */
 import { JsonBytesWriter } from '../../../shared/protocol/json-bytes.js';
 import { JsonStream, JsonText } from '../../../shared/protocol/operation.js';
+import { eventJson, eventsAnswer } from '../common/events-answer.js';
 import type { TaskEventsOrder } from './task-events-order.js';
 import { NEEDS_FETCH, type LogEntry, type MergedLogReader } from '../store/log-stream-reader.js';
 import { logEventHead, writeLogEvent, type SequencedEvent } from '../store/stored-events.js';
@@ -27,12 +28,7 @@ export function taskEventsAnswer(page: TaskEventsPageWithLogs, fields: TaskEvent
   const tail = (returned: number) =>
     `],"returned":${returned},"total":${JSON.stringify(fields.total)},"scroll_id":${JSON.stringify(fields.scrollId)}}`;
   const { logTail } = page;
-  if (logTail === undefined) {
-    // One stringify of the whole page: per event, a stringify and a write into the buffer cost twice
-    // as much (1,000 scalars: ~2 ms against ~0.7 ms).
-    const events = JSON.stringify(page.events.map((e) => e.event));
-    return new JsonText(`{"events":${events.slice(0, -1)}${tail(page.events.length)}`);
-  }
+  if (logTail === undefined) return new JsonText(eventsAnswer(page.events, tail(page.events.length)));
   return new JsonStream(() => streamedEvents(page.events, logTail, fields, tail));
 }
 
@@ -76,5 +72,6 @@ async function* streamedEvents(
 }
 
 function writeEvent(out: JsonBytesWriter, event: SequencedEvent, afterAnother: boolean): void {
-  out.text(afterAnother ? `,${JSON.stringify(event.event)}` : JSON.stringify(event.event));
+  const json = eventJson(event);
+  out.text(afterAnother ? `,${json}` : json);
 }
