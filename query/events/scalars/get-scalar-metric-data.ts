@@ -6,7 +6,7 @@
  * already puts the no-iteration sentinel last; the ties within an
  * iteration (one point per variant) are ordered here.
  */
-import { defineOperation, JsonText } from '../../../shared/protocol/operation.js';
+import { defineOperation } from '../../../shared/protocol/operation.js';
 import { bool, requestSchema, str } from '../../../shared/protocol/request-fields.js';
 import type { InfluxStore } from '../../../shared/stores/influx-store.js';
 import { TAG } from '../../../shared/events/storage-layout.js';
@@ -16,9 +16,7 @@ import { namespaceOf, type Namespace } from '../store/entity-access.js';
 import { seriesOf } from '../store/influx-rows.js';
 import { allOf, entityWhere, NO_ITER, tagEquals, timeCompare, type EntityRef } from '../store/influx-where.js';
 import { readableListings } from '../metrics/readable-listings.js';
-import type { SequencedEvent } from '../store/stored-events.js';
-import { scalarEventRows } from '../store/scalar-event-json.js';
-import { eventsAnswer } from '../common/events-answer.js';
+import { decodeInfluxRows, type SequencedEvent } from '../store/stored-events.js';
 import { metricDataTotal } from '../store/scalar-metric-data-total.js';
 
 export const METRIC_DATA_PAGE = 500;
@@ -104,13 +102,12 @@ export function getScalarMetricDataOperation(deps: QueryDeps) {
         p: last ? positionOf(last) : (cursor?.p ?? null),
         tot: total,
       };
-      const scrollId = request.no_scroll ? null : encodeCursor(deps.signingSecret, company, next, PURPOSE);
-      return new JsonText(
-        eventsAnswer(
-          events,
-          `],"returned":${events.length},"total":${JSON.stringify(total)},"scroll_id":${JSON.stringify(scrollId)}}`,
-        ),
-      );
+      return {
+        events: events.map((e) => e.event),
+        returned: events.length,
+        total,
+        scroll_id: request.no_scroll ? null : encodeCursor(deps.signingSecret, company, next, PURPOSE),
+      };
     },
   });
 }
@@ -160,5 +157,5 @@ function pageAfter(events: readonly SequencedEvent[], after: Position | null): S
 
 async function rows(influx: InfluxStore, statement: string): Promise<SequencedEvent[]> {
   const series = seriesOf(await influx.query(statement))[0];
-  return series ? scalarEventRows(series) : [];
+  return series ? decodeInfluxRows(series, 'scalar') : [];
 }
