@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeTagValue } from '../../../shared/events/storage-layout.js';
 import type { InfluxSeries } from '../../../shared/stores/influx-store.js';
-import { eventsAnswer } from '../common/events-answer.js';
+import { eventsAnswer } from '../task-events/task-events-answer.js';
 import { scalarEventRows } from './scalar-event-json.js';
 import { decodeInfluxRows } from './stored-events.js';
 

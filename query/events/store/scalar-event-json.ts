@@ -2,12 +2,12 @@
  * Scalar rows (SELECT * FROM "scalar") written straight as the JSON text of
  * their stored events: byte for byte what JSON.stringify writes for the
  * object InfluxRowReader.event builds (same members, same order, members
- * whose value is undefined left out), without building that object. Pages
- * of scalars (get_task_events, get_scalar_metric_data) are most of their
+ * whose value is undefined left out), without building that object. For
+ * get_task_events' pages of scalars, where the events are most of the
  * answer: for 1,000 scalars, objects, JSON.stringify and encoding the text
- * cost ~1.3 ms, the text written here into the answer's bytes ~0.6 ms
- * (docs/performance.md, "The ratio: scalar pages as text"). The object is still there for
- * whoever asks (`event`), built from the row when asked.
+ * cost ~1.3 ms, the text written into the answer's bytes ~0.6 ms
+ * (docs/performance.md, "Scalar pages as text"). The object is still there
+ * for whoever asks (`event`), built from the row when asked.
  */
 import { EVENT_TYPE_OF } from '../../../shared/events/storage-layout.js';
 import type { InfluxSeries } from '../../../shared/stores/influx-store.js';

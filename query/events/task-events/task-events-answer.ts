@@ -8,7 +8,6 @@
  */
 import { JsonBytesWriter } from '../../../shared/protocol/json-bytes.js';
 import { JsonStream, JsonText } from '../../../shared/protocol/operation.js';
-import { eventJson, eventsAnswer } from '../common/events-answer.js';
 import type { TaskEventsOrder } from './task-events-order.js';
 import { NEEDS_FETCH, type LogEntry, type MergedLogReader } from '../store/log-stream-reader.js';
 import { logEventHead, writeLogEvent, type SequencedEvent } from '../store/stored-events.js';
@@ -72,6 +71,21 @@ async function* streamedEvents(
 }
 
 function writeEvent(out: JsonBytesWriter, event: SequencedEvent, afterAnother: boolean): void {
-  const json = eventJson(event);
+  // Scalars come as text (store/scalar-event-json.ts): no object is built or serialised for them.
+  const json = event.json ?? JSON.stringify(event.event);
   out.text(afterAnother ? `,${json}` : json);
+}
+
+/**
+ * `{"events":[...]` followed by `tail` (which closes the list and the object). A page of objects
+ * only is one stringify: per event, a stringify and a write into the buffer cost twice as much
+ * (1,000 events: ~2 ms against ~0.7 ms).
+ */
+export function eventsAnswer(events: readonly SequencedEvent[], tail: string): string | JsonBytesWriter {
+  if (!events.some((e) => e.json !== undefined))
+    return `{"events":${JSON.stringify(events.map((e) => e.event)).slice(0, -1)}${tail}`;
+  // ~230 bytes a scalar event: room for them at once.
+  const out = new JsonBytesWriter(events.length * 256).text('{"events":[');
+  events.forEach((event, i) => writeEvent(out, event, i > 0));
+  return out.text(tail);
 }
