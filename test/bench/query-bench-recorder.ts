@@ -18,6 +18,9 @@ type Step =
 
 export type Recording = Step[];
 
+/** The store clients' own default (influx-store.ts). */
+const REPLAY_TIMEOUT_MS = 30_000;
+
 export class StoreRecorder {
   private steps: Step[] | undefined;
   private readonly realFetch = globalThis.fetch;
@@ -120,7 +123,10 @@ export class StoreRecorder {
 
   private async run(step: Step, redis: RedisClient): Promise<void> {
     if (step.kind === 'influx') {
-      await (await this.realFetch(step.url, step.init)).text();
+      // The recorded call's signal (its timeout, influx-store.ts) aborts 30 s after the recording:
+      // each replay gets one of its own, as each call does.
+      const init = step.init?.signal ? { ...step.init, signal: AbortSignal.timeout(REPLAY_TIMEOUT_MS) } : step.init;
+      await (await this.realFetch(step.url, init)).text();
     } else if (step.kind === 'redis') {
       await (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[step.method]!(...step.args);
     } else {

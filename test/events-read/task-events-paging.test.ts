@@ -147,6 +147,43 @@ describe('events.get_task_events order and paging', () => {
     });
     const plots = await r.data('events.get_task_events', { task, event_type: 'plot' });
     expect(plots.events[0]).toMatchObject({ type: 'plot', iter: 0, plot_str: '{"id": "p0"}', plot_len: 12 });
+    // Scalars are written as text from their rows (scalar-event-json.ts): the same stored form, member order included.
+    const stored = (
+      await r.data('events.get_task_events', {
+        task,
+        event_type: 'training_stats_scalar',
+        metrics: [{ metric: 'loss', variants: ['s1a', 'snone'] }],
+      })
+    ).events;
+    expect(stored).toEqual([
+      {
+        type: 'training_stats_scalar',
+        task,
+        timestamp: T0 + 4,
+        metric: 'loss',
+        variant: 's1a',
+        worker: '<unknown>',
+        model_event: false,
+        '@timestamp': expect.stringMatching(/Z$/),
+        iter: 1,
+        value: 4,
+      },
+      {
+        type: 'training_stats_scalar',
+        task,
+        timestamp: T0 + 11,
+        metric: 'loss',
+        variant: 'snone',
+        worker: '<unknown>',
+        model_event: false,
+        '@timestamp': stored[1]['@timestamp'],
+        value: 11,
+      },
+    ]);
+    expect(stored.map((e: object) => Object.keys(e))).toEqual([
+      ['type', 'task', 'timestamp', 'metric', 'variant', 'worker', 'model_event', '@timestamp', 'iter', 'value'],
+      ['type', 'task', 'timestamp', 'metric', 'variant', 'worker', 'model_event', '@timestamp', 'value'],
+    ]);
   });
 
   it('filters by event type and metrics, and keeps the selection in the cursor', async () => {

@@ -20,6 +20,11 @@ export type StoredEvent = Record<string, unknown>;
 export interface SequencedEvent {
   /** The stored event; for pass-through log entries a lazily parsed view of `json`. */
   event: StoredEvent;
+  /**
+   * The event's JSON text (what JSON.stringify(event) writes), when it was written from its row
+   * directly (scalar-event-json.ts): answers made of it skip building and serialising the object.
+   */
+  readonly json?: string;
   iter: number | undefined;
   timestamp: number;
   seq: number;
@@ -32,7 +37,7 @@ export function decodePlotString(stored: string): string {
 }
 
 /** `f` remembering up to 64 answers (a handful of distinct inputs repeat over thousands of rows). */
-function boundedMemo<K, V>(f: (key: K) => V): (key: K) => V {
+export function boundedMemo<K, V>(f: (key: K) => V): (key: K) => V {
   const seen = new Map<K, V>();
   return (key) => {
     let value = seen.get(key);
@@ -45,62 +50,99 @@ function boundedMemo<K, V>(f: (key: K) => V): (key: K) => V {
   };
 }
 
-/** Decodes every row of a series of SELECT * FROM <measurement>. */
-export function decodeInfluxRows(
-  series: InfluxSeries,
-  measurement: Measurement = series.name as Measurement,
-): SequencedEvent[] {
-  const col = Object.fromEntries(series.columns.map((name, i) => [name, i])) as Record<string, number | undefined>;
-  const type = EVENT_TYPE_OF[measurement];
-  const tag = (row: unknown[], name: string): string | undefined => {
-    const fromColumn = col[name] === undefined ? undefined : (row[col[name]!] as string | null);
-    const value = fromColumn ?? series.tags?.[name];
+/**
+ * Reads the rows of one series of SELECT * FROM <measurement>: tags and
+ * fields by name, tags decoded and arrival times formatted once per answer
+ * (a request's events share them, and rows repeat them).
+ */
+export class InfluxRowReader {
+  private readonly col: Record<string, number | undefined>;
+  readonly decodeTag = boundedMemo(decodeTagValue);
+  readonly isoOf = boundedMemo(epochMsToIso);
+
+  constructor(
+    private readonly series: InfluxSeries,
+    readonly measurement: Measurement = series.name as Measurement,
+  ) {
+    this.col = Object.fromEntries(series.columns.map((name, i) => [name, i]));
+  }
+
+  tag(row: unknown[], name: string): string | undefined {
+    const at = this.col[name];
+    const value = (at === undefined ? undefined : (row[at] as string | null)) ?? this.series.tags?.[name];
     return value === null || value === undefined ? undefined : value;
-  };
-  const field = (row: unknown[], name: string): unknown => (col[name] === undefined ? undefined : row[col[name]!]);
-  // Rows of one answer repeat their tags and arrival times (a request's events share them): decode each once.
-  const decodeTag = boundedMemo(decodeTagValue);
-  const isoOf = boundedMemo(epochMsToIso);
-  return series.values.map((row) => {
-    const iter = iterFromTime(row[col.time!] as number);
-    const timestamp = field(row, 'ts') as number;
+  }
+
+  /** A field's value; undefined when the answer has no such column (null when this row has none). */
+  field(row: unknown[], name: string): unknown {
+    const at = this.col[name];
+    return at === undefined ? undefined : row[at];
+  }
+
+  iter(row: unknown[]): number | undefined {
+    return iterFromTime(row[this.col.time!] as number);
+  }
+
+  /** The row as the stored event of events.md §1.4. */
+  event(row: unknown[]): StoredEvent {
+    const { measurement, decodeTag } = this;
+    const iter = this.iter(row);
     const event: StoredEvent = {
-      type,
-      task: decodeTag(tag(row, 'e') ?? ''),
-      timestamp,
-      metric: decodeTag(tag(row, 'm') ?? ''),
-      variant: decodeTag(tag(row, 'v') ?? ''),
-      worker: field(row, 'w'),
-      model_event: tag(row, 'n') === 'm',
-      '@timestamp': isoOf(field(row, 'at') as number),
+      type: EVENT_TYPE_OF[measurement],
+      task: decodeTag(this.tag(row, 'e') ?? ''),
+      timestamp: this.field(row, 'ts'),
+      metric: decodeTag(this.tag(row, 'm') ?? ''),
+      variant: decodeTag(this.tag(row, 'v') ?? ''),
+      worker: this.field(row, 'w'),
+      model_event: this.tag(row, 'n') === 'm',
+      '@timestamp': this.isoOf(this.field(row, 'at') as number),
     };
     if (iter !== undefined) event.iter = iter;
     switch (measurement) {
       case 'scalar':
-        event.value = field(row, 'y');
+        event.value = this.field(row, 'y');
         break;
       case 'vector':
-        event.value = JSON.parse(field(row, 'y') as string);
+        event.value = JSON.parse(this.field(row, 'y') as string);
         break;
       case 'image': {
-        const url = field(row, 'u');
-        const key = tag(row, 'k');
+        const url = this.field(row, 'u');
+        const key = this.tag(row, 'k');
         if (url !== null && url !== undefined) event.url = url;
         if (key !== undefined) event.key = decodeTagValue(key);
         break;
       }
       case 'plot': {
-        event.plot_str = decodePlotString((field(row, 'p') as string) ?? 'p');
-        event.plot_len = field(row, 'len');
-        const src = field(row, 'src');
+        event.plot_str = decodePlotString((this.field(row, 'p') as string) ?? 'p');
+        event.plot_len = this.field(row, 'len');
+        const src = this.field(row, 'src');
         if (typeof src === 'string' && src !== '') event.source_urls = JSON.parse(src);
-        const valid = field(row, 'valid');
+        const valid = this.field(row, 'valid');
         if (typeof valid === 'boolean') event.valid_plot = valid;
         break;
       }
     }
-    return { event, iter, timestamp, seq: (field(row, 'q') as number) ?? 0 };
-  });
+    return event;
+  }
+
+  /** The row's place in an order: iteration, timestamp, arrival. */
+  sequenced(row: unknown[], event: StoredEvent): SequencedEvent {
+    return {
+      event,
+      iter: event.iter as number | undefined,
+      timestamp: event.timestamp as number,
+      seq: (this.field(row, 'q') as number) ?? 0,
+    };
+  }
+}
+
+/** Decodes every row of a series of SELECT * FROM <measurement>. */
+export function decodeInfluxRows(
+  series: InfluxSeries,
+  measurement: Measurement = series.name as Measurement,
+): SequencedEvent[] {
+  const reader = new InfluxRowReader(series, measurement);
+  return series.values.map((row) => reader.sequenced(row, reader.event(row)));
 }
 
 /**

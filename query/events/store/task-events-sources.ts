@@ -33,6 +33,7 @@ import { hasIterationLogs, LogSegments } from './log-segments.js';
 import type { ListingEntry } from './metric-listing.js';
 import { decodeInfluxRows, type SequencedEvent } from './stored-events.js';
 import { withPlotBodies } from './plot-bodies.js';
+import { scalarEventRows } from './scalar-event-json.js';
 
 export interface TaskEventsSelection {
   ref: EntityRef;
@@ -135,7 +136,8 @@ export class TaskEventsReader {
       this.influx,
       selection.ref.company,
       selection.ref.namespace,
-      page.events.map((e) => e.event),
+      // Scalars written as text (scalar-event-json.ts) are no plots: their objects are not built.
+      page.events.filter((e) => e.json === undefined).map((e) => e.event),
     );
     // The page reached the no-iteration group, so it holds all of it: the logs as well, whatever their number.
     return logTail === undefined ? page : { ...page, position: 'end', logTail };
@@ -187,6 +189,7 @@ export class TaskEventsReader {
       `SELECT * FROM "${measurement}" WHERE ${this.where(selection, condition)} ${tail}`.trimEnd(),
     );
     const series = seriesOf(results)[0];
-    return series ? decodeInfluxRows(series, measurement) : [];
+    if (series === undefined) return [];
+    return measurement === 'scalar' ? scalarEventRows(series) : decodeInfluxRows(series, measurement);
   }
 }

@@ -27,12 +27,7 @@ export function taskEventsAnswer(page: TaskEventsPageWithLogs, fields: TaskEvent
   const tail = (returned: number) =>
     `],"returned":${returned},"total":${JSON.stringify(fields.total)},"scroll_id":${JSON.stringify(fields.scrollId)}}`;
   const { logTail } = page;
-  if (logTail === undefined) {
-    // One stringify of the whole page: per event, a stringify and a write into the buffer cost twice
-    // as much (1,000 scalars: ~2 ms against ~0.7 ms).
-    const events = JSON.stringify(page.events.map((e) => e.event));
-    return new JsonText(`{"events":${events.slice(0, -1)}${tail(page.events.length)}`);
-  }
+  if (logTail === undefined) return new JsonText(eventsAnswer(page.events, tail(page.events.length)));
   return new JsonStream(() => streamedEvents(page.events, logTail, fields, tail));
 }
 
@@ -76,5 +71,21 @@ async function* streamedEvents(
 }
 
 function writeEvent(out: JsonBytesWriter, event: SequencedEvent, afterAnother: boolean): void {
-  out.text(afterAnother ? `,${JSON.stringify(event.event)}` : JSON.stringify(event.event));
+  // Scalars come as text (store/scalar-event-json.ts): no object is built or serialised for them.
+  const json = event.json ?? JSON.stringify(event.event);
+  out.text(afterAnother ? `,${json}` : json);
+}
+
+/**
+ * `{"events":[...]` followed by `tail` (which closes the list and the object). A page of objects
+ * only is one stringify: per event, a stringify and a write into the buffer cost twice as much
+ * (1,000 events: ~2 ms against ~0.7 ms).
+ */
+export function eventsAnswer(events: readonly SequencedEvent[], tail: string): string | JsonBytesWriter {
+  if (!events.some((e) => e.json !== undefined))
+    return `{"events":${JSON.stringify(events.map((e) => e.event)).slice(0, -1)}${tail}`;
+  // ~230 bytes a scalar event: room for them at once.
+  const out = new JsonBytesWriter(events.length * 256).text('{"events":[');
+  events.forEach((event, i) => writeEvent(out, event, i > 0));
+  return out.text(tail);
 }
