@@ -200,7 +200,7 @@ export const configSchema = z
           'Memory the encoded events of all requests of an ingest process may take; beyond it they spill to INGEST_SPILL_DIR until published',
       }),
     INGEST_GC_EXTERNAL_GROWTH_BYTES: nonNegativeInt('bytes')
-      .default(32 * MiB)
+      .default(20 * MiB)
       .meta({
         description:
           'A full garbage collection when buffer memory outside the V8 heap grew this much while requests are held, and once per idle spell when the heap grew this much past the live heap; 0 leaves it to V8',
