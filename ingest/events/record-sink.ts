@@ -88,8 +88,12 @@ export class RecordSink {
     if (worst + headerWorst > this.target)
       return this.appendLarge(header === undefined ? record : header + record, header);
     let grown = 0;
-    let needed = chunk === undefined || chunk.headed ? worst : worst + headerWorst;
-    let count = header === undefined || chunk?.headed === true ? 1 : 2;
+    // What the record takes in a chunk: with its E record first when the chunk has none yet.
+    const cost = (c: Chunk | undefined) =>
+      header !== undefined && c?.headed !== true
+        ? { needed: worst + headerWorst, count: 2 }
+        : { needed: worst, count: 1 };
+    let { needed, count } = cost(chunk);
     if (chunk === undefined || chunk.records + count > MAX_RECORDS_PER_MESSAGE || chunk.length + needed > this.target) {
       if (chunk !== undefined && chunk.spilled.length > 0) grown += this.spillRest(chunk);
       chunk = {
@@ -103,8 +107,7 @@ export class RecordSink {
       this.chunks.push(chunk);
       this.takeMemory(FIRST_CAPACITY, true);
       grown += FIRST_CAPACITY;
-      needed = worst + headerWorst;
-      count = header === undefined ? 1 : 2;
+      ({ needed, count } = cost(chunk));
     }
     while (chunk.used + needed > chunk.buffer.length) {
       // Grow by copying up to a message's size: few, full messages; or, when memory is taken, write out what the chunk has.

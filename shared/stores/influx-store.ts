@@ -46,7 +46,7 @@ export interface InfluxStoreOptions {
   calls?: StoreCalls;
 }
 
-const DEFAULT_TIMEOUT_MS = 30_000;
+export const INFLUX_DEFAULT_TIMEOUT_MS = 30_000;
 
 /** The Authorization header value for InfluxDB credentials, if any. */
 export function influxAuthorization(username: string | undefined, password: string | undefined): string | undefined {
@@ -91,7 +91,7 @@ export class InfluxStore {
   private readonly calls: StoreCalls;
 
   constructor(private readonly options: InfluxStoreOptions) {
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.timeoutMs = options.timeoutMs ?? INFLUX_DEFAULT_TIMEOUT_MS;
     this.calls = options.calls ?? UNTIMED;
     this.base = options.url.replace(/\/+$/, '');
     this.auth = influxAuthorization(options.username, options.password);

@@ -10,6 +10,7 @@
  * step's replay; steps issued together run together.
  */
 import type { RedisClient } from '../../shared/stores/redis-store.js';
+import { INFLUX_DEFAULT_TIMEOUT_MS } from '../../shared/stores/influx-store.js';
 
 type Step =
   | { kind: 'influx'; url: string; init: RequestInit | undefined; start: number; end: number }
@@ -17,9 +18,6 @@ type Step =
   | { kind: 'multi'; commands: Array<[string, unknown[]]>; start: number; end: number };
 
 export type Recording = Step[];
-
-/** The store clients' own default (influx-store.ts). */
-const REPLAY_TIMEOUT_MS = 30_000;
 
 export class StoreRecorder {
   private steps: Step[] | undefined;
@@ -125,7 +123,9 @@ export class StoreRecorder {
     if (step.kind === 'influx') {
       // The recorded call's signal (its timeout, influx-store.ts) aborts 30 s after the recording:
       // each replay gets one of its own, as each call does.
-      const init = step.init?.signal ? { ...step.init, signal: AbortSignal.timeout(REPLAY_TIMEOUT_MS) } : step.init;
+      const init = step.init?.signal
+        ? { ...step.init, signal: AbortSignal.timeout(INFLUX_DEFAULT_TIMEOUT_MS) }
+        : step.init;
       await (await this.realFetch(step.url, init)).text();
     } else if (step.kind === 'redis') {
       await (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[step.method]!(...step.args);

@@ -447,6 +447,7 @@ async function main(): Promise<void> {
       const stores: number[] = [];
       const delivery: number[] = [];
       const dataBytes = Buffer.byteLength(JSON.stringify(check.data));
+      const deliver = async () => (await call('bench.sized', { bytes: Math.max(16, dataBytes) })).ms;
       const calls = c.calls ?? CALLS;
       const deadline = performance.now() + CASE_SECONDS * 1000;
       // The three are sampled in turn, at the same moments: the machine's state then weighs on each alike
@@ -461,7 +462,7 @@ async function main(): Promise<void> {
           stores.push(performance.now() - started);
         },
         async () => {
-          delivery.push((await call('bench.sized', { bytes: Math.max(16, dataBytes) })).ms);
+          delivery.push(await deliver());
         },
       ];
       for (let i = 0; i < calls && (i < 3 || performance.now() < deadline); i++) {
@@ -472,8 +473,7 @@ async function main(): Promise<void> {
       // a loaded machine (what ran just before weighs on it as on the calls). The smaller counts: the
       // turns make the three comparable, they must not make the ratio more lenient.
       const alone: number[] = [];
-      for (let i = 0; i < Math.min(api.length, 20); i++)
-        alone.push((await call('bench.sized', { bytes: Math.max(16, dataBytes) })).ms);
+      for (let i = 0; i < Math.min(api.length, 20); i++) alone.push(await deliver());
       const [inTurnP50, aloneP50] = [percentile(delivery, 50), percentile(alone, 50)];
       const deliveryP50 = Math.min(inTurnP50, aloneP50);
       const apiP50 = percentile(api, 50);
