@@ -1,7 +1,7 @@
 /**
  * Stores one batch, in this order: the InfluxDB body (one POST), the log
  * lines (one script per task, all tasks at once), the entity summaries (each
- * entity's in stream order, summary-waves.ts), then,
+ * entity's in stream order, merged where that keeps their meaning: summary-calls.ts), then,
  * when Redis has replicas, waits until they have those writes
  * (replica-sync.ts), the dead letters; then acknowledges every message of
  * the batch. Nothing is acknowledged before the stores accepted it (on the
@@ -18,10 +18,10 @@ import type { InfluxPointWriter } from './influx-point-writer.js';
 import { ackPolicy, acknowledge } from './jetstream-delivery.js';
 import type { LogSegmentAppender } from './log-segment-appender.js';
 import type { ReplicaSync } from './replica-sync.js';
-import { appendTaskLogs, applySummary, writePoints } from './record-isolation.js';
+import { appendTaskLogs, applySummaryGroup, writePoints } from './record-isolation.js';
 import { StoreRefused, untilStored, type RetryOptions, type StoreName } from './store-retry.js';
 import type { SummaryApplier } from './summary-applier.js';
-import { summaryWaves } from './summary-waves.js';
+import { summaryGroupWaves } from './summary-calls.js';
 import type { WriteBatch } from './write-batch.js';
 import type { WriterMetrics } from './writer-metrics.js';
 
@@ -67,9 +67,11 @@ export async function storeBatch(
   let summaries = 0;
   if (batch.summaries.length > 0) {
     await timed('redis', async () => {
-      for (const wave of summaryWaves(batch.summaries))
-        for (const applied of await settleAll(wave.map((entry) => applySummary(batch, entry, stores.summaries, retry))))
-          if (applied) summaries++;
+      for (const wave of summaryGroupWaves(batch.summaries))
+        for (const applied of await settleAll(
+          wave.map((group) => applySummaryGroup(batch, group, stores.summaries, retry)),
+        ))
+          summaries += applied;
     });
   }
 

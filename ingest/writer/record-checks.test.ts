@@ -4,7 +4,7 @@ import type { NormalizedEvent } from '../../ingest/events/event-normalizer.js';
 import { EntitySummaryBuilder } from '../../ingest/events/request-summary.js';
 import { normalizedEvent } from './normalized-event-test-harness.js';
 import { checkLogBody, checkSummary } from './record-checks.js';
-import { requestMean } from './summary-applier.js';
+import { requestMean } from './summary-calls.js';
 
 const scalarEvent = (metric: string, iter: number | undefined, value: number, timestamp: number): NormalizedEvent =>
   normalizedEvent({ type: 'training_stats_scalar', entity: 'e', iter, timestamp, metric, variant: 'v', value });

@@ -13,12 +13,15 @@
  *   appended the lines before the one at fault).
  * - Summaries: each chunk is one script, which refuses before writing
  *   anything; the refused chunks are dead-lettered as a summary of their own.
+ *   Summaries merged into one call (summary-calls.ts) are applied one by one
+ *   when the call is refused, so that only the one at fault is refused.
  */
 import { frameRecord } from '../../shared/events/wire-format.js';
 import type { InfluxPointWriter } from './influx-point-writer.js';
 import type { LogSegmentAppender } from './log-segment-appender.js';
 import { StoreRefused, untilStored, type RetryOptions } from './store-retry.js';
-import { chunkCount, summaryPart, type SummaryApplier } from './summary-applier.js';
+import { summaryPart, type SummaryApplier } from './summary-applier.js';
+import { chunkCount } from './summary-calls.js';
 import type { BatchSummary, TaskLogs, WriteBatch } from './write-batch.js';
 
 /** Writes points [from, to) of the batch; answers how many were refused. */
@@ -83,6 +86,31 @@ export async function appendTaskLogs(
     }
   }
   return refused;
+}
+
+/**
+ * Applies one entity's summaries (stream order) in one call, or one by one when they are a single
+ * summary, when the call was refused, or when only some of them were applied before (a batch stored
+ * again); answers how many were applied now.
+ */
+export async function applySummaryGroup(
+  batch: WriteBatch,
+  group: readonly BatchSummary[],
+  applier: SummaryApplier,
+  retry: RetryOptions,
+): Promise<number> {
+  if (group.length > 1) {
+    try {
+      const outcome = await untilStored('redis', retry, () => applier.applyMerged(group));
+      if (outcome === 'applied') return group.length;
+      if (outcome === 'skipped') return 0;
+    } catch (error) {
+      if (!(error instanceof StoreRefused)) throw error;
+    }
+  }
+  let applied = 0;
+  for (const entry of group) if (await applySummary(batch, entry, applier, retry)) applied++;
+  return applied;
 }
 
 /** Applies a summary chunk by chunk; answers false when some chunk was refused (and dead-lettered). */

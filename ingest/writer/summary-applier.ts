@@ -1,10 +1,14 @@
 /**
- * Applies a request's entity summary (events.md §1.11) to the entity record,
- * its last_metrics hash and its metric listing, in one script: atomic, and
- * idempotent because the record keeps the arrival seq of the last summary
- * applied (`summary_seq`) and a summary at or below it is skipped. The
- * arrival seq (stream seq × 65536 + record index) rather than the stream
- * seq, so that two summaries of one entity in one message both apply.
+ * Applies entity summaries (events.md §1.11) to the entity record, its
+ * last_metrics hash and its metric listing, one script call per
+ * SummaryCall (summary-calls.ts: one summary's chunk, or several summaries
+ * of one entity merged): atomic, and idempotent because the record keeps
+ * the arrival seq of the last summary applied (`summary_seq`) and a
+ * summary at or below it is skipped. The arrival seq (stream seq × 65536 +
+ * record index) rather than the stream seq, so that two summaries of one
+ * entity in one message both apply. A merged call of which only some
+ * summaries were applied before (a batch stored again after a crash)
+ * applies nothing and says so: its summaries are then applied one by one.
  *
  * Numbers: Redis' cjson prints 14 significant digits, which would corrupt
  * doubles. Values the summary brings are passed as JS' shortest round-trip
@@ -19,33 +23,33 @@
 import { LOG_REPORT_CHANGE_LUA, reportChangeLogKeys } from '../../shared/entities/report-change-log.js';
 import { LAST_SCALAR_AT_FIELD, MAX_ITER_FIELD } from '../../shared/events/storage-layout.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
-import type { EntitySummary, ScalarStats } from '../../shared/events/wire-format.js';
+import type { EntitySummary } from '../../shared/events/wire-format.js';
 import type { RedisClient } from '../../shared/stores/redis-store.js';
 import { LuaScript } from '../../shared/stores/lua-script.js';
 import { IMAGE_INDEX_LUA, imageIndexPayload } from './image-index-script.js';
+import { chunkCount, chunkOf, summaryCall, type SeriesUpdate, type SummaryCall } from './summary-calls.js';
+import type { BatchSummary } from './write-batch.js';
 
-const FIELDS_PER_SCALAR = 17;
-/**
- * Scalars (and listing entries) per script call. A request touching
- * thousands of series would otherwise pass hundreds of thousands of
- * arguments in one call, beyond what the client can spread onto its stack.
- */
-const CHUNK = 1000;
+/** Arguments of a series before its extra mean steps (see seriesArgs). */
+const FIELDS_PER_SERIES = 18;
+const HEAD = 12;
 
 // KEYS: entity hash, last_metrics hash, listing set (each must be of that type or absent), then the
 // company's report change log (version, changes, floor: report-change-log.ts), then the image index
 // and its URLs (hashes: image-index-script.ts).
-// ARGV: seq, chunk index, at, user, last iteration or '', scalar count, listing count, greatest
-// iteration ('' none, '?' not sent), entity id, the image index payload (imageIndexPayload; '[]' in
-// chunks after the first), then per scalar FIELDS_PER_SCALAR values (see scalarArgs), then the
-// listing members.
-// A chunk is skipped when it (or a later summary) was applied before: (seq, chunk) only grows.
+// ARGV: seq (the call's last summary's), chunk, first summary's seq, at, user, last iteration or '',
+// receive time of the last summary with scalars or '', series count, listing count, greatest
+// iteration ('' none, '?' not sent), entity id, summary count M; then per summary its image payload
+// (imageIndexPayload; '[]' in chunks after the first); then per series FIELDS_PER_SERIES values and its
+// extra mean steps (seriesArgs); then the listing members.
+// A call is skipped when it (or a later summary) was applied before: (seq, chunk) only grows; a call of
+// several summaries of which the first was applied before answers -1 and writes nothing.
 // A report's change is logged in the change log, so that the reports read cache re-reads it on its
 // next read instead of scanning every report for summary_seq (docs/reports.md, "Read path").
 const APPLY = new LuaScript(`
 ${LOG_REPORT_CHANGE_LUA}
 ${IMAGE_INDEX_LUA}
-local seq, chunk = tonumber(ARGV[1]), tonumber(ARGV[2])
+local seq, chunk, firstSeq = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 -- Refuse before writing anything: a script stopped halfway keeps what it wrote, and a chunk
 -- dead-lettered with part of it applied would count that part twice when replayed.
 local expected = {{1, 'hash', 'entity record'}, {2, 'hash', 'last_metrics'}, {3, 'set', 'metric listing'},
@@ -56,12 +60,15 @@ for _, e in ipairs(expected) do
     return redis.error_reply('WRONGTYPE the ' .. e[3] .. ' key holds a ' .. t)
   end
 end
-local state = redis.call('HMGET', KEYS[1], 'summary_seq', 'summary_chunk', 'type')
+-- The record's fields this script reads, at once: a redis.call costs more than the Lua around it.
+local state = redis.call('HMGET', KEYS[1], 'summary_seq', 'summary_chunk', 'type', 'last_update', 'last_change',
+  'last_iteration', '${MAX_ITER_FIELD}', '${LAST_SCALAR_AT_FIELD}')
 local applied, appliedChunk = tonumber(state[1] or '') or -1, tonumber(state[2] or '') or -1
 if applied > seq or (applied == seq and appliedChunk >= chunk) then return 0 end
-table.remove(ARGV, 2)
+if firstSeq < seq and applied >= firstSeq then return -1 end
 -- Logged first, so that an error in it (say a key of the wrong type) leaves the record untouched.
-if state[3] == 'report' then logReportChange(KEYS[4], KEYS[5], KEYS[6], ARGV[8]) end
+if state[3] == 'report' then logReportChange(KEYS[4], KEYS[5], KEYS[6], ARGV[11]) end
+local listingWasEmpty = redis.call('SCARD', KEYS[3]) == 0
 
 local function num(v)
   if v == math.floor(v) and math.abs(v) < 1e15 then return string.format('%d', v) end
@@ -104,58 +111,72 @@ local function weighted(m1, n1, m2, n2)
   if not (m >= lo) then m = lo elseif not (m <= hi) then m = hi end
   return m
 end
-
-local at = tonumber(ARGV[2])
-for _, pair in ipairs({{'last_update'}, {'last_change', 'last_changed_by'}}) do
-  local old = tonumber(redis.call('HGET', KEYS[1], pair[1]) or '') or -1
-  if at >= old then
-    redis.call('HSET', KEYS[1], pair[1], ARGV[2])
-    if pair[2] then redis.call('HSET', KEYS[1], pair[2], ARGV[3]) end
-  end
+-- One request's (count, sum or '', mean) added to a series' count and mean, as §1.11 rounds it.
+local function combine(oldCount, oldMean, count, sumText, mean)
+  local total = oldCount + count
+  local sum = tonumber(sumText)
+  local combined = nil
+  if sum then combined = finite((oldMean * oldCount + sum) / total) end
+  return total, combined or weighted(oldMean, oldCount, mean, count)
 end
-if ARGV[4] ~= '' then
-  local old = tonumber(redis.call('HGET', KEYS[1], 'last_iteration') or '') or 0
-  local new = math.max(old, tonumber(ARGV[4]), 0)
-  if new ~= old or redis.call('HEXISTS', KEYS[1], 'last_iteration') == 0 then
-    redis.call('HSET', KEYS[1], 'last_iteration', num(new))
+
+local record = {}
+local at = tonumber(ARGV[4])
+if at >= (tonumber(state[4] or '') or -1) then
+  record[#record + 1] = 'last_update'
+  record[#record + 1] = ARGV[4]
+end
+if at >= (tonumber(state[5] or '') or -1) then
+  record[#record + 1] = 'last_change'
+  record[#record + 1] = ARGV[4]
+  record[#record + 1] = 'last_changed_by'
+  record[#record + 1] = ARGV[5]
+end
+if ARGV[6] ~= '' then
+  local old = tonumber(state[6] or '') or 0
+  local new = math.max(old, tonumber(ARGV[6]), 0)
+  if new ~= old or state[6] == false then
+    record[#record + 1] = 'last_iteration'
+    record[#record + 1] = num(new)
   end
 end
 
 -- The greatest iteration of the entity's InfluxDB events is kept only while the writer has seen every
 -- summary of the entity: from its first one (no listing yet) on, until one comes without it.
-local kept = redis.call('HGET', KEYS[1], '${MAX_ITER_FIELD}')
-if kept == false and redis.call('SCARD', KEYS[3]) == 0 then kept = '' end
+local kept = state[7]
+if kept == false and listingWasEmpty then kept = '' end
 if kept ~= false then
-  local new = ARGV[7]
+  local new = ARGV[10]
   if new == '?' then
     redis.call('HDEL', KEYS[1], '${MAX_ITER_FIELD}')
-  elseif new ~= '' and (kept == '' or tonumber(new) > tonumber(kept)) then
-    redis.call('HSET', KEYS[1], '${MAX_ITER_FIELD}', new)
-  elseif kept == '' then
-    redis.call('HSET', KEYS[1], '${MAX_ITER_FIELD}', '')
+  elseif (new ~= '' and (kept == '' or tonumber(new) > tonumber(kept))) or kept == '' then
+    record[#record + 1] = '${MAX_ITER_FIELD}'
+    record[#record + 1] = new
   end
 end
 
-local scalars, listed = tonumber(ARGV[5]), tonumber(ARGV[6])
-if scalars > 0 then
-  local old = tonumber(redis.call('HGET', KEYS[1], '${LAST_SCALAR_AT_FIELD}') or '') or -1
-  if at > old then redis.call('HSET', KEYS[1], '${LAST_SCALAR_AT_FIELD}', ARGV[2]) end
+if ARGV[7] ~= '' and tonumber(ARGV[7]) > (tonumber(state[8] or '') or -1) then
+  record[#record + 1] = '${LAST_SCALAR_AT_FIELD}'
+  record[#record + 1] = ARGV[7]
 end
-local base = 10
--- The chunk's statistics are read with one HMGET and written with one HSET: a redis.call costs
--- more than the Lua around it. A field twice in a chunk (ingest sends each once) reads what its
--- first entry wrote, as with one HGET and HSET each.
-local olds, written, updates = {}, {}, {}
-if scalars > 0 then
-  local fields = {}
-  for s = 0, scalars - 1 do fields[s + 1] = ARGV[base + s * ${FIELDS_PER_SCALAR}] end
-  olds = redis.call('HMGET', KEYS[2], unpack(fields))
+
+local members, seriesCount, listed = tonumber(ARGV[12]), tonumber(ARGV[8]), tonumber(ARGV[9])
+local base = ${HEAD} + members + 1
+-- Where each series' arguments start: a series has one extra mean step per later summary reporting it.
+local starts, fields = {}, {}
+local pos = base
+for s = 1, seriesCount do
+  starts[s] = pos
+  fields[s] = ARGV[pos]
+  pos = pos + ${FIELDS_PER_SERIES} + 3 * tonumber(ARGV[pos + ${FIELDS_PER_SERIES - 1}])
 end
-for s = 0, scalars - 1 do
-  local a = base + s * ${FIELDS_PER_SCALAR}
-  local field = ARGV[a]
-  local oldText = written[field]
-  if oldText == nil then oldText = olds[s + 1] end
+local listing = pos
+-- The call's statistics are read with one HMGET and written with one HSET (each series once per call).
+local olds, updates = {}, {}
+if seriesCount > 0 then olds = redis.call('HMGET', KEYS[2], unpack(fields)) end
+for s = 1, seriesCount do
+  local a = starts[s]
+  local oldText = olds[s]
   -- Stored statistics that do not read back (written by an older version) are replaced, not fatal.
   local old = nil
   if oldText then
@@ -166,8 +187,8 @@ for s = 0, scalars - 1 do
   local value, iter, ts = ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
   local minV, minI, maxV, maxI = ARGV[a + 6], ARGV[a + 7], ARGV[a + 8], ARGV[a + 9]
   local firstV, firstI = ARGV[a + 10], ARGV[a + 11]
-  -- sum: '' when it overflowed at ingest; mean: always there
-  local count, sum, mean = tonumber(ARGV[a + 12]), tonumber(ARGV[a + 13]), tonumber(ARGV[a + 16])
+  -- the first request's step: count, sum ('' when it overflowed at ingest) and mean
+  local count, mean = tonumber(ARGV[a + 12]), tonumber(ARGV[a + 16])
   local label = nil
   if ARGV[a + 14] == '1' then label = ARGV[a + 15] end
   if old then
@@ -184,17 +205,16 @@ for s = 0, scalars - 1 do
       firstV = storedText(oldText, 'first_value', oldFirst)
       firstI = iterText(old.first_value_iteration)
     end
-    local oldCount = finite(old.count) or 0
-    local oldMean = finite(old.mean_value) or 0
-    local total = oldCount + count
-    local combined = nil
-    if sum then combined = finite((oldMean * oldCount + sum) / total) end
-    mean = combined or weighted(oldMean, oldCount, mean, count)
-    count = total
+    count, mean = combine(finite(old.count) or 0, finite(old.mean_value) or 0, count, ARGV[a + 13], mean)
     if label == nil and type(old.x_axis_label) == 'string' then label = cjson.encode(old.x_axis_label) end
   end
-  local meanText = '0'
-  if count > 0 then meanText = twoDecimals(mean) end
+  local meanText = twoDecimals(mean)
+  -- Each later request's step starts from the mean as the one before it stored it, rounded.
+  for k = 1, tonumber(ARGV[a + ${FIELDS_PER_SERIES - 1}]) do
+    local p = a + ${FIELDS_PER_SERIES} + 3 * (k - 1)
+    count, mean = combine(count, tonumber(meanText), tonumber(ARGV[p]), ARGV[p + 1], tonumber(ARGV[p + 2]))
+    meanText = twoDecimals(mean)
+  end
   local parts = {'{"metric":', ARGV[a + 1], ',"variant":', ARGV[a + 2], ',"value":', value}
   local function add(name, v) if v ~= '' then parts[#parts + 1] = ',"' .. name .. '":' .. v end end
   add('iter', iter)
@@ -209,17 +229,26 @@ for s = 0, scalars - 1 do
   add('mean_value', meanText)
   if label then add('x_axis_label', label) end
   parts[#parts + 1] = '}'
-  local text = table.concat(parts)
-  written[field] = text
-  updates[#updates + 1] = field
-  updates[#updates + 1] = text
+  updates[#updates + 1] = ARGV[a]
+  updates[#updates + 1] = table.concat(parts)
 end
-if scalars > 0 then redis.call('HSET', KEYS[2], unpack(updates)) end
-applyImageUses(KEYS[7], KEYS[8], redis.call('SCARD', KEYS[3]) == 0, ARGV[9])
-local listing = base + scalars * ${FIELDS_PER_SCALAR}
+if seriesCount > 0 then redis.call('HSET', KEYS[2], unpack(updates)) end
+-- Each summary's images as its own call would apply them. Whether the listing was empty only matters to
+-- the first (it decides the index's marker); after the first, an empty payload changes nothing.
+for m = 1, members do
+  local payload = ARGV[${HEAD} + m]
+  if m == 1 or payload ~= '[]' then applyImageUses(KEYS[7], KEYS[8], listingWasEmpty, payload) end
+end
 if listed > 0 then redis.call('SADD', KEYS[3], unpack(ARGV, listing, listing + listed - 1)) end
-redis.call('HSET', KEYS[1], 'summary_seq', ARGV[1], 'summary_chunk', chunk)
+record[#record + 1] = 'summary_seq'
+record[#record + 1] = ARGV[1]
+record[#record + 1] = 'summary_chunk'
+record[#record + 1] = ARGV[2]
+redis.call('HSET', KEYS[1], unpack(record))
 return 1`);
+
+/** What a call did: applied, skipped (applied before), or nothing because only some of its summaries were applied before. */
+export type CallOutcome = 'applied' | 'skipped' | 'partly applied before';
 
 export class SummaryApplier {
   private readonly keys;
@@ -233,7 +262,7 @@ export class SummaryApplier {
     this.changeLog = reportChangeLogKeys(redisPrefix);
   }
 
-  /** Answers true when applied, false when it had been applied before. */
+  /** Applies one summary, chunk by chunk; answers true when applied, false when it had been applied before. */
   async apply(summary: EntitySummary, seq: number): Promise<boolean> {
     let applied = false;
     for (let chunk = 0; chunk < chunkCount(summary); chunk++)
@@ -241,24 +270,35 @@ export class SummaryApplier {
     return applied;
   }
 
-  /** One script call: chunk `chunk` of the summary's scalars and listing (the first also sets the record fields). */
+  /** One script call: chunk `chunk` of the summary's scalars and listing (every chunk also sets the record fields). */
   async applyChunk(summary: EntitySummary, seq: number, chunk: number): Promise<boolean> {
-    const { c, n, e } = summary;
-    const { scalars, listing } = chunkOf(summary, chunk);
+    return (await this.run(summaryCall([{ summary, seq, owner: 0, index: 0 }], chunk, imagePayload))) === 'applied';
+  }
+
+  /** One script call for several single-chunk summaries of one entity, in stream order (summaryGroupWaves). */
+  applyMerged(members: readonly BatchSummary[]): Promise<CallOutcome> {
+    return this.run(summaryCall(members, 0, imagePayload));
+  }
+
+  private async run(call: SummaryCall): Promise<CallOutcome> {
+    const { c, n, e } = call;
     const args: string[] = [
-      String(seq),
-      String(chunk),
-      String(summary.at),
-      summary.u ?? '',
-      summary.lastIter === undefined || summary.lastIter === null ? '' : String(summary.lastIter),
-      String(scalars.length),
-      String(listing.length),
-      summary.maxIter === undefined ? '?' : summary.maxIter === null ? '' : String(summary.maxIter),
+      String(call.seq),
+      String(call.chunk),
+      String(call.firstSeq),
+      String(call.at),
+      call.user,
+      call.lastIter === undefined ? '' : String(call.lastIter),
+      call.scalarAt === undefined ? '' : String(call.scalarAt),
+      String(call.series.length),
+      String(call.listing.length),
+      call.maxIter === undefined ? '?' : call.maxIter === null ? '' : String(call.maxIter),
       e,
-      chunk === 0 ? imageIndexPayload(summary.images) : '[]',
+      String(call.images.length),
     ];
-    for (const stats of scalars) for (const arg of scalarArgs(stats)) args.push(arg);
-    for (const entry of listing) args.push(entry.join('\u001f'));
+    for (const payload of call.images) args.push(payload);
+    for (const series of call.series) seriesArgs(series, args);
+    for (const entry of call.listing) args.push(entry);
     const log = this.changeLog;
     const keys = [
       this.keys.entity(c, n, e),
@@ -270,21 +310,12 @@ export class SummaryApplier {
       this.keys.imageIndex(c, n, e),
       this.keys.imageIndexUrls(c, n, e),
     ];
-    const reply = await APPLY.run(this.client, keys, args);
-    return Number(reply) === 1;
+    const reply = Number(await APPLY.run(this.client, keys, args));
+    return reply === 1 ? 'applied' : reply === 0 ? 'skipped' : 'partly applied before';
   }
 }
 
-export function chunkCount(summary: EntitySummary): number {
-  return Math.max(1, Math.ceil(summary.scalars.length / CHUNK), Math.ceil(summary.listing.length / CHUNK));
-}
-
-function chunkOf(summary: EntitySummary, chunk: number): Pick<EntitySummary, 'scalars' | 'listing'> {
-  return {
-    scalars: summary.scalars.slice(chunk * CHUNK, (chunk + 1) * CHUNK),
-    listing: summary.listing.slice(chunk * CHUNK, (chunk + 1) * CHUNK),
-  };
-}
+const imagePayload = (summary: EntitySummary) => imageIndexPayload(summary.images);
 
 /** The summary restricted to the given chunks: what is dead-lettered when only those were refused. */
 export function summaryPart(summary: EntitySummary, chunks: readonly number[]): EntitySummary {
@@ -300,29 +331,11 @@ export function summaryPart(summary: EntitySummary, chunks: readonly number[]): 
 
 const text = (v: number | null | undefined): string => (v === null || v === undefined ? '' : String(v));
 
-/**
- * Whether the request's sum overflowed a double at ingest: ingests send it
- * clamped to ±Number.MAX_VALUE (JSON cannot carry Infinity; older ones sent
- * null). The script then combines means instead of sums.
- */
-function sumOverflowed(s: ScalarStats): boolean {
-  return typeof s.sum !== 'number' || !Number.isFinite(s.sum) || Math.abs(s.sum) === Number.MAX_VALUE;
-}
-
-/**
- * The request's mean: the one ingest computed without overflow when it sent
- * one, else sum / count; a summary of an old ingest whose sum overflowed gets
- * the midpoint of min and max, the best bound it still has.
- */
-export function requestMean(s: ScalarStats): number {
-  if (typeof s.mean === 'number' && Number.isFinite(s.mean)) return s.mean;
-  if (!sumOverflowed(s)) return s.sum / s.count;
-  return s.min / 2 + s.max / 2;
-}
-
-function scalarArgs(s: ScalarStats): string[] {
-  const hasLabel = typeof s.x_axis_label === 'string';
-  return [
+/** A series' FIELDS_PER_SERIES arguments (its first mean step among them), then 3 per later step. */
+function seriesArgs(s: SeriesUpdate, args: string[]): void {
+  const [step, ...later] = s.steps;
+  const hasLabel = s.label !== undefined;
+  args.push(
     JSON.stringify([s.metric, s.variant]),
     JSON.stringify(s.metric),
     JSON.stringify(s.variant),
@@ -335,10 +348,12 @@ function scalarArgs(s: ScalarStats): string[] {
     text(s.maxIter),
     String(s.first),
     text(s.firstIter),
-    String(s.count),
-    sumOverflowed(s) ? '' : String(s.sum),
+    String(step!.count),
+    step!.sum,
     hasLabel ? '1' : '0',
-    hasLabel ? JSON.stringify(s.x_axis_label) : '',
-    String(requestMean(s)),
-  ];
+    hasLabel ? JSON.stringify(s.label) : '',
+    String(step!.mean),
+    String(later.length),
+  );
+  for (const { count, sum, mean } of later) args.push(String(count), sum, String(mean));
 }
