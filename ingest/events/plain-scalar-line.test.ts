@@ -1,7 +1,10 @@
 // The plain scalar line's reading of numbers against JSON.parse and String(): the double a value
-// text names and the text String() prints for it (the J record's), whatever the text.
+// text names and the text String() prints for it (the J record's), whatever the text; and
+// decimal-double.ts against Number() and String() on decimals of 16 and 17 digits, midpoints
+// between doubles included.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { decimalRead, readDecimal } from './decimal-double.js';
 import { PlainScalarLine, readPlainScalarLine } from './plain-scalar-line.js';
 
 const lineWith = (value: string, iter = '12', timestamp = '1718000000123') =>
@@ -105,6 +108,72 @@ describe('a plain line', () => {
     for (const timestamp of ['-0', '-1', '253402300800000', '1718000000123.5']) {
       const bytes = lineWith('1', '1', timestamp);
       expect(readPlainScalarLine(bytes, 0, bytes.length, line), timestamp).toBe(-1);
+    }
+  });
+});
+
+describe('decimal-double', () => {
+  /** M / 10^scale as text, M's digits given. */
+  function text(digits: string, scale: number): string {
+    if (scale === 0) return digits;
+    const padded = digits.padStart(scale + 1, '0');
+    return `${padded.slice(0, padded.length - scale)}.${padded.slice(padded.length - scale)}`;
+  }
+
+  function check(digits: string, scale: number): boolean {
+    const decided = readDecimal(Number(digits.slice(0, -8)), Number(digits.slice(-8)), digits.length, scale);
+    if (!decided) return false;
+    const written = text(digits, scale);
+    const value = Number(written);
+    expect(decimalRead.value, written).toBe(value);
+    // String()'s digits whatever its format (toExponential() prints the same shortest digits).
+    const printed = value.toExponential().replace(/e.*$/, '').replace('.', '');
+    expect(decimalRead.shortest, written).toBe(printed === digits);
+    return true;
+  }
+
+  const mantissa = fc.stringMatching(/^[1-9][0-9]{14,15}[1-9]$/);
+
+  it('16 and 17 digits at any scale: the double of Number(), and whether String() prints the digits', () => {
+    let decided = 0;
+    fc.assert(
+      fc.property(mantissa, fc.integer({ min: 0, max: 22 }), (digits, scale) => {
+        if (check(digits, scale)) decided += 1;
+      }),
+      { numRuns: 50_000 },
+    );
+    // Undecided near a boundary (for integers beyond 2^53, often exactly on one: a tie).
+    expect(decided).toBeGreaterThan(47_500);
+  });
+
+  it('the shortest digits of doubles (what Python and JavaScript print) are found shortest', () => {
+    let shortest = 0;
+    let undecided = 0;
+    fc.assert(
+      fc.property(sdkValue, (x) => {
+        const printed = String(Math.abs(x));
+        const match = /^(\d+)\.?(\d*)$/.exec(printed);
+        if (match === null) return;
+        const all = `${match[1]}${match[2]}`.replace(/^0+/, '');
+        if (all.length < 16 || all.length > 17 || all.endsWith('0')) return;
+        if (check(all, match[2]!.length) && decimalRead.shortest) shortest += 1;
+        else undecided += 1;
+      }),
+      { numRuns: 20_000 },
+    );
+    expect(shortest).toBeGreaterThan(10_000);
+    // The fused path's common case: mostly decided (float32 values often end in an exact tie at digit 18).
+    expect(undecided).toBeLessThan(shortest / 10);
+  });
+
+  it('midpoints between doubles and their neighbours', () => {
+    for (let k = 0; k < 2000; k++) {
+      // Integers beyond 2^53: every odd one is a midpoint (or an exact double's neighbour).
+      const base = 2 ** 53 + k * 7919;
+      for (const n of [base, base + 1, base + 2, base + 3]) {
+        const digits = String(n);
+        if (!digits.endsWith('0')) check(digits, 0);
+      }
     }
   });
 });

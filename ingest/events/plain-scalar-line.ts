@@ -19,17 +19,19 @@
  * the general path, so that what the fused path does not read exactly, it
  * does not read at all.
  *
- * Nothing here allocates for a line whose value has at most 15 significant
- * digits and no exponent: its double is computed exactly (an integer below
- * 2^53 divided by an exact power of ten is correctly rounded), and its text,
- * trailing fraction zeros cut, is the one String(value) would print (no
- * other decimal of at most 15 digits names that double, so it is the
- * shortest). Other values (exponents, more digits) go through Number() and
- * String() as the general path's do.
+ * Nothing here allocates for a line whose value has at most 17 significant
+ * digits and no exponent. Up to 15 digits its double is computed exactly (an
+ * integer below 2^53 divided by an exact power of ten is correctly rounded),
+ * and its text, trailing fraction zeros cut, is the one String(value) would
+ * print (no other decimal of at most 15 digits names that double, so it is
+ * the shortest); 16 and 17 digits are read by decimal-double.ts. Other values
+ * (exponents, more digits, what decimal-double.ts cannot decide) go through
+ * Number() and String() as the general path's do.
  *
  * Names and literals are compared four bytes at a time (byte-literal.ts).
  */
 import { ByteLiteral, sameBytes } from './byte-literal.js';
+import { decimalRead, POW10, readDecimal } from './decimal-double.js';
 import { MAX_ENTITY_ID_LENGTH, MAX_NAME_LENGTH, MAX_TIMESTAMP } from './event-limits.js';
 
 const TAB = 0x09;
@@ -62,8 +64,8 @@ const REQUIRED = TIMESTAMP | TYPE | TASK | ITER | METRIC | VARIANT | VALUE;
 
 /** Integers of up to 15 digits are exact doubles whatever their digits (10^15 < 2^53). */
 const MAX_EXACT_DIGITS = 15;
-/** Powers of ten exact as doubles. */
-const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
+/** The most digits decimal-double.ts reads. */
+const MAX_DECIMAL_DIGITS = 17;
 /** String(x) writes x plainly from 1e-6 up (`0.00000d…`: at most five zeros after the point), with an exponent below. */
 const MAX_PLAIN_LEADING_ZEROS = 5;
 
@@ -292,8 +294,21 @@ function number(bytes: Buffer, at: number, limit: number, line: PlainScalarLine)
   // String() writes |x| < 1e-6 with an exponent.
   if (scale >= POW10.length || (wholeZero && first - fracStart > MAX_PLAIN_LEADING_ZEROS))
     return slowNumber(bytes, start, at, line);
-  if (significant > MAX_EXACT_DIGITS) return slowNumber(bytes, start, at, line);
-  const magnitude = digitsValue(bytes, first, cut) / POW10[scale]!;
+  let magnitude: number;
+  if (significant <= MAX_EXACT_DIGITS) magnitude = digitsValue(bytes, first, cut) / POW10[scale]!;
+  else if (significant <= MAX_DECIMAL_DIGITS) {
+    // The last eight digits apart (a point may be among them).
+    let lowStart = cut;
+    for (let digits = 0; digits < 8;) if (bytes[--lowStart] !== DOT) digits++;
+    if (!readDecimal(digitsValue(bytes, first, lowStart), digitsValue(bytes, lowStart, cut), significant, scale))
+      return slowNumber(bytes, start, at, line);
+    if (!decimalRead.shortest) {
+      line.value = negative ? -decimalRead.value : decimalRead.value;
+      line.valueText = String(line.value);
+      return at;
+    }
+    magnitude = decimalRead.value;
+  } else return slowNumber(bytes, start, at, line);
   line.value = negative ? -magnitude : magnitude;
   line.valueStart = start;
   line.valueEnd = cut === fracStart ? intEnd : cut;
