@@ -2,7 +2,7 @@
  * Values keyed by one or two ASCII strings, found from where those strings
  * sit in a line's bytes and a hash of them, without making the strings: an
  * SDK batch names a few tasks and series thousands of times, and a string
- * per name and line was most of what the garbage collector had to do.
+ * per name and line is what the fused path of plain lines does without.
  */
 import { ByteLiteral, sameBytes } from './byte-literal.js';
 

@@ -134,6 +134,9 @@ function literal(bytes: Buffer, at: number, limit: number, expected: ByteLiteral
   return end <= limit && sameBytes(bytes, at, end, expected) ? end : -1;
 }
 
+// What a step finds beside its answer goes into a module variable (candidateBit, memberEnd,
+// stringHash, integer, flag), not an object: nothing is allocated per line.
+
 /** The member name one or two bytes point to (the comparison decides), with its bit in `candidateBit`. */
 let candidateBit = 0;
 function candidateName(bytes: Buffer, at: number): ByteLiteral | undefined {
