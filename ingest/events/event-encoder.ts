@@ -96,6 +96,14 @@ export class EventEncoder {
     return frameRecord('J', this.pointBody(event, '', `,ts=${event.timestamp}i`));
   }
 
+  /**
+   * A scalar's J record body up to its value, `scalar,m=..,n=..,v=.. y=`, as compactPoint
+   * writes it: the head plain-scalar-record.ts writes a plain scalar line's record after.
+   */
+  compactScalarHead(namespace: 't' | 'm', metric: string, variant: string): string {
+    return `${MEASUREMENT.training_stats_scalar}${this.seriesPart(namespace, metric, variant)} y=`;
+  }
+
   /** `entityTags`: `,c=..,e=..` or empty (J); `fields`: the fields after the type's own, starting with a comma. */
   private pointBody(event: NormalizedEvent, entityTags: string, fields: string): string {
     const time = iterTimeText(event.iter);

@@ -200,26 +200,17 @@ export function normalizeEvent(raw: RawEvent, context: NormalizeContext): Normal
     textError(plotStr, PLOT_STR);
   if (textReason !== undefined) return rejected(allowLocked, namespace, entity, undefined, textReason);
 
-  const event: NormalizedEvent = {
+  const event = checkedEvent(
     type,
     namespace,
     entity,
     allowLocked,
     iter,
     timestamp,
-    metric: (metric as string | undefined) || '',
-    variant: (variant as string | undefined) || '',
-    worker: worker as string,
-    value: undefined,
-    values: undefined,
-    url: undefined,
-    key: undefined,
-    plotStr: undefined,
-    skipValidation: undefined,
-    level: undefined,
-    msg: undefined,
-    xAxisLabel: undefined,
-  };
+    (metric as string | undefined) || '',
+    (variant as string | undefined) || '',
+    worker as string,
+  );
   switch (type) {
     case 'training_debug_image':
       event.url = text(url);
@@ -237,6 +228,44 @@ export function normalizeEvent(raw: RawEvent, context: NormalizeContext): Normal
   const reason = completeValues(event, raw);
   if (reason !== undefined) return rejected(allowLocked, namespace, entity, undefined, reason);
   return { event, namespace, entity, allowLocked, earlyError: undefined, lateError: undefined };
+}
+
+/**
+ * An event that passed steps 1-9, every property present (one object shape
+ * for V8), its type's own fields still unset: also how the fused path of
+ * plain scalar lines (ingest-session.ts) makes the first event of a series.
+ */
+export function checkedEvent(
+  type: EventType,
+  namespace: 't' | 'm',
+  entity: string,
+  allowLocked: boolean,
+  iter: number | undefined,
+  timestamp: number,
+  metric: string,
+  variant: string,
+  worker: string,
+): NormalizedEvent {
+  return {
+    type,
+    namespace,
+    entity,
+    allowLocked,
+    iter,
+    timestamp,
+    metric,
+    variant,
+    worker,
+    value: undefined,
+    values: undefined,
+    url: undefined,
+    key: undefined,
+    plotStr: undefined,
+    skipValidation: undefined,
+    level: undefined,
+    msg: undefined,
+    xAxisLabel: undefined,
+  };
 }
 
 /** Step 10 (and the scalar's x_axis_label); returns the rejection reason, if any. */

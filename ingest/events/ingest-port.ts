@@ -41,6 +41,13 @@ export interface IngestSession {
    * that decoders can call it per line as bytes arrive.
    */
   add(rawEvent: Record<string, unknown>): void;
+  /**
+   * NDJSON's fused path (plain-scalar-line.ts): when the line starting at `bytes[start]`
+   * (ending at its `\n` or at `end`) is a plain scalar line, does what `add` does with the
+   * object JSON.parse makes of it and answers where the line ends; else answers -1, having
+   * done nothing.
+   */
+  addPlainScalarLine?(bytes: Buffer, start: number, end: number): number;
   /** Number of events offered so far. */
   readonly count: number;
   /**

@@ -17,7 +17,7 @@ import type { InflightBudget } from '../publish/inflight-budget.js';
 import { EventEncoder } from './event-encoder.js';
 import type { IngestMetrics } from './ingest-metrics.js';
 import { eventTooLarge } from './event-limits.js';
-import { normalizeEvent, UNKNOWN_WORKER, type NormalizedEvent } from './event-normalizer.js';
+import { checkedEvent, normalizeEvent, UNKNOWN_WORKER, type NormalizedEvent } from './event-normalizer.js';
 import { needsCompression, plotFields, storedPlot } from './plot-storage.js';
 import type { BufferPool } from './buffer-pool.js';
 import { RecordSink } from './record-sink.js';
@@ -32,7 +32,11 @@ import {
   type EntityTally,
   type Tally,
 } from './request-rules.js';
-import { EntitySummaryBuilder } from './request-summary.js';
+import { EntitySummaryBuilder, type ScalarSeries } from './request-summary.js';
+import { AsciiSpanMap } from './ascii-span-map.js';
+import { ByteLiteral } from './byte-literal.js';
+import { PlainScalarLine, readPlainScalarLine } from './plain-scalar-line.js';
+import { PlainScalarRecord } from './plain-scalar-record.js';
 
 export interface IngestSettings {
   partitions: number;
@@ -84,6 +88,23 @@ interface EntityState extends EntityTally {
   header?: string;
   /** plots waiting for asynchronous compression, with their line index; once one waits, later plots wait too (order) */
   deferredPlots: Array<{ event: NormalizedEvent; index: number }>;
+  /** the scalar series plain lines named, found by their bytes */
+  plainSeries?: AsciiSpanMap<PlainSeries>;
+}
+
+/** A scalar series of an entity as the fused path of plain lines keeps it. */
+interface PlainSeries {
+  /** its J records' bytes up to the value (EventEncoder.compactScalarHead) */
+  head: ByteLiteral;
+  summary: ScalarSeries;
+}
+
+/** What the fused path of plain scalar lines reuses from line to line. */
+class PlainLines {
+  readonly line = new PlainScalarLine();
+  readonly record = new PlainScalarRecord();
+  /** task entities plain lines named, found by their bytes */
+  readonly entities = new AsciiSpanMap<EntityState>();
 }
 
 /** Counts a reason; answers the bytes a new one takes. */
@@ -95,6 +116,11 @@ function tally(map: Map<string, Tally>, reason: string, index: number): number {
   }
   map.set(reason, { count: 1, first: index });
   return REASON_BYTES + 2 * reason.length;
+}
+
+/** An entity named again: with another allow_locked, the request is refused (request-rules.ts). */
+function noteAllowLocked(state: EntityState, allowLocked: boolean): void {
+  if (state.allowLocked !== allowLocked) state.allowLockedConflict = true;
 }
 
 export class EventIngestService implements IngestService {
@@ -118,6 +144,7 @@ class EventIngestSession implements IngestSession {
   private heldBytes = 0;
   private spill?: SpillFile;
   private finished = false;
+  private plain?: PlainLines;
 
   constructor(
     private readonly deps: IngestDependencies,
@@ -132,10 +159,7 @@ class EventIngestSession implements IngestSession {
   }
 
   add(rawEvent: Record<string, unknown>): void {
-    if (this.finished) throw new Error('session already finished');
-    // Per event: a property read, not a call into the AbortSignal's internals.
-    if (this.context.signal?.aborted) this.context.signal.throwIfAborted();
-    const index = this.offered++;
+    const index = this.nextIndex();
     const result = normalizeEvent(rawEvent, {
       receivedAt: this.receivedAt,
       defaultWorker: this.context.workerHeader,
@@ -151,7 +175,92 @@ class EventIngestSession implements IngestSession {
       this.hold(tally(entity.late, result.lateError, index));
       return;
     }
-    const event = result.event!;
+    this.accept(entity, result.event!, index);
+  }
+
+  /**
+   * The fused path (docs/ingest.md "The plain scalar line"): a plain line's event is known
+   * valid from its bytes, so it is counted, encoded and summarised as `add` would, without
+   * the objects and strings `add` makes on the way. The first event of a series in an
+   * entity goes through `accept` as `add`'s would, which sets up what later ones reuse.
+   */
+  addPlainScalarLine(bytes: Buffer, start: number, end: number): number {
+    const plain = (this.plain ??= new PlainLines());
+    const { line } = plain;
+    const stop = readPlainScalarLine(bytes, start, end, line);
+    if (stop < 0) return -1;
+    const index = this.nextIndex();
+    const allowLocked = line.allowLocked < 0 ? (this.context.allowLockedDefault ?? false) : line.allowLocked === 1;
+    let entity = plain.entities.get(bytes, line.taskStart, line.taskEnd, 0, 0, line.taskHash);
+    if (entity === undefined) {
+      entity = this.entityState('t', bytes.toString('latin1', line.taskStart, line.taskEnd), allowLocked);
+      plain.entities.set(entity.id, '', line.taskHash, entity);
+    } else noteAllowLocked(entity, allowLocked);
+    if (entity.checked++ === 0) entity.firstChecked = index;
+    const series = entity.plainSeries?.get(
+      bytes,
+      line.metricStart,
+      line.metricEnd,
+      line.variantStart,
+      line.variantEnd,
+      line.seriesHash,
+    );
+    if (series === undefined) {
+      this.acceptFirstPlain(entity, bytes, line, allowLocked, index);
+      return stop;
+    }
+    plain.record.set(bytes, line, series.head);
+    const grown = entity.records.appendAscii(plain.record, entity.header!);
+    if (grown === undefined) {
+      this.hold(tally(entity.late, eventTooLarge(this.deps.settings.maxMessageBytes), index));
+      return stop;
+    }
+    entity.valid += 1;
+    entity.summary.addToScalarSeries(series.summary, line.iter, line.timestamp, line.value);
+    this.hold(grown);
+    return stop;
+  }
+
+  /** A plain line's event as normalizeEvent makes it, through `accept`; then its series is known by its bytes. */
+  private acceptFirstPlain(
+    entity: EntityState,
+    bytes: Buffer,
+    line: PlainScalarLine,
+    allowLocked: boolean,
+    index: number,
+  ): void {
+    const metric = bytes.toString('latin1', line.metricStart, line.metricEnd);
+    const variant = bytes.toString('latin1', line.variantStart, line.variantEnd);
+    const event = checkedEvent(
+      'training_stats_scalar',
+      't',
+      entity.id,
+      allowLocked,
+      line.iter,
+      line.timestamp,
+      metric,
+      variant,
+      this.context.workerHeader || UNKNOWN_WORKER,
+    );
+    event.value = line.value;
+    this.accept(entity, event, index);
+    const summary = entity.summary.scalarSeries(metric, variant);
+    // Not stored (larger than a message): the next event of the series takes this way again.
+    if (summary === undefined || entity.header === undefined) return;
+    const head = new ByteLiteral(this.encoder.compactScalarHead('t', metric, variant));
+    (entity.plainSeries ??= new AsciiSpanMap()).set(metric, variant, line.seriesHash, { head, summary });
+  }
+
+  /** The index of the next event offered; throws when the session is over or the request abandoned. */
+  private nextIndex(): number {
+    if (this.finished) throw new Error('session already finished');
+    // Per event: a property read, not a call into the AbortSignal's internals.
+    if (this.context.signal?.aborted) this.context.signal.throwIfAborted();
+    return this.offered++;
+  }
+
+  /** A valid event: held for compression (plots), or encoded and summarised. */
+  private accept(entity: EntityState, event: NormalizedEvent, index: number): void {
     if (event.type === 'plot' && (entity.deferredPlots.length > 0 || needsCompression(event, this.deps.settings))) {
       entity.deferredPlots.push({ event, index });
       entity.valid += 1;
@@ -231,9 +340,7 @@ class EventIngestSession implements IngestSession {
       };
       this.entities.push(state);
       this.byNamespace[namespace].set(id, state);
-    } else if (state.allowLocked !== allowLocked) {
-      state.allowLockedConflict = true;
-    }
+    } else noteAllowLocked(state, allowLocked);
     return state;
   }
 

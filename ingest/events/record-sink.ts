@@ -51,6 +51,13 @@ export interface SinkMessage {
   acknowledged(): void;
 }
 
+/** A record of ASCII bytes that writes itself into a message buffer: its length, its bytes at `at` (answering how many), its text. */
+export interface AsciiRecord {
+  readonly length: number;
+  writeInto(buffer: Buffer, at: number): number;
+  text(): string;
+}
+
 /** The process memory the sink's buffers are counted against, and the request's spill file (opened on first use). */
 export interface SinkRoom {
   memory: HeldMemory;
@@ -81,20 +88,53 @@ export class RecordSink {
    * start with: written once, before the message's first J record.
    */
   append(record: string, header?: string): number | undefined {
-    let chunk = this.chunks[this.chunks.length - 1];
     // A UTF-16 code unit takes at most 3 UTF-8 bytes.
     const worst = record.length * 3;
-    const headerWorst = header === undefined ? 0 : header.length * 3;
-    if (worst + headerWorst > this.target)
+    if (worst + (header === undefined ? 0 : header.length * 3) > this.target)
       return this.appendLarge(header === undefined ? record : header + record, header);
-    let grown = 0;
+    const grown = this.makeRoom(worst, header);
+    const chunk = this.chunks[this.chunks.length - 1]!;
+    this.wrote(chunk, chunk.buffer.write(record, chunk.used, 'utf8'));
+    return grown;
+  }
+
+  /**
+   * `append` for a record that writes its own bytes (plain-scalar-record.ts): room is
+   * counted as for its text (`length` code units, 3 bytes each at worst), so that messages
+   * end where they would for the text.
+   */
+  appendAscii(record: AsciiRecord, header: string): number | undefined {
+    const worst = record.length * 3;
+    if (worst + header.length * 3 > this.target) return this.appendLarge(header + record.text(), header);
+    const grown = this.makeRoom(worst, header);
+    const chunk = this.chunks[this.chunks.length - 1]!;
+    this.wrote(chunk, record.writeInto(chunk.buffer, chunk.used));
+    return grown;
+  }
+
+  private wrote(chunk: Chunk, bytes: number): void {
+    chunk.used += bytes;
+    chunk.length += bytes;
+    chunk.records += 1;
+  }
+
+  /**
+   * Makes the last chunk able to take a record of `worst` bytes (a new chunk when it is full,
+   * a larger buffer or a spill when it is short), and writes its E record first when it needs
+   * one; answers the bytes newly held.
+   */
+  private makeRoom(worst: number, header: string | undefined): number {
+    let chunk = this.chunks[this.chunks.length - 1];
     // What the record takes in a chunk: with its E record first when the chunk has none yet.
-    const cost = (c: Chunk | undefined) =>
-      header !== undefined && c?.headed !== true
-        ? { needed: worst + headerWorst, count: 2 }
-        : { needed: worst, count: 1 };
-    let { needed, count } = cost(chunk);
-    if (chunk === undefined || chunk.records + count > MAX_RECORDS_PER_MESSAGE || chunk.length + needed > this.target) {
+    const headerWorst = header === undefined ? 0 : header.length * 3;
+    const headed = header === undefined || chunk?.headed === true;
+    let needed = headed ? worst : worst + headerWorst;
+    let grown = 0;
+    if (
+      chunk === undefined ||
+      chunk.records + (headed ? 1 : 2) > MAX_RECORDS_PER_MESSAGE ||
+      chunk.length + needed > this.target
+    ) {
       if (chunk !== undefined && chunk.spilled.length > 0) grown += this.spillRest(chunk);
       chunk = {
         buffer: Buffer.allocUnsafe(FIRST_CAPACITY),
@@ -107,7 +147,7 @@ export class RecordSink {
       this.chunks.push(chunk);
       this.takeMemory(FIRST_CAPACITY, true);
       grown += FIRST_CAPACITY;
-      ({ needed, count } = cost(chunk));
+      needed = worst + headerWorst;
     }
     while (chunk.used + needed > chunk.buffer.length) {
       // Grow by copying up to a message's size: few, full messages; or, when memory is taken, write out what the chunk has.
@@ -123,15 +163,10 @@ export class RecordSink {
       this.room?.buffers?.give(chunk.buffer);
       chunk.buffer = larger;
     }
-    let written = 0;
     if (header !== undefined && !chunk.headed) {
-      written = chunk.buffer.write(header, chunk.used, 'utf8');
+      this.wrote(chunk, chunk.buffer.write(header, chunk.used, 'utf8'));
       chunk.headed = true;
     }
-    written += chunk.buffer.write(record, chunk.used + written, 'utf8');
-    chunk.used += written;
-    chunk.length += written;
-    chunk.records += count;
     return grown;
   }
 

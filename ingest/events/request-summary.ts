@@ -55,11 +55,62 @@ function finiteSumAndMean(stats: ScalarAccumulator): { sum: number; mean: number
   };
 }
 
+type ListingEntry = [string, string, string, 0 | 1];
+
+/**
+ * A scalar series of the request, as a reader that meets it again keeps it
+ * (the plain scalar lines' fused path): its listing entry, its accumulator,
+ * and whether its metric counts for the last iteration.
+ */
+export interface ScalarSeries {
+  listed: ListingEntry;
+  stats: ScalarAccumulator;
+  ignored: boolean;
+}
+
+/** What a scalar event changes in its series' statistics (`label`: its x_axis_label). */
+function updateScalar(
+  stats: ScalarAccumulator,
+  iter: number | undefined,
+  timestamp: number,
+  value: number,
+  label: string | undefined,
+): void {
+  const iterKey = iter ?? NO_ITER;
+  const iterValue = iter ?? null;
+  stats.count += 1;
+  stats.sum += value;
+  stats.scaledSum += value * SCALE;
+  if (value < stats.min) {
+    stats.min = value;
+    stats.minIter = iterValue;
+  }
+  if (value > stats.max) {
+    stats.max = value;
+    stats.maxIter = iterValue;
+  }
+  if (iterKey < stats.lowestIter) {
+    stats.lowestIter = iterKey;
+    stats.first = value;
+    stats.firstIter = iterValue;
+  }
+  if (iterKey > stats.latestIter || (iterKey === stats.latestIter && timestamp >= stats.latestTimestamp)) {
+    stats.latestIter = iterKey;
+    stats.latestTimestamp = timestamp;
+    stats.value = value;
+    stats.iter = iterValue;
+    stats.timestamp = timestamp;
+    // Only the latest event's label counts; without one this request sets none.
+    if (label !== undefined) stats.x_axis_label = label;
+    else delete stats.x_axis_label;
+  }
+}
+
 export class EntitySummaryBuilder {
   private lastIter: number | undefined;
   private maxIter: number | null = null;
   private readonly scalars = new NestedKeyMap<ScalarAccumulator>();
-  private readonly listing = new Map<string, NestedKeyMap<[string, string, string, 0 | 1]>>();
+  private readonly listing = new Map<string, NestedKeyMap<ListingEntry>>();
   private readonly images = new ImageUsesBuilder();
 
   constructor(
@@ -71,10 +122,7 @@ export class EntitySummaryBuilder {
   /** Adds an event; answers the bytes of state this created (a new metric listing or scalar series), for the in-flight budget. */
   add(event: NormalizedEvent): number {
     const { iter } = event;
-    if (iter !== undefined && !IGNORED.has(event.metric) && (this.lastIter === undefined || iter > this.lastIter))
-      this.lastIter = iter;
-    if (iter !== undefined && event.type !== 'log' && (this.maxIter === null || iter > this.maxIter))
-      this.maxIter = iter;
+    this.noteIteration(iter, iter !== undefined && IGNORED.has(event.metric), event.type !== 'log');
     const regular: 0 | 1 = countsForHistogram(iter) ? 1 : 0;
     let ofType = this.listing.get(event.type);
     if (ofType === undefined) this.listing.set(event.type, (ofType = new NestedKeyMap()));
@@ -89,13 +137,37 @@ export class EntitySummaryBuilder {
     return created + this.images.add(event);
   }
 
+  /**
+   * What `add` does for a scalar event without x_axis_label of a series it has seen: the
+   * same changes, without finding the series (no image index: scalars have none). Creates
+   * nothing, so answers nothing for the budget.
+   */
+  addToScalarSeries(series: ScalarSeries, iter: number, timestamp: number, value: number): void {
+    this.noteIteration(iter, series.ignored, true);
+    if (countsForHistogram(iter)) series.listed[3] = 1;
+    updateScalar(series.stats, iter, timestamp, value, undefined);
+  }
+
+  /** The scalar series of `metric`/`variant`, once `add` has seen an event of it. */
+  scalarSeries(metric: string, variant: string): ScalarSeries | undefined {
+    const listed = this.listing.get('training_stats_scalar')?.get(metric, variant);
+    const stats = this.scalars.get(metric, variant);
+    return listed === undefined || stats === undefined ? undefined : { listed, stats, ignored: IGNORED.has(metric) };
+  }
+
+  /** `ignored`: the event's metric does not count for the last iteration; `stored`: the event goes to InfluxDB (not a log). */
+  private noteIteration(iter: number | undefined, ignored: boolean, stored: boolean): void {
+    if (iter !== undefined && !ignored && (this.lastIter === undefined || iter > this.lastIter)) this.lastIter = iter;
+    if (iter !== undefined && stored && (this.maxIter === null || iter > this.maxIter)) this.maxIter = iter;
+  }
+
   /** Answers true when the event opened a new metric/variant. */
   private addScalar(event: NormalizedEvent): boolean {
     const value = event.value!;
-    const iterKey = event.iter ?? NO_ITER;
-    const iter = event.iter ?? null;
     const stats = this.scalars.get(event.metric, event.variant);
     if (stats === undefined) {
+      const iterKey = event.iter ?? NO_ITER;
+      const iter = event.iter ?? null;
       this.scalars.set(event.metric, event.variant, {
         metric: event.metric,
         variant: event.variant,
@@ -119,32 +191,7 @@ export class EntitySummaryBuilder {
       });
       return true;
     }
-    stats.count += 1;
-    stats.sum += value;
-    stats.scaledSum += value * SCALE;
-    if (value < stats.min) {
-      stats.min = value;
-      stats.minIter = iter;
-    }
-    if (value > stats.max) {
-      stats.max = value;
-      stats.maxIter = iter;
-    }
-    if (iterKey < stats.lowestIter) {
-      stats.lowestIter = iterKey;
-      stats.first = value;
-      stats.firstIter = iter;
-    }
-    if (iterKey > stats.latestIter || (iterKey === stats.latestIter && event.timestamp >= stats.latestTimestamp)) {
-      stats.latestIter = iterKey;
-      stats.latestTimestamp = event.timestamp;
-      stats.value = value;
-      stats.iter = iter;
-      stats.timestamp = event.timestamp;
-      // Only the latest event's label counts; without one this request sets none.
-      if (event.xAxisLabel !== undefined) stats.x_axis_label = event.xAxisLabel;
-      else delete stats.x_axis_label;
-    }
+    updateScalar(stats, event.iter, event.timestamp, value, event.xAxisLabel);
     return false;
   }
 

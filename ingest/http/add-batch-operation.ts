@@ -13,9 +13,10 @@ import { defineStreamOperation, type CallContext } from '../../shared/protocol/o
 import { readBodyLimited } from '../../shared/http/body-reader.js';
 import type { IngestMetrics } from '../events/ingest-metrics.js';
 import { IDEMPOTENCY_KEY_HEADER, RequestFingerprint } from '../events/request-fingerprint.js';
-import { NdjsonLines } from './ndjson-lines.js';
+import { NdjsonLines, type ByteRegion } from './ndjson-lines.js';
 import { headerOf, workerHeaderOf } from './worker-header.js';
 
+const LF = 0x0a;
 const NDJSON_TYPES = new Set(['application/json-lines', 'application/x-ndjson', 'application/ndjson']);
 
 /** Bytes of a body read so far. */
@@ -88,11 +89,17 @@ async function readNdjson(
   received: Received,
 ): Promise<void> {
   const lines = new NdjsonLines(maxLineBytes);
+  const region: ByteRegion = { start: 0, end: -1 };
   // Leaving the loop by a throw destroys the body stream, as a failed pipeline did.
   for await (const chunk of body as AsyncIterable<Buffer>) {
     fingerprint.update(chunk);
     received.bytes += chunk.length;
-    await addLines(session, lines.linesOf(chunk));
+    if (session.addPlainScalarLine === undefined) {
+      await addLines(session, lines.linesOf(chunk));
+      continue;
+    }
+    await addLines(session, lines.linesAndRegionOf(chunk, region));
+    if (region.end >= region.start) await addRegionLines(session, chunk, region);
   }
   const last = lines.end();
   if (last !== undefined) await addLines(session, [last]);
@@ -104,6 +111,27 @@ async function addLines(session: IngestSession, lines: string[]): Promise<void> 
     // The body is read on once the request's spill writes caught up (TCP holds the rest).
     const drained = session.drained?.();
     if (drained !== undefined) await drained;
+  }
+}
+
+/**
+ * The lines of a chunk's region (ndjson-lines.ts), read from the bytes: a plain scalar line
+ * by the session's fused path, any other decoded and parsed as `addLines` does.
+ */
+async function addRegionLines(session: IngestSession, chunk: Buffer, region: ByteRegion): Promise<void> {
+  const { end } = region;
+  for (let at = region.start; ;) {
+    let stop = session.addPlainScalarLine!(chunk, at, end);
+    if (stop < 0) {
+      stop = chunk.indexOf(LF, at);
+      if (stop < 0 || stop > end) stop = end;
+      const line = chunk.toString('utf8', at, stop);
+      if (line.trim() !== '') session.add(parseLine(line));
+    }
+    const drained = session.drained?.();
+    if (drained !== undefined) await drained;
+    if (stop >= end) return;
+    at = stop + 1;
   }
 }
 

@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { NdjsonLines } from './ndjson-lines.js';
+import { cut } from './plain-scalar-test-harness.js';
 
 /** The lines of the body as the chunks arrive. */
 async function linesOf(chunks: Buffer[], maxLineBytes = 1 << 30): Promise<string[]> {
@@ -17,18 +18,6 @@ function reference(text: string): string[] {
   const pieces = text.split(/\r\n|\r|\n/);
   if (pieces[pieces.length - 1] === '') pieces.pop();
   return pieces;
-}
-
-/** The body cut at the given byte offsets (which may split \r\n pairs and multi-byte characters). */
-function cut(body: Buffer, offsets: number[]): Buffer[] {
-  const points = [...new Set(offsets.map((o) => o % (body.length + 1)))].sort((a, b) => a - b);
-  const chunks: Buffer[] = [];
-  let at = 0;
-  for (const p of [...points, body.length]) {
-    chunks.push(body.subarray(at, p));
-    at = p;
-  }
-  return chunks;
 }
 
 describe('NdjsonLines', () => {
@@ -67,6 +56,52 @@ describe('NdjsonLines', () => {
     await expect(linesOf([Buffer.from('012345'), Buffer.from('67890')], 10)).rejects.toMatchObject(tooLong);
     await expect(linesOf([Buffer.from('ok\n€€€€\nok')], 10)).rejects.toMatchObject(tooLong);
     await expect(linesOf([Buffer.from('ok\n€€€\nok')], 10)).resolves.toEqual(['ok', '€€€', 'ok']);
+  });
+
+  it("lines left in a chunk's region read, line by line, as linesOf decodes them, and refuse as it does", () => {
+    /** Each chunk's lines either way, or the error, in order. */
+    function split(chunks: Buffer[], maxLineBytes: number, withRegion: boolean): unknown[] {
+      const splitter = new NdjsonLines(maxLineBytes);
+      const region = { start: 0, end: -1 };
+      const seen: unknown[] = [];
+      try {
+        for (const chunk of chunks) {
+          if (!withRegion) {
+            seen.push(...splitter.linesOf(chunk));
+            continue;
+          }
+          seen.push(...splitter.linesAndRegionOf(chunk, region));
+          // As add-batch-operation.ts reads a region: up to each `\n`, each line decoded alone.
+          for (let at = region.start; region.end >= region.start;) {
+            let stop = chunk.indexOf(0x0a, at);
+            if (stop < 0 || stop > region.end) stop = region.end;
+            seen.push(chunk.toString('utf8', at, stop));
+            if (stop >= region.end) break;
+            at = stop + 1;
+          }
+        }
+        seen.push(splitter.end());
+      } catch (error) {
+        seen.push(String(error));
+      }
+      return seen;
+    }
+    const byte = fc.oneof(
+      fc.integer({ min: 0x20, max: 0x7e }),
+      fc.constantFrom(0x0a, 0x0a, 0x0d, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80, 0xff, 0x80),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(byte, { maxLength: 200 }),
+        fc.array(fc.nat(), { maxLength: 5 }),
+        fc.oneof(fc.constant(1 << 30), fc.integer({ min: 1, max: 120 })),
+        (bytes, offsets, maxLineBytes) => {
+          const chunks = cut(Buffer.from(bytes), offsets);
+          expect(split(chunks, maxLineBytes, true)).toEqual(split(chunks, maxLineBytes, false));
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 
   it('a 32 MiB line in 64 KiB chunks is split in linear time', async () => {

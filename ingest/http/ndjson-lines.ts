@@ -22,6 +22,12 @@ const LF = 0x0a;
 const CR = 0x0d;
 const LINE_BREAK = /\r\n|\r|\n/;
 
+/** Where a chunk's lines to be read from its bytes are: `[start, end)`, none when `end` is below `start`. */
+export interface ByteRegion {
+  start: number;
+  end: number;
+}
+
 export class NdjsonLines {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -33,7 +39,26 @@ export class NdjsonLines {
   /** The lines this chunk ends, in order (the first may have begun in earlier chunks); throws line_too_long. */
   linesOf(chunk: Buffer): string[] {
     const lines: string[] = [];
-    this.split(chunk, lines);
+    this.split(chunk, lines, undefined);
+    return lines;
+  }
+
+  /**
+   * As `linesOf`, but the chunk's complete lines that can be read from its bytes are left
+   * there: `region` is set to where they are, `[start, end)` of the chunk, lines separated by
+   * `\n` (`end` below `start` when there are none; `start` = `end` is one empty line), and
+   * the lines answered come before them. Bytes can be
+   * read when the region has no `\r` and no line of it can exceed the limit however it
+   * decodes (three bytes a byte at most, U+FFFD for a stray one): whether a line is too long
+   * is then known, as `linesOf` knows it, before any line is read. Decoding a line alone
+   * gives the text decoding the region does (no byte of a UTF-8 sequence, or of a broken
+   * one, is a `\n`).
+   */
+  linesAndRegionOf(chunk: Buffer, region: ByteRegion): string[] {
+    const lines: string[] = [];
+    region.start = 0;
+    region.end = -1;
+    this.split(chunk, lines, region);
     return lines;
   }
 
@@ -42,7 +67,7 @@ export class NdjsonLines {
     return this.pendingBytes > 0 ? this.takePending(undefined, 0, 0) : undefined;
   }
 
-  private split(chunk: Buffer, lines: string[]): void {
+  private split(chunk: Buffer, lines: string[], region: ByteRegion | undefined): void {
     let start = 0;
     if (this.afterCR && chunk.length > 0 && chunk[0] === LF) start = 1;
     this.afterCR = false;
@@ -57,11 +82,17 @@ export class NdjsonLines {
     if (firstEnd <= last) {
       // The complete lines between the first and the last break, decoded and split at once.
       const regionEnd = chunk[last] === LF && last > firstEnd && chunk[last - 1] === CR ? last - 1 : last;
-      // The regex split cost as much as decoding the region; SDK bodies have no `\r`, and a string split is cheap.
-      const region = chunk.toString('utf8', firstEnd, regionEnd);
-      for (const line of region.split(chunk.indexOf(CR, firstEnd) < 0 ? '\n' : LINE_BREAK)) {
-        this.checkLength(line.length, line);
-        lines.push(line);
+      const noCR = chunk.indexOf(CR, firstEnd) < 0;
+      if (region !== undefined && noCR && (regionEnd - firstEnd) * 3 <= this.maxLineBytes) {
+        region.start = firstEnd;
+        region.end = regionEnd;
+      } else {
+        // The regex split cost as much as decoding the region; SDK bodies have no `\r`, and a string split is cheap.
+        const text = chunk.toString('utf8', firstEnd, regionEnd);
+        for (const line of text.split(noCR ? '\n' : LINE_BREAK)) {
+          this.checkLength(line.length, line);
+          lines.push(line);
+        }
       }
     }
     if (chunk[last] === CR && last === chunk.length - 1) this.afterCR = true;
