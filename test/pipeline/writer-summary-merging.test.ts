@@ -5,8 +5,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { normalizeEvent } from '../../ingest/events/event-normalizer.js';
 import { EntitySummaryBuilder } from '../../ingest/events/request-summary.js';
+import { applySummaryGroup } from '../../ingest/writer/record-isolation.js';
 import { SummaryApplier } from '../../ingest/writer/summary-applier.js';
-import type { BatchSummary } from '../../ingest/writer/write-batch.js';
+import { WriteBatch, type BatchSummary } from '../../ingest/writer/write-batch.js';
+import { createLogger } from '../../shared/observability/logger.js';
 import type { EntitySummary } from '../../shared/events/wire-format.js';
 import { unique } from '../harness/service-harness.js';
 import { writerPipeline } from './writer-fixtures.js';
@@ -125,5 +127,31 @@ describe('summaries merged into one call', () => {
     expect(await storedState(task)).toEqual(await storedState(reference));
     expect(await a.applyMerged(batch)).toBe('skipped');
     expect(await storedState(task)).toEqual(await storedState(reference));
+  });
+
+  it('are applied one by one when the call is refused, so that each refused summary is dead-lettered with its own place', async () => {
+    const a = applier();
+    const task = unique('t');
+    const requests: Request[] = [1, 2].map((n) => ({
+      at: 1000 + n,
+      user: 'u',
+      events: [{ type: 'training_stats_scalar', metric: 'loss', variant: 'train', iter: n, value: n }],
+    }));
+    const group = members(task, requests, 100).map((entry, i) => ({ ...entry, owner: i, index: 7 + i }));
+    // A key of the wrong type: Redis refuses every call of the entity for good (WRONGTYPE).
+    await pipeline.client.redis.set(pipeline.client.keys.lastMetrics('co', 't', task), 'not a hash');
+    const batch = new WriteBatch();
+    const retry = {
+      maxDelayMs: 10,
+      signal: new AbortController().signal,
+      onRetry: () => {},
+      logger: createLogger({ level: 'silent', name: 'merging' }),
+    };
+    expect(await applySummaryGroup(batch, group, a, retry)).toBe(0);
+    expect(batch.refusals.map(({ owner, index, reason }) => ({ owner, index, reason }))).toEqual([
+      { owner: 0, index: 7, reason: 'redis_wrongtype' },
+      { owner: 1, index: 8, reason: 'redis_wrongtype' },
+    ]);
+    expect(await pipeline.client.redis.hGetAll(pipeline.client.keys.entity('co', 't', task))).toEqual({});
   });
 });
