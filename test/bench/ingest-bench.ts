@@ -14,7 +14,8 @@
  * as many events of a training run's mix, over HTTP).
  *
  * Size with BENCH_EVENTS (default 1,000,000 per phase) and BENCH_BATCH
- * (events per request or chunk, default 10,000). BENCH_SHAPE=split (default)
+ * (events per request or chunk, default 10,000), BENCH_LOAD_EVENTS (the log-only and
+ * mixed phases' events, default BENCH_EVENTS / 4). BENCH_SHAPE=split (default)
  * runs the ingest and writer targets as two processes, as deployed;
  * BENCH_SHAPE=all runs the single `all` process of `npm start`; BENCH_SHAPE=compare
  * runs both in alternating rounds and compares them (compareShapes).
@@ -54,6 +55,8 @@ import {
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 10_000);
+/** Events of the log-only and of the mixed phase; smaller to profile the scalar phases alone. */
+const LOAD_EVENTS = Number(process.env.BENCH_LOAD_EVENTS ?? EVENTS / 4);
 const CONCURRENCY = 4;
 
 interface PhaseResult extends CpuPhase {
@@ -422,8 +425,8 @@ async function main(): Promise<void> {
     progress(
       `gRPC end to end: ${Math.round(viaGrpc.eventsPerSecond)} events/s, ack p50 ${round(percentile(viaGrpc.ackMs, 50))} ms p99 ${round(percentile(viaGrpc.ackMs, 99))} ms, lag p99 ${round(percentile(viaGrpc.lagMs, 99))} ms`,
     );
-    const logs = await loadPhase('logs', logLoad(EVENTS / 4, 20), service, meter);
-    const mixed = await loadPhase('mixed', mixedLoad(EVENTS / 4, 20), service, meter);
+    const logs = await loadPhase('logs', logLoad(LOAD_EVENTS, 20), service, meter);
+    const mixed = await loadPhase('mixed', mixedLoad(LOAD_EVENTS, 20), service, meter);
     for (const phase of [logs, mixed])
       progress(
         `${phase.name}: ${Math.round(phase.eventsPerSecond)} events/s, ack p50 ${round(percentile(phase.ackMs, 50))} ms p99 ${round(percentile(phase.ackMs, 99))} ms`,
