@@ -30,6 +30,7 @@ export interface PlotFields {
 export class EventEncoder {
   private readonly entityTags = new Map<string, string>();
   private readonly seriesTags = { t: new NestedKeyMap<string>(), m: new NestedKeyMap<string>() };
+  private readonly scalarHeads = { t: new NestedKeyMap<string>(), m: new NestedKeyMap<string>() };
   private readonly workerFields = new Map<string, string>();
   private readonly companyTag: string;
   readonly receivedAtIso: string;
@@ -97,11 +98,27 @@ export class EventEncoder {
   }
 
   /**
-   * A scalar's J record body up to its value, `scalar,m=..,n=..,v=.. y=`, as compactPoint
-   * writes it: the head plain-scalar-record.ts writes a plain scalar line's record after.
+   * A scalar's J record body up to its value, `scalar,m=..,n=..,v=.. y=`: the series head
+   * an H record defines for the K records after it (wire-format.ts). One string per series,
+   * so that a message's heads are told apart by a hash computed once.
    */
   compactScalarHead(namespace: 't' | 'm', metric: string, variant: string): string {
-    return `${MEASUREMENT.training_stats_scalar}${this.seriesPart(namespace, metric, variant)} y=`;
+    const cache = this.scalarHeads[namespace];
+    let head = cache.get(metric, variant);
+    if (head === undefined) {
+      head = `${MEASUREMENT.training_stats_scalar}${this.seriesPart(namespace, metric, variant)} y=`;
+      cache.set(metric, variant, head);
+    }
+    return head;
+  }
+
+  /**
+   * A scalar's J record body after its head (`<value>,ts=<timestamp>i <iteration>`), what
+   * its K record carries; undefined when it names a worker other than the request's.
+   */
+  compactScalarRest(event: NormalizedEvent): string | undefined {
+    if (event.worker !== this.defaultWorker) return undefined;
+    return `${formatFloat(event.value!)},ts=${event.timestamp}i ${iterTimeText(event.iter)}`;
   }
 
   /** `entityTags`: `,c=..,e=..` or empty (J); `fields`: the fields after the type's own, starting with a comma. */

@@ -282,6 +282,15 @@ class EventIngestSession implements IngestSession {
       return entity.records.append(
         this.encoder.plotPoint(event, plotFields(event, `p${event.plotStr}`, this.deps.settings)),
       );
+    if (event.type === 'training_stats_scalar') {
+      const rest = this.encoder.compactScalarRest(event);
+      if (rest !== undefined)
+        return entity.records.appendScalar(
+          this.encoder.compactScalarHead(event.namespace, event.metric, event.variant),
+          rest,
+          (entity.header ??= this.encoder.header(entity.id)),
+        );
+    }
     const compact = this.encoder.compactPoint(event);
     if (compact === undefined) return entity.records.append(this.encoder.point(event));
     return entity.records.append(compact, (entity.header ??= this.encoder.header(entity.id)));

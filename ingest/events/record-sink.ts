@@ -19,6 +19,7 @@
 import { MAX_RECORDS_PER_MESSAGE } from '../../shared/events/storage-layout.js';
 import type { HeldMemory } from '../publish/held-memory.js';
 import type { BufferPool } from './buffer-pool.js';
+import type { ByteLiteral } from './byte-literal.js';
 import type { SpillFile, SpillSegment } from './spill-file.js';
 
 /**
@@ -40,6 +41,8 @@ interface Chunk {
   spilled: SpillSegment[];
   /** the message starts with its E record (wire-format.ts) */
   headed: boolean;
+  /** the series heads of its H records (EventEncoder.compactScalarHead), by number */
+  heads?: Map<string, number>;
 }
 
 /** A message of the sink: its record count and size, and its bytes (read back from the spill file when some were spilled). */
@@ -51,10 +54,16 @@ export interface SinkMessage {
   acknowledged(): void;
 }
 
-/** A record of ASCII bytes that writes itself into a message buffer: its length, its bytes at `at` (answering how many), its text. */
+/**
+ * A J record of ASCII bytes that writes itself into a message buffer: its length, its
+ * bytes at `at` (answering how many), its text; and its K form (wire-format.ts), which
+ * names the head it starts with by its number among the message's H records.
+ */
 export interface AsciiRecord {
   readonly length: number;
+  readonly head: ByteLiteral;
   writeInto(buffer: Buffer, at: number): number;
+  writeCompactInto(buffer: Buffer, at: number, headNumber: number): number;
   text(): string;
 }
 
@@ -99,17 +108,49 @@ export class RecordSink {
   }
 
   /**
-   * `append` for a record that writes its own bytes (plain-scalar-record.ts): room is
-   * counted as for its text (`length` code units, 3 bytes each at worst), so that messages
-   * end where they would for the text.
+   * A scalar point of a series with a head (EventEncoder.compactScalarHead): a K record of
+   * its `rest`, after the H record of its head (written first when its message has none
+   * yet). Room is counted as for its J record's text (3 bytes a code unit at worst, which
+   * covers both records) and for two records: where messages end depends on the records
+   * alone, not on which heads a message already has.
    */
+  appendScalar(head: string, rest: string, header: string): number | undefined {
+    const body = head.length + rest.length;
+    const worst = (2 + decimalDigits(body) + body) * 3;
+    if (worst + header.length * 3 > this.target) return this.appendLarge(`${header}J${body}:${head}${rest}`, header);
+    const grown = this.makeRoom(worst, header, 2);
+    const chunk = this.chunks[this.chunks.length - 1]!;
+    const headNumber = this.headNumber(chunk, head, () =>
+      chunk.buffer.write(`H${head.length}:${head}`, chunk.used, 'utf8'),
+    );
+    const number = String(headNumber);
+    this.wrote(chunk, chunk.buffer.write(`K${number.length + 1 + rest.length}:${number} ${rest}`, chunk.used, 'utf8'));
+    return grown;
+  }
+
+  /** `appendScalar` for a record that writes its own bytes (plain-scalar-record.ts): the same bytes. */
   appendAscii(record: AsciiRecord, header: string): number | undefined {
     const worst = record.length * 3;
     if (worst + header.length * 3 > this.target) return this.appendLarge(header + record.text(), header);
-    const grown = this.makeRoom(worst, header);
+    const grown = this.makeRoom(worst, header, 2);
     const chunk = this.chunks[this.chunks.length - 1]!;
-    this.wrote(chunk, record.writeInto(chunk.buffer, chunk.used));
+    const headNumber = this.headNumber(chunk, record.head.text, () =>
+      writeHeadRecord(record.head, chunk.buffer, chunk.used),
+    );
+    this.wrote(chunk, record.writeCompactInto(chunk.buffer, chunk.used, headNumber));
     return grown;
+  }
+
+  /** The number of `head` among the chunk's H records; `write` writes its H record when it has none yet. */
+  private headNumber(chunk: Chunk, head: string, write: () => number): number {
+    const heads = (chunk.heads ??= new Map());
+    let headNumber = heads.get(head);
+    if (headNumber === undefined) {
+      headNumber = heads.size;
+      heads.set(head, headNumber);
+      this.wrote(chunk, write());
+    }
+    return headNumber;
   }
 
   private wrote(chunk: Chunk, bytes: number): void {
@@ -123,7 +164,7 @@ export class RecordSink {
    * a larger buffer or a spill when it is short), and writes its E record first when it needs
    * one; answers the bytes newly held.
    */
-  private makeRoom(worst: number, header: string | undefined): number {
+  private makeRoom(worst: number, header: string | undefined, records = 1): number {
     let chunk = this.chunks[this.chunks.length - 1];
     // What the record takes in a chunk: with its E record first when the chunk has none yet.
     const headerWorst = header === undefined ? 0 : header.length * 3;
@@ -132,7 +173,7 @@ export class RecordSink {
     let grown = 0;
     if (
       chunk === undefined ||
-      chunk.records + (headed ? 1 : 2) > MAX_RECORDS_PER_MESSAGE ||
+      chunk.records + records + (headed ? 0 : 1) > MAX_RECORDS_PER_MESSAGE ||
       chunk.length + needed > this.target
     ) {
       if (chunk !== undefined && chunk.spilled.length > 0) grown += this.spillRest(chunk);
@@ -300,4 +341,21 @@ export class RecordSink {
     this.chunks.length = 0;
     this.readBuffers.clear();
   }
+}
+
+const KIND_H = 0x48;
+const COLON = 0x3a;
+
+function decimalDigits(n: number): number {
+  return n < 10 ? 1 : String(n).length;
+}
+
+/** The H record of an ASCII series head at `at`: `H<length>:<head>`; answers its size. */
+function writeHeadRecord(head: ByteLiteral, to: Buffer, at: number): number {
+  const length = String(head.bytes.length);
+  to[at] = KIND_H;
+  const colon = at + 1 + to.write(length, at + 1, 'latin1');
+  to[colon] = COLON;
+  to.set(head.bytes, colon + 1);
+  return colon + 1 + head.bytes.length - at;
 }

@@ -37,31 +37,47 @@ export class PointBuffer {
   /**
    * Appends the point in src[start, end), or with `header` the point a J record stands for
    * (wire-format.ts): its measurement, the header's tags, the rest of the record up to its
-   * time, the header's fields. false when it has no time (no space) or, a J record, no tag:
-   * it is malformed.
+   * time, the header's fields. With a head, src[headStart, headEnd), src[start, end) is a K
+   * record's rest: the J record is the head, then the rest. false when it has no time (no
+   * space) or, a J or K record, no tag: it is malformed.
    */
-  append(src: Buffer, start: number, end: number, seq: number, header?: PointHeader): boolean {
+  append(
+    src: Buffer,
+    start: number,
+    end: number,
+    seq: number,
+    header?: PointHeader,
+    headStart = start,
+    headEnd = start,
+  ): boolean {
+    const compact = headStart !== headEnd;
     let space = end - 1;
     while (space > start && src[space] !== SPACE) space--;
-    if (space <= start) return false;
+    // A K record's rest may start with its time's space (an empty value, as its J record would have).
+    if (space < start || (compact ? src[space] !== SPACE : space === start)) return false;
     let at: number;
     if (header === undefined) {
       this.reserve(end - start + 24);
       at = this.length + src.copy(this.buf, this.length, start, space);
     } else {
       // The measurement ends at the first comma: a J record without a tag before its fields is malformed.
-      let comma = start;
-      while (comma < space && src[comma] !== COMMA && src[comma] !== SPACE) comma++;
-      if (src[comma] !== COMMA) return false;
+      const measurementStart = compact ? headStart : start;
+      const measurementLimit = compact ? headEnd : space;
+      let comma = measurementStart;
+      while (comma < measurementLimit && src[comma] !== COMMA && src[comma] !== SPACE) comma++;
+      if (comma === measurementLimit || src[comma] !== COMMA) return false;
       const { tagsStart, tagsEnd, fieldsStart, fieldsEnd } = header;
-      this.reserve(end - start + tagsEnd - tagsStart + fieldsEnd - fieldsStart + 24);
+      this.reserve(end - start + headEnd - headStart + tagsEnd - tagsStart + fieldsEnd - fieldsStart + 24);
       // The short parts in loops written out here (a helper function per part measured slower),
       // the record's own middle by one copy.
       const buf = this.buf;
       at = this.length;
-      for (let i = start; i < comma; i++) buf[at++] = src[i]!;
+      for (let i = measurementStart; i < comma; i++) buf[at++] = src[i]!;
       for (let i = tagsStart; i < tagsEnd; i++) buf[at++] = src[i]!;
-      at += src.copy(buf, at, comma, space);
+      if (compact) {
+        at += src.copy(buf, at, comma, headEnd);
+        at += src.copy(buf, at, start, space);
+      } else at += src.copy(buf, at, comma, space);
       for (let i = fieldsStart; i < fieldsEnd; i++) buf[at++] = src[i]!;
     }
     const buf = this.buf;

@@ -14,6 +14,7 @@
 import { isAscii } from 'node:buffer';
 import {
   arrivalSeq,
+  expandCompact,
   expandPoint,
   frameRecord,
   type EntitySummary,
@@ -35,8 +36,21 @@ export interface PointHeader {
 }
 
 export interface RecordTarget {
-  /** An I record, or with `header` a J record. false: the point is malformed. */
-  point(src: Buffer, start: number, end: number, seq: number, index: number, header?: PointHeader): boolean;
+  /**
+   * An I record, or with `header` a J record, or with `header` and a head (its H record's
+   * body, src[headStart, headEnd)) a K record's rest after its head number: the J record
+   * is the head's bytes, then these. false: the point is malformed.
+   */
+  point(
+    src: Buffer,
+    start: number,
+    end: number,
+    seq: number,
+    index: number,
+    header?: PointHeader,
+    headStart?: number,
+    headEnd?: number,
+  ): boolean;
   log(record: LogRecord, seq: number, index: number): void;
   summary(summary: EntitySummary, seq: number, index: number): void;
   /** The record's frame is sound but its body is not what its kind needs. */
@@ -48,8 +62,14 @@ const KIND_L = 0x4c;
 const KIND_R = 0x52;
 const KIND_E = 0x45;
 const KIND_J = 0x4a;
+const KIND_H = 0x48;
+const KIND_K = 0x4b;
 const COLON = 0x3a;
 const NEWLINE = 0x0a;
+const SPACE = 0x20;
+const ZERO = 0x30;
+/** Head numbers are at most 9 digits (a message holds fewer records than that). */
+const MAX_HEAD_DIGITS = 9;
 
 interface Frame {
   kind: number;
@@ -61,7 +81,15 @@ interface Frame {
 
 function readFrame(src: Buffer, at: number, allAscii: boolean): Frame {
   const kind = src[at]!;
-  if (kind !== KIND_I && kind !== KIND_L && kind !== KIND_R && kind !== KIND_E && kind !== KIND_J)
+  if (
+    kind !== KIND_I &&
+    kind !== KIND_L &&
+    kind !== KIND_R &&
+    kind !== KIND_E &&
+    kind !== KIND_J &&
+    kind !== KIND_H &&
+    kind !== KIND_K
+  )
     throw new MalformedMessage(`unknown record kind at byte ${at}`);
   let p = at + 1;
   let units = 0;
@@ -78,6 +106,8 @@ export function scanRecords(src: Buffer, streamSeq: number, target: RecordTarget
   let at = 0;
   let index = 0;
   let header: PointHeader | undefined;
+  // The heads since the last E record, as [start, end] pairs.
+  const heads: number[] = [];
   while (at < src.length) {
     const { kind, start, end } = readFrame(src, at, allAscii);
     if (index >= MAX_RECORDS_PER_MESSAGE) throw new MalformedMessage(`more than ${MAX_RECORDS_PER_MESSAGE} records`);
@@ -88,9 +118,19 @@ export function scanRecords(src: Buffer, streamSeq: number, target: RecordTarget
       if (header === undefined) target.malformed(index, 'J record without an E record before it');
       else if (!target.point(src, start, end, seq, index, header))
         target.malformed(index, 'J record has no time or no tag');
+    } else if (kind === KIND_K) {
+      const number = readHeadNumber(src, start, end);
+      if (header === undefined) target.malformed(index, 'K record without an E record before it');
+      else if (number < 0 || 2 * number >= heads.length)
+        target.malformed(index, 'K record names no head defined before it');
+      else if (!target.point(src, headRestStart, end, seq, index, header, heads[2 * number], heads[2 * number + 1]))
+        target.malformed(index, 'K record has no time or no tag');
+    } else if (kind === KIND_H) {
+      heads.push(start, end);
     } else if (kind === KIND_E) {
       // Its J records refuse themselves when it is malformed: each is dead-lettered with its reason.
       header = readHeader(src, start, end);
+      heads.length = 0;
     } else if (kind === KIND_L) {
       const checked = checkLogBody(src.toString('utf8', start, end));
       if (typeof checked === 'string') target.malformed(index, `log record: ${checked}`);
@@ -106,6 +146,21 @@ export function scanRecords(src: Buffer, streamSeq: number, target: RecordTarget
   }
 }
 
+/** Where the rest of the K record read last starts (after its head number and the space). */
+let headRestStart = 0;
+
+/** A K record's head number (the rest's start in headRestStart), or -1 when it has none. */
+function readHeadNumber(src: Buffer, start: number, end: number): number {
+  let p = start;
+  let n = 0;
+  while (p < end && p - start < MAX_HEAD_DIGITS && src[p]! >= ZERO && src[p]! <= ZERO + 9)
+    n = n * 10 + (src[p++]! - ZERO);
+  // No digit, a leading zero, too many digits, or no space after them.
+  if (p === start || (src[start] === ZERO && p > start + 1) || p >= end || src[p] !== SPACE) return -1;
+  headRestStart = p + 1;
+  return n;
+}
+
 function readHeader(src: Buffer, start: number, end: number): PointHeader | undefined {
   const newline = src.indexOf(NEWLINE, start);
   if (newline < 0 || newline >= end) return undefined;
@@ -114,22 +169,26 @@ function readHeader(src: Buffer, start: number, end: number): PointHeader | unde
 
 /**
  * The bytes of record `index` with its frame (`<kind><length>:<body>`): what a dead letter
- * carries. A J record is carried as the I record it stands for, so that the letter holds
+ * carries. A J or K record is carried as the I record it stands for, so that the letter holds
  * the whole point on its own.
  */
 export function recordFrame(src: Buffer, index: number): Buffer {
   const allAscii = isAscii(src);
+  const text = (frame: Frame) => src.toString('utf8', frame.start, frame.end);
   let at = 0;
   let header: Frame | undefined;
+  let heads: string[] = [];
   for (let i = 0; at < src.length; i++) {
     const frame = readFrame(src, at, allAscii);
-    if (frame.kind === KIND_E) header = frame;
+    if (frame.kind === KIND_E) {
+      header = frame;
+      heads = [];
+    } else if (frame.kind === KIND_H) heads.push(text(frame));
     if (i === index) {
-      if (frame.kind !== KIND_J) return src.subarray(frame.at, frame.end);
-      const body = src.toString('utf8', frame.start, frame.end);
-      const point =
-        header === undefined ? undefined : expandPoint(src.toString('utf8', header.start, header.end), body);
-      // A J record that stands for no point (its E record is missing or malformed) is carried as it is.
+      if (frame.kind !== KIND_J && frame.kind !== KIND_K) return src.subarray(frame.at, frame.end);
+      const compact = frame.kind === KIND_J ? text(frame) : expandCompact(heads, text(frame));
+      const point = header === undefined || compact === undefined ? undefined : expandPoint(text(header), compact);
+      // A J or K record that stands for no point (its E record or head is missing or malformed) is carried as it is.
       return point === undefined ? src.subarray(frame.at, frame.end) : Buffer.from(frameRecord('I', point), 'utf8');
     }
     at = frame.end;

@@ -123,9 +123,18 @@ export class WriteBatch implements RecordTarget {
     this.refusals.push(refusal);
   }
 
-  point(src: Buffer, start: number, end: number, seq: number, index: number, header?: PointHeader): boolean {
+  point(
+    src: Buffer,
+    start: number,
+    end: number,
+    seq: number,
+    index: number,
+    header?: PointHeader,
+    headStart?: number,
+    headEnd?: number,
+  ): boolean {
     const at = this.points.length;
-    if (!this.points.append(src, start, end, seq, header)) return false;
+    if (!this.points.append(src, start, end, seq, header, headStart, headEnd)) return false;
     this.pointStarts.push(at);
     this.pointOwners.push(this.owner);
     this.pointIndexes.push(index);

@@ -287,7 +287,7 @@ describe('what reaches JetStream', () => {
     expect(summary).toMatchObject({ c: h.credentials.a.company, n: 't', e: task, lastIter: 7 });
   });
 
-  it('sends what the points of a message share once: an E record, then J records; a point of another worker whole', async () => {
+  it('sends what the points of a message share once: an E record, the series head in an H record, then K records; a point of another worker whole', async () => {
     const task = unique('task-');
     const scalar = (iter: number, worker?: string) => ({
       type: 'training_stats_scalar',
@@ -303,12 +303,13 @@ describe('what reaches JetStream', () => {
     const payloads = await publishedPayloads(task);
     expect(payloads).toHaveLength(1);
     const { payload, version } = payloads[0]!;
-    expect(version).toBe('2');
+    expect(version).toBe('3');
     const company = h.credentials.a.company;
     const header = new RegExp(`^E\\d+:,c=${company},e=${task}\n,at=\\d+i,w="node-7"`);
     expect(payload).toMatch(header);
-    expect(payload.match(/J\d+:scalar,m=loss,n=t,v=train y=[\d.]+,ts=\d+i \d/g)).toHaveLength(3);
-    expect(payload).toMatch(/I\d+:scalar,c=[^\n]*,w="gpu-2" 3J/);
+    expect(payload.match(/H\d+:scalar,m=loss,n=t,v=train y=K/g)).toHaveLength(1);
+    expect(payload.match(/K\d+:0 [\d.]+,ts=\d+i \d/g)).toHaveLength(3);
+    expect(payload).toMatch(/I\d+:scalar,c=[^\n]*,w="gpu-2" 3K/);
     // Read back, each is the whole point, with its own worker.
     const points = (await publishedRecords(task)).filter((r) => r.kind === 'I').map((r) => r.body);
     expect(points).toEqual([
