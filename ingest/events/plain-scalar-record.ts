@@ -5,7 +5,8 @@
  * `scalar,m=..,n=..,v=.. y=<value>,ts=<timestamp>i <iteration>`), without
  * the string. The series' head is encoded once per series
  * (EventEncoder.compactScalarHead); the numbers' texts are the line's own,
- * which plain-scalar-line.ts checked are the ones String() would print.
+ * which plain-scalar-line.ts checked are the ones String() would print, or,
+ * for a plain StreamEvents event, those plain-scalar-event.ts printed.
  */
 import type { ByteLiteral } from './byte-literal.js';
 import type { PlainScalarLine } from './plain-scalar-line.js';
@@ -53,7 +54,7 @@ export class PlainScalarRecord implements AsciiRecord {
   private line: PlainScalarLine | undefined;
   private head: ByteLiteral | undefined;
 
-  /** The record of `line` (read from `bytes`) in the series whose head is `head`. */
+  /** The record of `line` (its number texts in `bytes`) in the series whose head is `head`. */
   set(bytes: Buffer, line: PlainScalarLine, head: ByteLiteral): void {
     this.bytes = bytes;
     this.line = line;

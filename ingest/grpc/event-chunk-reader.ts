@@ -13,20 +13,32 @@
  * overlong values, fields of the wrong wire type) goes through protobuf-es
  * itself, which decides between an event and malformed_body as it always
  * did. Only then are events handed out, so a malformed chunk adds none.
+ * A plain scalar event the session's fused path takes from its bytes
+ * (plain-scalar-event.ts) never becomes a raw event at all.
  */
 import { protoInt64 } from '@bufbuild/protobuf';
 import { getTextEncoding } from '@bufbuild/protobuf/wire';
 import { isUtf8 } from 'node:buffer';
+import type { IngestSession } from '../events/ingest-port.js';
 import { decodeRequest } from './events-ingest-definition.js';
 import { EventChunkSchema } from './gen/clearml/events/v1/events_ingest_pb.js';
 import { decodeProtoEvent } from './proto-event-decoder.js';
 
 type RawEvent = Record<string, unknown>;
 
+/** Offers an event's bytes to a fused path; false: not taken, nothing done. */
+type AddPlain = (bytes: Buffer, start: number, end: number) => boolean;
+
 export interface ChunkEvents {
   chunkId: bigint;
-  /** Hands each event, in order, to `add` as the raw event decodeProtoEvent makes of it (absent fields may be present as undefined). */
-  forEach(add: (raw: RawEvent) => void): void;
+  /**
+   * Hands each event, in order, to `add` as the raw event decodeProtoEvent makes of it
+   * (absent fields may be present as undefined), or first its bytes to `addPlain`, which
+   * may take it instead. A chunk protobuf-es reads has no event bytes to offer.
+   */
+  forEach(add: (raw: RawEvent) => void, addPlain?: AddPlain): void;
+  /** Adds the events to `session`, plain scalar events through its fused path when it has one. */
+  addTo(session: IngestSession): void;
 }
 
 const VARINT = 0;
@@ -70,17 +82,26 @@ export function readEventChunk(bytes: Buffer): ChunkEvents {
     if (error !== NOT_PLAIN) throw error;
     return viaProtobufEs(bytes);
   }
-  return { chunkId: reader.chunkId, forEach: (add) => reader.forEach(add) };
+  return chunkEvents(reader.chunkId, (add, addPlain) => reader.forEach(add, addPlain));
+}
+
+function chunkEvents(chunkId: bigint, forEach: ChunkEvents['forEach']): ChunkEvents {
+  return {
+    chunkId,
+    forEach,
+    addTo: (session) =>
+      forEach(
+        (raw) => session.add(raw),
+        session.addPlainScalarEvent && ((bytes, start, end) => session.addPlainScalarEvent!(bytes, start, end)),
+      ),
+  };
 }
 
 function viaProtobufEs(bytes: Buffer): ChunkEvents {
   const chunk = decodeRequest(EventChunkSchema, bytes);
-  return {
-    chunkId: chunk.chunkId,
-    forEach: (add) => {
-      for (const event of chunk.events) add(decodeProtoEvent(event));
-    },
-  };
+  return chunkEvents(chunk.chunkId, (add) => {
+    for (const event of chunk.events) add(decodeProtoEvent(event));
+  });
 }
 
 /** Reads varints as protobuf-es's BinaryReader does (its varint64read), on bytes the first pass found in bounds. */
@@ -220,14 +241,15 @@ class ChunkReader {
   }
 
   /** The second pass, over a chunk the first one checked. */
-  forEach(add: (raw: RawEvent) => void): void {
+  forEach(add: (raw: RawEvent) => void, addPlain: AddPlain | undefined): void {
     const { buf } = this;
     this.pos = 0;
     while (this.pos < buf.length) {
       if (this.length() === (1 << 3) + VARINT) this.varint();
       else {
         const end = this.length() + this.pos;
-        add(this.event(end));
+        if (addPlain !== undefined && addPlain(buf, this.pos, end)) this.pos = end;
+        else add(this.event(end));
       }
     }
   }
