@@ -99,6 +99,9 @@ describe('a plain scalar event', () => {
         fc.oneof(
           fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
           fc.bigInt({ min: -(2n ** 54n), max: 2n ** 54n }),
+          fc.bigInt({ min: -(10n ** 9n), max: 10n ** 9n }),
+          // Digits printed in two parts around 10^8.
+          fc.constantFrom(99_999_999n, 100_000_000n, -100_000_001n, 9_007_199_199_999_999n, 8_999_999_999_999_999n),
         ),
         (iter) => {
           const got = read(encoded({ ...SDK, iter }));

@@ -68,42 +68,51 @@ const ITER_TEXT_AT = 16;
 /** What `texts` must hold: the timestamp's digits, then the iteration's sign and up to 16 digits. */
 export const PLAIN_EVENT_TEXTS_BYTES = ITER_TEXT_AT + 17;
 
-// What a step finds beside its answer goes into module variables (at, hash), not an object:
-// nothing is allocated per event.
-let at = 0;
+// A step answers the position after what it read (-1: not plain); what it found beside goes
+// into module variables (found, hash), not an object: nothing is allocated per event.
+let found = 0;
 let hash = 0;
 
-/** A varint of one or two bytes at `at`, or -1: every tag of a plain event, and every length of its names (MAX_NAME_LENGTH < 2^14). */
-function shortVarint(bytes: Buffer, end: number): number {
+/**
+ * A varint of one or two bytes at `at` into `found`: every tag of a plain event, and every
+ * length of its strings (MAX_NAME_LENGTH < 2^14).
+ */
+function shortVarint(bytes: Buffer, at: number, end: number): number {
   if (at >= end) return -1;
-  const first = bytes[at++]!;
-  if (first < 0x80) return first;
-  if (at >= end) return -1;
-  const second = bytes[at++]!;
-  return second < 0x80 ? (first & 0x7f) | (second << 7) : -1;
+  const first = bytes[at]!;
+  if (first < 0x80) {
+    found = first;
+    return at + 1;
+  }
+  if (at + 1 >= end) return -1;
+  const second = bytes[at + 1]!;
+  found = (first & 0x7f) | (second << 7);
+  return second < 0x80 ? at + 2 : -1;
 }
 
-/** A string's length at `at`, when the string (at most `cap` bytes) ends within `end`; else -1. */
-function stringLength(bytes: Buffer, end: number, cap: number): number {
-  const length = shortVarint(bytes, end);
-  return length < 0 || length > cap || at + length > end ? -1 : length;
+/** A string at `at` (its length first) of at most `cap` bytes within `end`: answers its end, its start in `found`. */
+function string(bytes: Buffer, at: number, end: number, cap: number): number {
+  at = shortVarint(bytes, at, end);
+  if (at < 0 || found > cap || at + found > end) return -1;
+  const stop = at + found;
+  found = at;
+  return stop;
 }
 
-/** An ASCII string at `at` of at most `cap` bytes, id characters only when `id`; hashes it into `hash`, answers its end or -1. */
-function asciiString(bytes: Buffer, end: number, cap: number, id: boolean): number {
-  const length = stringLength(bytes, end, cap);
-  if (length < 0) return -1;
-  const stop = at + length;
+/** `string` of ASCII bytes, id characters only when `id`; hashes it into `hash`. */
+function asciiString(bytes: Buffer, at: number, end: number, cap: number, id: boolean): number {
+  const stop = string(bytes, at, end, cap);
+  if (stop < 0) return -1;
   let h = SPAN_HASH_SEED;
   // Two loops, not a test of `id` per byte.
   if (id) {
-    for (let i = at; i < stop; i++) {
+    for (let i = found; i < stop; i++) {
       const c = bytes[i]!;
       if (ID_CHAR[c] === 0) return -1;
       h = Math.imul(h ^ c, SPAN_HASH_PRIME);
     }
   } else {
-    for (let i = at; i < stop; i++) {
+    for (let i = found; i < stop; i++) {
       const c = bytes[i]!;
       if (c > 0x7f) return -1;
       h = Math.imul(h ^ c, SPAN_HASH_PRIME);
@@ -113,9 +122,9 @@ function asciiString(bytes: Buffer, end: number, cap: number, id: boolean): numb
   return stop;
 }
 
-/** A sint64 at `at` that is a safe integer, or NaN (also for varints longer than MAX_ITER_BYTES). */
-function safeSint64(bytes: Buffer, end: number): number {
-  if (at >= end) return Number.NaN;
+/** A sint64 at `at` that is a safe integer into `found` (not one, or a varint longer than MAX_ITER_BYTES: -1). */
+function safeSint64(bytes: Buffer, at: number, end: number): number {
+  if (at >= end) return -1;
   // Zigzag: the lowest bit is the sign, the rest the magnitude (less one when negative). The
   // rest is summed apart from the sign bit: the whole varint may need 54 bits, beyond what a
   // double holds exactly, and a sum reaching 2^53 is no safe integer whether it rounded or not.
@@ -123,27 +132,30 @@ function safeSint64(bytes: Buffer, end: number): number {
   const negative = (b & 1) === 1;
   let half = (b & 0x7f) >>> 1;
   for (let i = 1, scale = 64; b >= 0x80; i++, scale *= 128) {
-    if (i === MAX_ITER_BYTES || at >= end) return Number.NaN;
+    if (i === MAX_ITER_BYTES || at >= end) return -1;
     b = bytes[at++]!;
     half += (b & 0x7f) * scale;
   }
-  const value = negative ? -half - 1 : half;
-  return Number.isSafeInteger(value) ? value : Number.NaN;
+  found = negative ? -half - 1 : half;
+  return Number.isSafeInteger(found) ? at : -1;
 }
 
-/** A one-byte bool (0 or 1) at `at`, or -1. */
-function oneByteBool(bytes: Buffer, end: number): number {
-  if (at >= end) return -1;
-  const b = bytes[at++]!;
-  return b <= 1 ? b : -1;
+/** Digits below 10^8 fit an int32: their arithmetic stays in integers (a double's `%` is a call to fmod). */
+const LOW = 1e8;
+
+/** The digits of `n` (0 <= n < 10^8) ending at `to[stop - 1]`, `digits` of them (leading zeros when more than n has). */
+function writeDigits(n: number, digits: number, to: Buffer, stop: number): void {
+  for (let j = stop - 1; j >= stop - digits; j--) {
+    const rest = (n / 10) | 0;
+    to[j] = ZERO + n - rest * 10;
+    n = rest;
+  }
 }
 
-/** A double at `at`, or NaN when it does not fit before `end`. */
-function double(bytes: Buffer, end: number): number {
-  if (at + 8 > end) return Number.NaN;
-  const value = bytes.readDoubleLE(at);
-  at += 8;
-  return value;
+function digitCount(n: number): number {
+  let digits = 1;
+  for (; n >= 10; n = (n / 10) | 0) digits++;
+  return digits;
 }
 
 /** The decimal text of a safe integer at `to[from]`, as String() prints it; answers its end. */
@@ -153,14 +165,22 @@ function writeInteger(n: number, to: Buffer, from: number): number {
     to[i++] = MINUS;
     n = -n;
   }
-  let digits = 1;
-  for (let rest = n; rest >= 10; rest = (rest - (rest % 10)) / 10) digits++;
-  const stop = i + digits;
-  for (let j = stop - 1; j >= i; j--) {
-    const digit = n % 10;
-    to[j] = ZERO + digit;
-    n = (n - digit) / 10;
+  if (n < LOW) {
+    const stop = i + digitCount(n);
+    writeDigits(n, stop - i, to, stop);
+    return stop;
   }
+  // Two parts, each exact: n < 2^53 < 10^16, so the high one is below 10^8 too.
+  let high = Math.floor(n / LOW);
+  let low = n - high * LOW;
+  // n / LOW may round up to the next integer (its ulp near 2^53 is above 1e-8).
+  if (low < 0) {
+    high -= 1;
+    low += LOW;
+  }
+  const stop = i + digitCount(high) + 8;
+  writeDigits(low, 8, to, stop);
+  writeDigits(high, stop - 8 - i, to, stop - 8);
   return stop;
 }
 
@@ -179,7 +199,7 @@ export function readPlainScalarEvent(
   texts: Buffer,
   receivedAt: number,
 ): boolean {
-  at = start;
+  let at = start;
   let seen = 0;
   let metricHash = EMPTY_HASH;
   let variantHash = EMPTY_HASH;
@@ -187,50 +207,52 @@ export function readPlainScalarEvent(
   line.metricStart = line.metricEnd = line.variantStart = line.variantEnd = 0;
   line.allowLocked = -1;
   while (at < end) {
-    const tag = shortVarint(bytes, end);
+    at = shortVarint(bytes, at, end);
     let bit: number;
-    let stop = 0;
-    switch (tag) {
+    switch (at < 0 ? -1 : found) {
       case TYPE: {
         bit = SEEN_TYPE;
-        const length = stringLength(bytes, end, SCALAR_TYPE.bytes.length);
-        if (length < 0 || !sameBytes(bytes, at, at + length, SCALAR_TYPE)) return false;
-        at += length;
+        at = string(bytes, at, end, SCALAR_TYPE.bytes.length);
+        if (at < 0 || !sameBytes(bytes, found, at, SCALAR_TYPE)) return false;
         break;
       }
       case TASK:
         bit = SEEN_TASK;
-        stop = asciiString(bytes, end, MAX_ENTITY_ID_LENGTH, true);
-        if (stop <= at) return false;
-        line.taskStart = at;
-        line.taskEnd = at = stop;
+        at = asciiString(bytes, at, end, MAX_ENTITY_ID_LENGTH, true);
+        // Not empty either.
+        if (at < 0 || at === found) return false;
+        line.taskStart = found;
+        line.taskEnd = at;
         line.taskHash = hash;
         break;
       case METRIC:
         bit = SEEN_METRIC;
-        stop = asciiString(bytes, end, MAX_NAME_LENGTH, false);
-        if (stop < 0) return false;
-        line.metricStart = at;
-        line.metricEnd = at = stop;
+        at = asciiString(bytes, at, end, MAX_NAME_LENGTH, false);
+        if (at < 0) return false;
+        line.metricStart = found;
+        line.metricEnd = at;
         metricHash = hash;
         break;
       case VARIANT:
         bit = SEEN_VARIANT;
-        stop = asciiString(bytes, end, MAX_NAME_LENGTH, false);
-        if (stop < 0) return false;
-        line.variantStart = at;
-        line.variantEnd = at = stop;
+        at = asciiString(bytes, at, end, MAX_NAME_LENGTH, false);
+        if (at < 0) return false;
+        line.variantStart = found;
+        line.variantEnd = at;
         variantHash = hash;
         break;
       case ITER:
         bit = SEEN_ITER;
-        line.iter = safeSint64(bytes, end);
         // Far above MIN_ITER, and printed by String() (storage-layout.ts iterTimeText).
-        if (Number.isNaN(line.iter)) return false;
+        at = safeSint64(bytes, at, end);
+        if (at < 0) return false;
+        line.iter = found;
         break;
       case VALUE: {
         bit = SEEN_VALUE;
-        const value = double(bytes, end);
+        if (at + 8 > end) return false;
+        const value = bytes.readDoubleLE(at);
+        at += 8;
         if (!Number.isFinite(value)) return false;
         // -0 is stored as 0 (event-fields.ts parseScalar).
         line.value = value || 0;
@@ -238,20 +260,23 @@ export function readPlainScalarEvent(
       }
       case TIMESTAMP_MS: {
         bit = SEEN_TIMESTAMP;
+        if (at + 8 > end) return false;
         // checkedTimestamp: the whole milliseconds, -0 made 0, then the range.
-        const ms = Math.trunc(double(bytes, end));
+        const ms = Math.trunc(bytes.readDoubleLE(at));
+        at += 8;
         if (!(ms >= 0 && ms <= MAX_TIMESTAMP)) return false;
         timestamp = ms + 0;
         break;
       }
+      // One-byte bools: model_event false only; allow_locked either.
       case MODEL_EVENT:
         bit = SEEN_MODEL_EVENT;
-        if (oneByteBool(bytes, end) !== 0) return false;
+        if (at >= end || bytes[at++] !== 0) return false;
         break;
       case ALLOW_LOCKED:
         bit = SEEN_ALLOW_LOCKED;
-        line.allowLocked = oneByteBool(bytes, end);
-        if (line.allowLocked < 0) return false;
+        if (at >= end || bytes[at]! > 1) return false;
+        line.allowLocked = bytes[at++]!;
         break;
       default:
         return false;

@@ -26,18 +26,14 @@ import { decodeProtoEvent } from './proto-event-decoder.js';
 
 type RawEvent = Record<string, unknown>;
 
-/** Offers an event's bytes to a fused path; false: not taken, nothing done. */
-type AddPlain = (bytes: Buffer, start: number, end: number) => boolean;
-
 export interface ChunkEvents {
   chunkId: bigint;
+  /** Hands each event, in order, to `add` as the raw event decodeProtoEvent makes of it (absent fields may be present as undefined). */
+  forEach(add: (raw: RawEvent) => void): void;
   /**
-   * Hands each event, in order, to `add` as the raw event decodeProtoEvent makes of it
-   * (absent fields may be present as undefined), or first its bytes to `addPlain`, which
-   * may take it instead. A chunk protobuf-es reads has no event bytes to offer.
+   * Adds the events to `session`, each offered to its fused path first when it has one
+   * (addPlainScalarEvent). A chunk protobuf-es reads has no event bytes to offer.
    */
-  forEach(add: (raw: RawEvent) => void, addPlain?: AddPlain): void;
-  /** Adds the events to `session`, plain scalar events through its fused path when it has one. */
   addTo(session: IngestSession): void;
 }
 
@@ -82,26 +78,19 @@ export function readEventChunk(bytes: Buffer): ChunkEvents {
     if (error !== NOT_PLAIN) throw error;
     return viaProtobufEs(bytes);
   }
-  return chunkEvents(reader.chunkId, (add, addPlain) => reader.forEach(add, addPlain));
-}
-
-function chunkEvents(chunkId: bigint, forEach: ChunkEvents['forEach']): ChunkEvents {
   return {
-    chunkId,
-    forEach,
-    addTo: (session) =>
-      forEach(
-        (raw) => session.add(raw),
-        session.addPlainScalarEvent && ((bytes, start, end) => session.addPlainScalarEvent!(bytes, start, end)),
-      ),
+    chunkId: reader.chunkId,
+    forEach: (add) => reader.forEach(add, undefined),
+    addTo: (session) => reader.forEach((raw) => session.add(raw), session),
   };
 }
 
 function viaProtobufEs(bytes: Buffer): ChunkEvents {
   const chunk = decodeRequest(EventChunkSchema, bytes);
-  return chunkEvents(chunk.chunkId, (add) => {
+  const forEach = (add: (raw: RawEvent) => void) => {
     for (const event of chunk.events) add(decodeProtoEvent(event));
-  });
+  };
+  return { chunkId: chunk.chunkId, forEach, addTo: (session) => forEach((raw) => session.add(raw)) };
 }
 
 /** Reads varints as protobuf-es's BinaryReader does (its varint64read), on bytes the first pass found in bounds. */
@@ -240,15 +229,16 @@ class ChunkReader {
     }
   }
 
-  /** The second pass, over a chunk the first one checked. */
-  forEach(add: (raw: RawEvent) => void, addPlain: AddPlain | undefined): void {
+  /** The second pass, over a chunk the first one checked: each event to `fused`'s fused path when it takes it, else to `add`. */
+  forEach(add: (raw: RawEvent) => void, fused: IngestSession | undefined): void {
     const { buf } = this;
     this.pos = 0;
     while (this.pos < buf.length) {
       if (this.length() === (1 << 3) + VARINT) this.varint();
       else {
         const end = this.length() + this.pos;
-        if (addPlain !== undefined && addPlain(buf, this.pos, end)) this.pos = end;
+        // A method call on the session, not a closure made per chunk: this runs per event.
+        if (fused?.addPlainScalarEvent?.(buf, this.pos, end) === true) this.pos = end;
         else add(this.event(end));
       }
     }
