@@ -6,6 +6,19 @@
  */
 import { ByteLiteral, sameBytes } from './byte-literal.js';
 
+/**
+ * The hash readers give `get` and `set`: FNV-1a over a string's bytes
+ * (`SPAN_HASH_SEED`, then `Math.imul(hash ^ byte, SPAN_HASH_PRIME)` a byte,
+ * inline in the reader's own scan), kept a small integer so that Map keys
+ * stay fast. The same for every reader, so that any finds what another set.
+ */
+export const SPAN_HASH_SEED = 0x811c9dc5 | 0;
+export const SPAN_HASH_PRIME = 0x01000193;
+const SMALL = 0x3fffffff;
+export const smallHash = (hash: number): number => hash & SMALL;
+/** The hash of a pair (a series' metric and variant) from its strings' small hashes. */
+export const pairHash = (first: number, second: number): number => (Math.imul(first, 31) ^ second) & SMALL;
+
 interface Entry<V> {
   first: ByteLiteral;
   second: ByteLiteral;

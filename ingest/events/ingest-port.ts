@@ -48,6 +48,12 @@ export interface IngestSession {
    * done nothing.
    */
   addPlainScalarLine?(bytes: Buffer, start: number, end: number): number;
+  /**
+   * StreamEvents' fused path (plain-scalar-event.ts): when `bytes[start, end)`, an Event
+   * message, is a plain scalar event, does what `add` does with the raw event the chunk
+   * reader makes of it and answers true; else answers false, having done nothing.
+   */
+  addPlainScalarEvent?(bytes: Buffer, start: number, end: number): boolean;
   /** Number of events offered so far. */
   readonly count: number;
   /**

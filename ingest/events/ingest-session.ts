@@ -36,6 +36,7 @@ import { EntitySummaryBuilder, type ScalarSeries } from './request-summary.js';
 import { AsciiSpanMap } from './ascii-span-map.js';
 import { ByteLiteral } from './byte-literal.js';
 import { PlainScalarLine, readPlainScalarLine } from './plain-scalar-line.js';
+import { PLAIN_EVENT_TEXTS_BYTES, readPlainScalarEvent } from './plain-scalar-event.js';
 import { PlainScalarRecord } from './plain-scalar-record.js';
 
 export interface IngestSettings {
@@ -88,22 +89,24 @@ interface EntityState extends EntityTally {
   header?: string;
   /** plots waiting for asynchronous compression, with their line index; once one waits, later plots wait too (order) */
   deferredPlots: Array<{ event: NormalizedEvent; index: number }>;
-  /** the scalar series plain lines named, found by their bytes */
+  /** the scalar series plain lines or events named, found by their bytes */
   plainSeries?: AsciiSpanMap<PlainSeries>;
 }
 
-/** A scalar series of an entity as the fused path of plain lines keeps it. */
+/** A scalar series of an entity as the fused path of plain lines and events keeps it. */
 interface PlainSeries {
   /** its J records' bytes up to the value (EventEncoder.compactScalarHead) */
   head: ByteLiteral;
   summary: ScalarSeries;
 }
 
-/** What the fused path of plain scalar lines reuses from line to line. */
+/** What the fused path of plain scalar lines and events reuses from one to the next. */
 class PlainLines {
   readonly line = new PlainScalarLine();
+  /** a plain event's number texts (plain-scalar-event.ts) */
+  readonly texts = Buffer.alloc(PLAIN_EVENT_TEXTS_BYTES);
   readonly record = new PlainScalarRecord();
-  /** task entities plain lines named, found by their bytes */
+  /** task entities plain lines or events named, found by their bytes */
   readonly entities = new AsciiSpanMap<EntityState>();
 }
 
@@ -186,9 +189,23 @@ class EventIngestSession implements IngestSession {
    */
   addPlainScalarLine(bytes: Buffer, start: number, end: number): number {
     const plain = (this.plain ??= new PlainLines());
-    const { line } = plain;
-    const stop = readPlainScalarLine(bytes, start, end, line);
+    const stop = readPlainScalarLine(bytes, start, end, plain.line);
     if (stop < 0) return -1;
+    this.addPlain(plain, bytes, bytes);
+    return stop;
+  }
+
+  /** The same fused path for a plain event of a StreamEvents chunk (docs/ingest.md "The plain scalar event"). */
+  addPlainScalarEvent(bytes: Buffer, start: number, end: number): boolean {
+    const plain = (this.plain ??= new PlainLines());
+    if (!readPlainScalarEvent(bytes, start, end, plain.line, plain.texts, this.receivedAt)) return false;
+    this.addPlain(plain, bytes, plain.texts);
+    return true;
+  }
+
+  /** The plain event `plain.line` holds: its names in `bytes`, its numbers' texts in `texts`. */
+  private addPlain(plain: PlainLines, bytes: Buffer, texts: Buffer): void {
+    const { line } = plain;
     const index = this.nextIndex();
     const allowLocked = line.allowLocked < 0 ? (this.context.allowLockedDefault ?? false) : line.allowLocked === 1;
     let entity = plain.entities.get(bytes, line.taskStart, line.taskEnd, 0, 0, line.taskHash);
@@ -207,21 +224,20 @@ class EventIngestSession implements IngestSession {
     );
     if (series === undefined) {
       this.acceptFirstPlain(entity, bytes, line, allowLocked, index);
-      return stop;
+      return;
     }
-    plain.record.set(bytes, line, series.head);
+    plain.record.set(texts, line, series.head);
     const grown = entity.records.appendAscii(plain.record, entity.header!);
     if (grown === undefined) {
       this.hold(tally(entity.late, eventTooLarge(this.deps.settings.maxMessageBytes), index));
-      return stop;
+      return;
     }
     entity.valid += 1;
     entity.summary.addToScalarSeries(series.summary, line.iter, line.timestamp, line.value);
     this.hold(grown);
-    return stop;
   }
 
-  /** A plain line's event as normalizeEvent makes it, through `accept`; then its series is known by its bytes. */
+  /** A plain line's or event's event as normalizeEvent makes it, through `accept`; then its series is known by its bytes. */
   private acceptFirstPlain(
     entity: EntityState,
     bytes: Buffer,

@@ -30,6 +30,7 @@
  *
  * Names and literals are compared four bytes at a time (byte-literal.ts).
  */
+import { pairHash, smallHash, SPAN_HASH_PRIME, SPAN_HASH_SEED } from './ascii-span-map.js';
 import { ByteLiteral, sameBytes } from './byte-literal.js';
 import { decimalRead, POW10, readDecimal } from './decimal-double.js';
 import { MAX_ENTITY_ID_LENGTH, MAX_NAME_LENGTH, MAX_TIMESTAMP } from './event-limits.js';
@@ -70,7 +71,7 @@ const MAX_DECIMAL_DIGITS = 17;
 const MAX_PLAIN_LEADING_ZEROS = 5;
 
 /** Characters of entity ids (event-fields.ts isWellFormedId): letters, digits, `_`, `.`, `-`. */
-const ID_CHAR = new Uint8Array(256);
+export const ID_CHAR = new Uint8Array(256);
 for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-') ID_CHAR[c.charCodeAt(0)] = 1;
 
 const SCALAR_TYPE = new ByteLiteral('training_stats_scalar"');
@@ -87,12 +88,11 @@ const VALUE_NAME = new ByteLiteral('value"');
 const MODEL_EVENT_NAME = new ByteLiteral('model_event"');
 const ALLOW_LOCKED_NAME = new ByteLiteral('allow_locked"');
 
-/** FNV-1a, kept a small integer so that Map keys stay fast. */
-const HASH_SEED = 0x811c9dc5 | 0;
-const HASH_PRIME = 0x01000193;
-const SMALL = 0x3fffffff;
-
-/** What a plain line holds: positions in its bytes and the numbers they read as. One per session, filled line after line. */
+/**
+ * What a plain line holds: positions in its bytes and the numbers they read as. One per
+ * session, filled line after line; plain-scalar-event.ts fills it for a plain StreamEvents
+ * event too, the number texts' positions then in a buffer of its own.
+ */
 export class PlainScalarLine {
   taskStart = 0;
   taskEnd = 0;
@@ -184,14 +184,14 @@ function asciiString(bytes: Buffer, at: number, limit: number, cap: number, id: 
   if (at >= limit || bytes[at] !== QUOTE) return -1;
   const start = at + 1;
   const end = Math.min(limit, start + cap + 1);
-  let hash = HASH_SEED;
+  let hash = SPAN_HASH_SEED;
   // Two loops, not a test of `id` per character.
   if (id) {
     for (let i = start; i < end; i++) {
       const c = bytes[i]!;
       if (c === QUOTE) return stringEnd(hash, i);
       if (ID_CHAR[c] === 0) return -1;
-      hash = Math.imul(hash ^ c, HASH_PRIME);
+      hash = Math.imul(hash ^ c, SPAN_HASH_PRIME);
     }
     return -1;
   }
@@ -199,13 +199,13 @@ function asciiString(bytes: Buffer, at: number, limit: number, cap: number, id: 
     const c = bytes[i]!;
     if (c === QUOTE) return stringEnd(hash, i);
     if (c < SPACE || c === BACKSLASH || c > 0x7f) return -1;
-    hash = Math.imul(hash ^ c, HASH_PRIME);
+    hash = Math.imul(hash ^ c, SPAN_HASH_PRIME);
   }
   return -1;
 }
 
 function stringEnd(hash: number, quote: number): number {
-  stringHash = hash & SMALL;
+  stringHash = smallHash(hash);
   return quote + 1;
 }
 
@@ -421,6 +421,6 @@ export function readPlainScalarLine(bytes: Buffer, start: number, limit: number,
   if ((seen & REQUIRED) !== REQUIRED) return -1;
   at = skipSpace(bytes, at + 1, limit);
   if (at < limit && bytes[at] !== LF) return -1;
-  line.seriesHash = (Math.imul(metricHash, 31) ^ variantHash) & SMALL;
+  line.seriesHash = pairHash(metricHash, variantHash);
   return at;
 }

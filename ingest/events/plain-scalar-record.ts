@@ -8,7 +8,8 @@
  * sink defines once a message in an H record (wire-format.ts, version 3).
  * The series' head is encoded once per series
  * (EventEncoder.compactScalarHead); the numbers' texts are the line's own,
- * which plain-scalar-line.ts checked are the ones String() would print.
+ * which plain-scalar-line.ts checked are the ones String() would print, or,
+ * for a plain StreamEvents event, those plain-scalar-event.ts printed.
  */
 import { ByteLiteral } from './byte-literal.js';
 import type { PlainScalarLine } from './plain-scalar-line.js';
@@ -48,7 +49,7 @@ export class PlainScalarRecord implements AsciiRecord {
   private bytes: Buffer = Buffer.alloc(0);
   private line: PlainScalarLine | undefined;
 
-  /** The record of `line` (read from `bytes`) in the series whose head is `head`. */
+  /** The record of `line` (its number texts in `bytes`) in the series whose head is `head`. */
   set(bytes: Buffer, line: PlainScalarLine, head: ByteLiteral): void {
     this.bytes = bytes;
     this.line = line;

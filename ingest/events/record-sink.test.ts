@@ -138,4 +138,21 @@ describe('RecordSink with E records (wire version 2)', () => {
     spilled.release(true);
     await spill.close();
   });
+
+  it('goes on after a spilled record that is large by its worst case only, packing as in memory', async () => {
+    // 200 characters: 600 bytes at worst, over the target, so the record gets a message of its own, spilled
+    // when memory is taken; 200 bytes in fact, so a short record after it fits the same message, which once left
+    // it an empty buffer that doubling never grew (makeRoom looped for ever).
+    const input = ['L'.repeat(200), 'S'.repeat(60), 'T'.repeat(150)];
+    const plain = new RecordSink(427, LIMIT);
+    input.forEach((r) => plain.append(r));
+    const memory = new HeldMemory(0);
+    const spill = new SpillFile();
+    const spilled = new RecordSink(427, LIMIT, { memory, spill: () => spill });
+    input.forEach((r) => spilled.append(r));
+    expect(spill.bytes).toBeGreaterThan(0);
+    expect(await bytesOf(spilled.messages())).toEqual(await bytesOf(plain.messages()));
+    spilled.release(true);
+    await spill.close();
+  });
 });

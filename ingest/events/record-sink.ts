@@ -192,7 +192,8 @@ export class RecordSink {
     }
     while (chunk.used + needed > chunk.buffer.length) {
       // Grow by copying up to a message's size: few, full messages; or, when memory is taken, write out what the chunk has.
-      const step = Math.min(this.target, chunk.buffer.length * 2) - chunk.buffer.length;
+      // From FIRST_CAPACITY at least: a message whose large record was spilled has an empty buffer, which doubling never grew.
+      const step = Math.min(this.target, Math.max(chunk.buffer.length * 2, FIRST_CAPACITY)) - chunk.buffer.length;
       if (!this.takeMemory(step, chunk.used === 0 || chunk.buffer.length < SPILL_SEGMENT)) {
         grown += this.spillTail(chunk);
         continue;

@@ -13,10 +13,13 @@
  * overlong values, fields of the wrong wire type) goes through protobuf-es
  * itself, which decides between an event and malformed_body as it always
  * did. Only then are events handed out, so a malformed chunk adds none.
+ * A plain scalar event the session's fused path takes from its bytes
+ * (plain-scalar-event.ts) never becomes a raw event at all.
  */
 import { protoInt64 } from '@bufbuild/protobuf';
 import { getTextEncoding } from '@bufbuild/protobuf/wire';
 import { isUtf8 } from 'node:buffer';
+import type { IngestSession } from '../events/ingest-port.js';
 import { decodeRequest } from './events-ingest-definition.js';
 import { EventChunkSchema } from './gen/clearml/events/v1/events_ingest_pb.js';
 import { decodeProtoEvent } from './proto-event-decoder.js';
@@ -27,6 +30,11 @@ export interface ChunkEvents {
   chunkId: bigint;
   /** Hands each event, in order, to `add` as the raw event decodeProtoEvent makes of it (absent fields may be present as undefined). */
   forEach(add: (raw: RawEvent) => void): void;
+  /**
+   * Adds the events to `session`, each offered to its fused path first when it has one
+   * (addPlainScalarEvent). A chunk protobuf-es reads has no event bytes to offer.
+   */
+  addTo(session: IngestSession): void;
 }
 
 const VARINT = 0;
@@ -70,17 +78,19 @@ export function readEventChunk(bytes: Buffer): ChunkEvents {
     if (error !== NOT_PLAIN) throw error;
     return viaProtobufEs(bytes);
   }
-  return { chunkId: reader.chunkId, forEach: (add) => reader.forEach(add) };
+  return {
+    chunkId: reader.chunkId,
+    forEach: (add) => reader.forEach(add, undefined),
+    addTo: (session) => reader.forEach((raw) => session.add(raw), session),
+  };
 }
 
 function viaProtobufEs(bytes: Buffer): ChunkEvents {
   const chunk = decodeRequest(EventChunkSchema, bytes);
-  return {
-    chunkId: chunk.chunkId,
-    forEach: (add) => {
-      for (const event of chunk.events) add(decodeProtoEvent(event));
-    },
+  const forEach = (add: (raw: RawEvent) => void) => {
+    for (const event of chunk.events) add(decodeProtoEvent(event));
   };
+  return { chunkId: chunk.chunkId, forEach, addTo: (session) => forEach((raw) => session.add(raw)) };
 }
 
 /** Reads varints as protobuf-es's BinaryReader does (its varint64read), on bytes the first pass found in bounds. */
@@ -219,15 +229,17 @@ class ChunkReader {
     }
   }
 
-  /** The second pass, over a chunk the first one checked. */
-  forEach(add: (raw: RawEvent) => void): void {
+  /** The second pass, over a chunk the first one checked: each event to `fused`'s fused path when it takes it, else to `add`. */
+  forEach(add: (raw: RawEvent) => void, fused: IngestSession | undefined): void {
     const { buf } = this;
     this.pos = 0;
     while (this.pos < buf.length) {
       if (this.length() === (1 << 3) + VARINT) this.varint();
       else {
         const end = this.length() + this.pos;
-        add(this.event(end));
+        // A method call on the session, not a closure made per chunk: this runs per event.
+        if (fused?.addPlainScalarEvent?.(buf, this.pos, end) === true) this.pos = end;
+        else add(this.event(end));
       }
     }
   }

@@ -48,7 +48,7 @@ function prepare(
 ): PreparedChunk {
   const session = deps.ingest.begin({ ...context, fingerprint });
   try {
-    chunk.forEach((raw) => session.add(raw));
+    chunk.addTo(session);
     return { chunkId: chunk.chunkId, session };
   } catch (error) {
     session.discard(error);

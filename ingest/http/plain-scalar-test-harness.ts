@@ -543,8 +543,8 @@ export interface Observed {
 
 const STATUS_OF: Record<string, EntityStatus> = { L: 'locked', F: 'foreign', U: 'unknown', N: 'new' };
 
-/** The session without its fused path: every line through JSON.parse and add(). */
-function generalOnly(session: IngestSession): IngestSession {
+/** The session without its fused paths: every event through add() (lines through JSON.parse). */
+export function generalOnly(session: IngestSession): IngestSession {
   return {
     add: (raw) => session.add(raw),
     get count() {
@@ -556,16 +556,13 @@ function generalOnly(session: IngestSession): IngestSession {
   };
 }
 
-/** Runs events.add_batch on the body's chunks; `fused`: whether the session offers its plain scalar path. Counts the lines it took. */
-export async function runAddBatch(
-  chunks: readonly Buffer[],
-  options: Limits,
-  fused: boolean,
-  taken = { lines: 0 },
-): Promise<Observed> {
-  const held: number[] = [];
-  const metrics: unknown[] = [];
-  const messages: Observed['messages'] = [];
+/**
+ * The ingest service under `options`, its stores answering at once (an entity's status
+ * by the first letter of its id), recording into `observed` what it publishes, every
+ * amount it takes from the in-flight budget and the metrics it tells.
+ */
+export function observedService(options: Limits, observed: Omit<Observed, 'outcome'>): EventIngestService {
+  const { held, metrics, messages } = observed;
   const budget = new InflightBudget(options.inflightBytes);
   const take = budget.take.bind(budget);
   budget.take = (bytes: number) => {
@@ -580,7 +577,7 @@ export async function runAddBatch(
     plotCompressionThreshold: 256,
     maxEntitiesPerRequest: options.maxEntitiesPerRequest,
   };
-  const service = new EventIngestService({
+  return new EventIngestService({
     registry: {
       checkAndRegister: async (_c, _u, _at, entities) => entities.map((e) => STATUS_OF[e.id[0] ?? ''] ?? 'ok'),
     },
@@ -611,6 +608,17 @@ export async function runAddBatch(
     } as unknown as IngestMetrics,
     now: () => 1_718_000_000_000,
   });
+}
+
+/** Runs events.add_batch on the body's chunks; `fused`: whether the session offers its plain scalar path. Counts the lines it took. */
+export async function runAddBatch(
+  chunks: readonly Buffer[],
+  options: Limits,
+  fused: boolean,
+  taken = { lines: 0 },
+): Promise<Observed> {
+  const observed: Omit<Observed, 'outcome'> = { messages: [], held: [], metrics: [] };
+  const service = observedService(options, observed);
   const ingest: IngestService = {
     begin: (context) => {
       const session = service.begin(context);
@@ -649,5 +657,5 @@ export async function runAddBatch(
     const e = error as { message?: string; id?: unknown; httpStatus?: unknown };
     outcome = { error: String(e.message ?? error), id: e.id, status: e.httpStatus };
   }
-  return { outcome, messages, held, metrics };
+  return { outcome, ...observed };
 }

@@ -70,7 +70,7 @@ async function request(i: number): Promise<IngestResult> {
     const fingerprint = RequestFingerprint.of('grpc.chunk', undefined, String(i));
     fingerprint.update(bytes);
     const session = ingest.begin({ identity, fingerprint });
-    readEventChunk(bytes).forEach((raw) => session.add(raw));
+    readEventChunk(bytes).addTo(session);
     return session.commit();
   }
   const context = {
