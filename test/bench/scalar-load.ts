@@ -77,7 +77,7 @@ export function grpcChunk(phase: string, n: number, start: number, count: number
       metric: e.metric,
       variant: e.variant,
       value: e.value,
-      timestampMs: 1718000000000 + i,
+      timestamp: { case: 'timestampMs' as const, value: 1718000000000 + i },
     });
   }
   events.push({ type: 'training_stats_scalar', task: marker, iter: 0n, metric: 'm', variant: 'v', value: 1 });
