@@ -17,6 +17,7 @@ import type { AsciiRecord } from './record-sink.js';
 
 const J = 0x4a;
 const K = 0x4b;
+const H = 0x48;
 const COLON = 0x3a;
 const SPACE = 0x20;
 const ZERO = 0x30;
@@ -71,6 +72,13 @@ export class PlainScalarRecord implements AsciiRecord {
     at = writeFrame(J, this.head.bytes.length + this.restLength, to, at);
     to.set(this.head.bytes, at);
     return this.writeRest(to, at + this.head.bytes.length) - start;
+  }
+
+  writeHeadInto(to: Buffer, at: number): number {
+    const start = at;
+    at = writeFrame(H, this.head.bytes.length, to, at);
+    to.set(this.head.bytes, at);
+    return at + this.head.bytes.length - start;
   }
 
   /** The K record naming head `headNumber` of its message: `K<length>:<number> <rest>`. */

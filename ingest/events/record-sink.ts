@@ -63,6 +63,8 @@ export interface AsciiRecord {
   readonly length: number;
   readonly head: ByteLiteral;
   writeInto(buffer: Buffer, at: number): number;
+  /** The H record of its head: `H<length>:<head>`. */
+  writeHeadInto(buffer: Buffer, at: number): number;
   writeCompactInto(buffer: Buffer, at: number, headNumber: number): number;
   text(): string;
 }
@@ -116,7 +118,7 @@ export class RecordSink {
    */
   appendScalar(head: string, rest: string, header: string): number | undefined {
     const body = head.length + rest.length;
-    const worst = (2 + decimalDigits(body) + body) * 3;
+    const worst = (2 + String(body).length + body) * 3;
     if (worst + header.length * 3 > this.target) return this.appendLarge(`${header}J${body}:${head}${rest}`, header);
     const grown = this.makeRoom(worst, header, 2);
     const chunk = this.chunks[this.chunks.length - 1]!;
@@ -134,9 +136,7 @@ export class RecordSink {
     if (worst + header.length * 3 > this.target) return this.appendLarge(header + record.text(), header);
     const grown = this.makeRoom(worst, header, 2);
     const chunk = this.chunks[this.chunks.length - 1]!;
-    const headNumber = this.headNumber(chunk, record.head.text, () =>
-      writeHeadRecord(record.head, chunk.buffer, chunk.used),
-    );
+    const headNumber = this.headNumber(chunk, record.head.text, () => record.writeHeadInto(chunk.buffer, chunk.used));
     this.wrote(chunk, record.writeCompactInto(chunk.buffer, chunk.used, headNumber));
     return grown;
   }
@@ -342,21 +342,4 @@ export class RecordSink {
     this.chunks.length = 0;
     this.readBuffers.clear();
   }
-}
-
-const KIND_H = 0x48;
-const COLON = 0x3a;
-
-function decimalDigits(n: number): number {
-  return n < 10 ? 1 : String(n).length;
-}
-
-/** The H record of an ASCII series head at `at`: `H<length>:<head>`; answers its size. */
-function writeHeadRecord(head: ByteLiteral, to: Buffer, at: number): number {
-  const length = String(head.bytes.length);
-  to[at] = KIND_H;
-  const colon = at + 1 + to.write(length, at + 1, 'latin1');
-  to[colon] = COLON;
-  to.set(head.bytes, colon + 1);
-  return colon + 1 + head.bytes.length - at;
 }
