@@ -16,6 +16,7 @@ import {
   LAST_SCALAR_AT_FIELD,
   MAX_ITER_FIELD,
 } from '../../shared/events/storage-layout.js';
+import { anchorMeasurements } from './measurement-anchors.js';
 import { redisKeys, type RedisKeys } from '../../shared/stores/redis-keys.js';
 import type { ControlRecord } from '../../shared/events/wire-format.js';
 import type { InfluxStore } from '../../shared/stores/influx-store.js';
@@ -65,10 +66,12 @@ export class ControlExecutor {
     let deleted = 0;
     for (const result of counts)
       for (const series of result.series ?? []) deleted += Number(series.values[0]?.[1] ?? 0);
-    if (deleted > 0)
+    if (deleted > 0) {
+      await anchorMeasurements(this.influx, DROPPED);
       await this.influx.query(`DROP SERIES FROM ${DROPPED.map(influxQlIdentifier).join(', ')} WHERE ${where}`, {
         method: 'POST',
       });
+    }
     // Logs belong to tasks only; a model may share a task's id string.
     if (namespace === 't') {
       const segments = await this.segments(entity);

@@ -91,6 +91,13 @@ export function decodeTagValue(stored: string): string {
 }
 
 /**
+ * The company tag of the writer's anchor series (ingest/writer/measurement-anchors.ts). No
+ * company's stored value can equal it: encodeTagValue keeps values that do not start with `~`,
+ * and follows `~` with base64url only, which has no `!`.
+ */
+export const ANCHOR_COMPANY = '~!anchor';
+
+/**
  * Line-protocol escaping is the InfluxDB client library's (`escape.tag`,
  * `escape.quoted`). Its escapers look at every character even when there is
  * nothing to escape (6 to 15 times one regex test on such text, measured:
