@@ -6,6 +6,7 @@
  * of the library the service does use: its line-protocol escaping).
  */
 import { UNTIMED, type StoreCalls } from './store-calls.js';
+import { statementErrorStatus } from './influx-statement-errors.js';
 import { StoreUnavailableError } from './store-errors.js';
 
 export interface InfluxSeries {
@@ -166,10 +167,11 @@ export class InfluxStore {
     });
     if (status !== 200) throw new InfluxError(`InfluxDB query failed (${status}): ${text.slice(0, 500)}`, status);
     const parsed = JSON.parse(text) as { results?: InfluxResult[]; error?: string };
-    if (parsed.error) throw new InfluxError(`InfluxDB query failed: ${parsed.error}`, 400);
+    if (parsed.error)
+      throw new InfluxError(`InfluxDB query failed: ${parsed.error}`, statementErrorStatus(parsed.error));
     const results = parsed.results ?? [];
-    const failed = results.find((r) => r.error);
-    if (failed) throw new InfluxError(`InfluxDB query failed: ${failed.error}`, 400);
+    const error = results.find((r) => r.error)?.error;
+    if (error) throw new InfluxError(`InfluxDB query failed: ${error}`, statementErrorStatus(error));
     return results;
   }
 
