@@ -12,6 +12,7 @@ import type { Config } from '../../../shared/config/config.js';
 import {
   influxAuthorization,
   InfluxError,
+  InfluxStore,
   QUERY_HEADERS,
   withInfluxTimeout,
 } from '../../../shared/stores/influx-store.js';
@@ -20,6 +21,8 @@ import { UNTIMED, type StoreCalls } from '../../../shared/stores/store-calls.js'
 export class InfluxCsvReader {
   private readonly base: string;
   private readonly auth: string | undefined;
+  /** Asks again in JSON when a CSV answer is empty: CSV leaves out a statement's error. */
+  private readonly json: InfluxStore;
 
   constructor(
     private readonly config: Readonly<
@@ -29,6 +32,14 @@ export class InfluxCsvReader {
   ) {
     this.base = config.INFLUX_URL.replace(/\/+$/, '');
     this.auth = influxAuthorization(config.INFLUX_USERNAME, config.INFLUX_PASSWORD);
+    this.json = new InfluxStore({
+      url: config.INFLUX_URL,
+      database: config.INFLUX_DB,
+      username: config.INFLUX_USERNAME,
+      password: config.INFLUX_PASSWORD,
+      timeoutMs: config.INFLUX_TIMEOUT_MS,
+      calls,
+    });
   }
 
   /**
@@ -53,6 +64,10 @@ export class InfluxCsvReader {
       if (status !== 200) throw new InfluxError(`InfluxDB query failed (${status}): ${body.slice(0, 500)}`, status);
       return body;
     });
+    // InfluxDB writes a failed statement's answer in CSV as an empty one (only a request's own
+    // error reaches CSV): the JSON answer, which carries it, tells an empty result from a failure
+    // (database not found, engine closed at shutdown). It throws for a failure.
+    if (text.trim().length === 0) await this.json.query(statement, { signal });
     return parseCsvColumns(text, numbers, strings, options);
   }
 
