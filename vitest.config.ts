@@ -28,16 +28,6 @@ const CLUSTER_PASS = [
   'test/reports/reports-query.test.ts',
   'test/reports/web-ui-shapes.test.ts',
 ];
-/**
- * Fault files whose timing bounds assume a machine not shared with other test files: they kill
- * store nodes of a cluster of their own and wait for elections and catch-up. In the suite, beside
- * two other files, cluster-failover failed in 1 of 2 runs on 2026-11-29 afternoon, as it had
- * under the suite's load before (a restarted nats-server left consumer replicas behind,
- * docs/faults.md "Known limit"); alone it passed 6 runs of 6, 3 of them beside two CPU-bound
- * processes. They run last, one at a time.
- */
-const ALONE = ['test/faults/cluster-failover.test.ts'];
-
 export default defineConfig({
   test: {
     projects: [
@@ -52,7 +42,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/architecture/**', ...ALONE],
+          exclude: [...configDefaults.exclude, 'test/architecture/**'],
           environment: 'node',
           globalSetup: ['test/harness/global-setup.ts'],
           testTimeout: 60_000,
@@ -74,19 +64,6 @@ export default defineConfig({
           // other projects (a later group), two files at a time.
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
-        },
-      },
-      {
-        test: {
-          name: 'alone',
-          include: ALONE,
-          environment: 'node',
-          globalSetup: ['test/harness/global-setup.ts'],
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
-          pool: 'forks',
-          maxWorkers: 1,
-          sequence: { groupOrder: 2 },
         },
       },
     ],
