@@ -25,10 +25,30 @@ export interface PreparedConsumer {
   nextConsumerSeq: number;
 }
 
+/**
+ * How long a writer holds a consumer's creation while a replica of the stream is offline or
+ * behind. nats-server 2.9 leaves a consumer recreated while a node was down "stranded with an
+ * old RAFT group" on that node when it comes back (nats-io/nats-server#6507, fixed in 2.10.26
+ * and 2.11): the consumer stays a replica short for good (docs/faults.md, "Known limit"). A
+ * node restarted by its supervisor is back within seconds; one down for longer costs only this
+ * wait, then the consumer is made anyway.
+ */
+export const CONSUMER_CREATION_HOLD_MS = 30_000;
+
+/** A replica of the stream is offline or behind: retried (a plain Error is transient, store-errors.ts). */
+export class StreamNotAtFullStrength extends Error {
+  override name = 'StreamNotAtFullStrength';
+}
+
+/**
+ * `holdUntil`: epoch ms until which a consumer is not created or recreated while a replica of the
+ * stream is offline or not current (CONSUMER_CREATION_HOLD_MS); the caller retries.
+ */
 export async function preparePartitionConsumer(
   jsm: JetStreamManager,
   settings: WriterSettings,
   partition: number,
+  holdUntil = 0,
 ): Promise<PreparedConsumer> {
   const stream = streamName(settings.streamPrefix);
   const consumer = consumerName(settings.streamPrefix, partition);
@@ -49,11 +69,13 @@ export async function preparePartitionConsumer(
     // No consumer: the first start, or it was deleted (by an operator, or under a writer that
     // had stored messages it could not acknowledge). Nothing tells the two apart, so every
     // message already waiting may have been stored: its log lines are looked up before append.
+    await holdWhileStreamDegraded(jsm, stream, holdUntil);
     const seenUpTo = await lastSeqOf(jsm, stream, config.filter_subject!);
     await jsm.consumers.add(stream, config);
     return { stream, consumer, seenUpTo, nextConsumerSeq: 1 };
   }
   if (info.num_ack_pending > 0 || info.num_redelivered > 0) {
+    await holdWhileStreamDegraded(jsm, stream, holdUntil);
     const seenUpTo = info.delivered.stream_seq;
     await jsm.consumers.delete(stream, consumer);
     await jsm.consumers.add(stream, config);
@@ -66,6 +88,16 @@ export async function preparePartitionConsumer(
     });
   }
   return { stream, consumer, seenUpTo: 0, nextConsumerSeq: info.delivered.consumer_seq + 1 };
+}
+
+async function holdWhileStreamDegraded(jsm: JetStreamManager, stream: string, holdUntil: number): Promise<void> {
+  if (Date.now() >= holdUntil) return;
+  const replicas = (await jsm.streams.info(stream)).cluster?.replicas ?? [];
+  const behind = replicas.filter((r) => r.offline || !r.current).map((r) => r.name);
+  if (behind.length > 0)
+    throw new StreamNotAtFullStrength(
+      `stream ${stream}: replica ${behind.join(', ')} offline or behind; consumer creation held for up to ${Math.ceil((holdUntil - Date.now()) / 1000)} s more`,
+    );
 }
 
 /** The stream seq of the last message on the subject, 0 when there is none. */

@@ -16,7 +16,7 @@ import { storeBatch, type BatchStores } from './batch-storer.js';
 import type { ControlRunner } from './control-runner.js';
 import type { Delivery } from './jetstream-delivery.js';
 import { PartitionPuller } from './partition-puller.js';
-import { preparePartitionConsumer } from './partition-consumer.js';
+import { CONSUMER_CREATION_HOLD_MS, preparePartitionConsumer } from './partition-consumer.js';
 import { GaveUp, LeaseLost, untilStored, type RetryOptions } from './store-retry.js';
 import { WriteBatch } from './write-batch.js';
 import { WriteFence } from './write-fence.js';
@@ -119,8 +119,9 @@ export class PartitionWorker {
   private async run(): Promise<void> {
     const { deps } = this;
     const { settings } = deps;
+    const holdUntil = Date.now() + CONSUMER_CREATION_HOLD_MS;
     const prepared = await untilStored('nats', this.retry, () =>
-      preparePartitionConsumer(deps.jsm, settings, this.partition),
+      preparePartitionConsumer(deps.jsm, settings, this.partition, holdUntil),
     );
     if (prepared.seenUpTo > 0)
       deps.logger.info(
