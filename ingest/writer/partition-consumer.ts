@@ -28,8 +28,9 @@ export interface PreparedConsumer {
 /**
  * How long a writer holds a consumer's creation while a replica of the stream is offline or
  * behind. nats-server 2.9 leaves a consumer recreated while a node was down "stranded with an
- * old RAFT group" on that node when it comes back (nats-io/nats-server#6507, fixed in 2.10.26
- * and 2.11): the consumer stays a replica short for good (docs/faults.md, "Known limit"). A
+ * old RAFT group" on that node when it comes back (nats-io/nats-server#6507, merged upstream in
+ * February 2025, long after the Debian package's 2.9.10): the consumer stays a replica short
+ * for good (docs/faults.md, "Known limit"). A
  * node restarted by its supervisor is back within seconds; one down for longer costs only this
  * wait, then the consumer is made anyway.
  */
