@@ -83,11 +83,18 @@ describe('preparePartitionConsumer on a replicated stream', () => {
     await leaveOneUnacknowledged();
     const created = (await jsm.consumers.info(stream, consumer)).created;
 
-    // A node that is not the stream's leader goes down.
-    const leader = (await jsm.streams.info(stream)).cluster?.leader;
-    const down = cluster.nodes.find((node) => node.label !== leader)!;
+    // A node goes down that leads neither the stream nor the consumer: a new consumer leader may not
+    // yet know of the delivery (nats-server replicates it after sending the message), and then sees
+    // nothing to recreate. A request in flight to the killed node is lost: `behind` retries it.
+    const streamLeader = (await jsm.streams.info(stream)).cluster?.leader;
+    const consumerLeader = (await jsm.consumers.info(stream, consumer)).cluster?.leader;
+    const down = cluster.nodes.find((node) => node.label !== streamLeader && node.label !== consumerLeader)!;
     await down.process.stop();
-    await eventually(behind, (n) => n > 0, { timeoutMs: 30_000, what: `${down.label} seen as down` });
+    await eventually(behind, (n) => n > 0, {
+      timeoutMs: 30_000,
+      retryErrors: true,
+      what: `${down.label} seen as down`,
+    });
 
     await expect(preparePartitionConsumer(jsm, settings, 0, Date.now() + 30_000)).rejects.toBeInstanceOf(
       StreamNotAtFullStrength,
@@ -104,7 +111,11 @@ describe('preparePartitionConsumer on a replicated stream', () => {
 
     // Every replica back: a recreation goes ahead within the hold.
     await down.process.start();
-    await eventually(behind, (n) => n === 0, { timeoutMs: 60_000, what: `${down.label} current again` });
+    await eventually(behind, (n) => n === 0, {
+      timeoutMs: 60_000,
+      retryErrors: true,
+      what: `${down.label} current again`,
+    });
     await leaveOneUnacknowledged();
     const again = await preparePartitionConsumer(jsm, settings, 0, Date.now() + 30_000);
     expect(again.nextConsumerSeq).toBe(1);
