@@ -8,7 +8,7 @@ import type { Config } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
 import type { Registry } from '../observability/metrics.js';
 import { createStoreCalls, type StoreCalls } from '../stores/store-calls.js';
-import { InfluxStore } from '../stores/influx-store.js';
+import { influxStoreFor, type InfluxStore } from '../stores/influx-store.js';
 import { connectNats, type NatsStore } from '../stores/nats-store.js';
 import { connectRedis, type RedisStore } from '../stores/redis-store.js';
 import type { Component, ReadinessCheck } from './component.js';
@@ -92,14 +92,7 @@ export class StoreHub {
         name: 'influx',
         phase: 'store',
         start: async () => {
-          const store = new InfluxStore({
-            url: config.INFLUX_URL,
-            database: config.INFLUX_DB,
-            username: config.INFLUX_USERNAME,
-            password: config.INFLUX_PASSWORD,
-            timeoutMs: config.INFLUX_TIMEOUT_MS,
-            calls: this.calls,
-          });
+          const store = influxStoreFor(config, this.calls);
           await store.ping();
           await store.ensureDatabase();
           this.influxStore = store;

@@ -5,6 +5,7 @@
  * APIs: docs/storage.md, "The InfluxDB client library", says why (and what
  * of the library the service does use: its line-protocol escaping).
  */
+import type { Config } from '../config/config.js';
 import { UNTIMED, type StoreCalls } from './store-calls.js';
 import { statementErrorStatus } from './influx-statement-errors.js';
 import { StoreUnavailableError } from './store-errors.js';
@@ -48,6 +49,23 @@ export interface InfluxStoreOptions {
 }
 
 export const INFLUX_DEFAULT_TIMEOUT_MS = 30_000;
+
+/** The configuration an InfluxDB client of the service is made from. */
+export type InfluxConfig = Readonly<
+  Pick<Config, 'INFLUX_URL' | 'INFLUX_DB' | 'INFLUX_USERNAME' | 'INFLUX_PASSWORD' | 'INFLUX_TIMEOUT_MS'>
+>;
+
+/** The service's InfluxDB client, as configured. */
+export function influxStoreFor(config: InfluxConfig, calls: StoreCalls = UNTIMED): InfluxStore {
+  return new InfluxStore({
+    url: config.INFLUX_URL,
+    database: config.INFLUX_DB,
+    username: config.INFLUX_USERNAME,
+    password: config.INFLUX_PASSWORD,
+    timeoutMs: config.INFLUX_TIMEOUT_MS,
+    calls,
+  });
+}
 
 /** The Authorization header value for InfluxDB credentials, if any. */
 export function influxAuthorization(username: string | undefined, password: string | undefined): string | undefined {

@@ -8,11 +8,12 @@
  * `<measurement>,,<time>,<cell>...`; a cell holding `,` `"` or a newline
  * comes quoted, as Go's encoding/csv writes it.
  */
-import type { Config } from '../../../shared/config/config.js';
 import {
   influxAuthorization,
   InfluxError,
-  InfluxStore,
+  influxStoreFor,
+  type InfluxConfig,
+  type InfluxStore,
   QUERY_HEADERS,
   withInfluxTimeout,
 } from '../../../shared/stores/influx-store.js';
@@ -25,21 +26,12 @@ export class InfluxCsvReader {
   private readonly json: InfluxStore;
 
   constructor(
-    private readonly config: Readonly<
-      Pick<Config, 'INFLUX_URL' | 'INFLUX_DB' | 'INFLUX_USERNAME' | 'INFLUX_PASSWORD' | 'INFLUX_TIMEOUT_MS'>
-    >,
+    private readonly config: InfluxConfig,
     private readonly calls: StoreCalls = UNTIMED,
   ) {
     this.base = config.INFLUX_URL.replace(/\/+$/, '');
     this.auth = influxAuthorization(config.INFLUX_USERNAME, config.INFLUX_PASSWORD);
-    this.json = new InfluxStore({
-      url: config.INFLUX_URL,
-      database: config.INFLUX_DB,
-      username: config.INFLUX_USERNAME,
-      password: config.INFLUX_PASSWORD,
-      timeoutMs: config.INFLUX_TIMEOUT_MS,
-      calls,
-    });
+    this.json = influxStoreFor(config, calls);
   }
 
   /**
