@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { arrivalSeq, decodeRecords, frameRecord, headerRecordBody } from '../../shared/events/wire-format.js';
 import { EventEncoder } from '../events/event-encoder.js';
-import { normalizeEvent } from '../events/event-normalizer.js';
+import { normalizeEvent, type NormalizedEvent } from '../events/event-normalizer.js';
 import { hostileEvent, hostileString, mostlyValidEvent } from '../events/hostile-event-test-harness.js';
 import { RecordSink } from '../events/record-sink.js';
 import { PointBuffer } from './point-buffer.js';
@@ -51,52 +51,85 @@ function frames(payload: string): Array<[string, string]> {
   return out;
 }
 
+/**
+ * One message of the first event's entity, as the session packs it (ingest-session.ts append),
+ * each event twice (a message's second point of a series names the head its first one defined),
+ * and the I records of its points, read through UTF-8 as the payload went (a lone surrogate of
+ * a hostile company reads back as U+FFFD).
+ */
+function entityMessage(encoder: EventEncoder, events: NormalizedEvent[]): { payload: Buffer; full: string[] } {
+  const entity = events[0]!.entity;
+  const sameEntity = events.filter((e) => e.entity === entity).flatMap((e) => [e, e]);
+  const sink = new RecordSink(1 << 20, 1 << 20);
+  const header = encoder.header(entity);
+  for (const e of sameEntity) {
+    const rest = e.type === 'training_stats_scalar' ? encoder.compactScalarRest(e) : undefined;
+    if (rest !== undefined)
+      sink.appendScalar(encoder.compactScalarHead(e.namespace, e.metric, e.variant), rest, header);
+    else {
+      const compact = encoder.compactPoint(e);
+      sink.append(compact ?? encoder.point(e), compact === undefined ? undefined : header);
+    }
+  }
+  const [bytes] = sink.payloads();
+  return {
+    payload: Buffer.from(bytes!),
+    full: sameEntity.map((e) => Buffer.from(encoder.point(e), 'utf8').toString('utf8')),
+  };
+}
+
+/** Checks what the writer stores from a payload of E, H, K, J and I records against the I records `full`; answers its K records. */
+function expectStoredAsFull(payload: string, full: string[]): number {
+  const kinds = frames(payload).map(([kind]) => kind);
+  // Every point read back as the I record it stands for; E and H records hold none.
+  expect([...decodeRecords(payload)].map((r) => frameRecord(r.kind, r.body))).toEqual(full);
+  // Arrival sequences count E and H records: compare with I records where a record of their own stands in.
+  let point = 0;
+  const expectedPayload = kinds.map((kind) => (kind === 'E' || kind === 'H' ? frameRecord('R', '{}') : full[point++]!));
+  const actual = stored(payload);
+  expect(actual.malformed).toEqual([]);
+  expect(actual.lines).toEqual(stored(expectedPayload.join('')).lines);
+  // A dead letter of a K (or J) record carries the whole point.
+  point = 0;
+  for (const [i, kind] of kinds.entries())
+    if (kind !== 'E' && kind !== 'H')
+      expect(recordFrame(Buffer.from(payload, 'utf8'), i)).toEqual(Buffer.from(full[point++]!, 'utf8'));
+  return kinds.filter((kind) => kind === 'K').length;
+}
+
 describe('H and K records (wire version 3)', () => {
   it('store the same line as the I record of the same event, for any accepted point event and company', () => {
     let compacted = 0;
     fc.assert(
       fc.property(fc.array(pointEvents, { minLength: 1, maxLength: 6 }), hostileString, (events, company) => {
-        const encoder = new EventEncoder(company, RECEIVED_AT, WORKER);
-        const entity = events[0]!.entity;
-        // Repeated series: a message's second point of a series names the head its first one defined.
-        const sameEntity = events.filter((e) => e.entity === entity).flatMap((e) => [e, e]);
-        // One message of one entity, as the session packs it (ingest-session.ts append).
-        const sink = new RecordSink(1 << 20, 1 << 20);
-        const header = encoder.header(entity);
-        for (const e of sameEntity) {
-          const rest = e.type === 'training_stats_scalar' ? encoder.compactScalarRest(e) : undefined;
-          if (rest !== undefined)
-            sink.appendScalar(encoder.compactScalarHead(e.namespace, e.metric, e.variant), rest, header);
-          else {
-            const compact = encoder.compactPoint(e);
-            sink.append(compact ?? encoder.point(e), compact === undefined ? undefined : header);
-          }
-        }
-        const [bytes] = sink.payloads();
-        const payload = Buffer.from(bytes!).toString('utf8');
-        // Through UTF-8 as the payload went (a lone surrogate of a hostile company reads back as U+FFFD).
-        const full = sameEntity.map((e) => Buffer.from(encoder.point(e), 'utf8').toString('utf8'));
-        const kinds = frames(payload).map(([kind]) => kind);
-        compacted += kinds.filter((kind) => kind === 'K').length;
-        // Every point read back as the I record it stands for; E and H records hold none.
-        expect([...decodeRecords(payload)].map((r) => frameRecord(r.kind, r.body))).toEqual(full);
-        // Arrival sequences count E and H records: compare with I records where a record of their own stands in.
-        let point = 0;
-        const expectedPayload = kinds.map((kind) =>
-          kind === 'E' || kind === 'H' ? frameRecord('R', '{}') : full[point++]!,
-        );
-        const actual = stored(payload);
-        expect(actual.malformed).toEqual([]);
-        expect(actual.lines).toEqual(stored(expectedPayload.join('')).lines);
-        // A dead letter of a K (or J) record carries the whole point.
-        point = 0;
-        for (const [i, kind] of kinds.entries())
-          if (kind !== 'E' && kind !== 'H')
-            expect(recordFrame(Buffer.from(payload, 'utf8'), i)).toEqual(Buffer.from(full[point++]!, 'utf8'));
+        const { payload, full } = entityMessage(new EventEncoder(company, RECEIVED_AT, WORKER), events);
+        compacted += expectStoredAsFull(payload.toString('utf8'), full);
       }),
       { numRuns: RUNS },
     );
     // The property must have been exercised on K records, not only on other points (~a quarter of the runs have some).
+    expect(compacted).toBeGreaterThan(RUNS / 8);
+  }, 30_000);
+
+  it('store the same lines when several entities share a message, each E record with its own tags and fields', () => {
+    let compacted = 0;
+    const entityPart = fc.record({
+      events: fc.array(pointEvents, { minLength: 1, maxLength: 4 }),
+      company: hostileString,
+      receivedAt: fc.integer({ min: 0, max: 2 ** 42 }),
+    });
+    fc.assert(
+      fc.property(fc.array(entityPart, { minLength: 2, maxLength: 3 }), (parts) => {
+        // Entity messages joined, as packByPartition joins a partition's (partition-packer.ts).
+        const messages = parts.map((p) => entityMessage(new EventEncoder(p.company, p.receivedAt, WORKER), p.events));
+        const payload = Buffer.concat(messages.map((m) => m.payload)).toString('utf8');
+        compacted += expectStoredAsFull(
+          payload,
+          messages.flatMap((m) => m.full),
+        );
+      }),
+      { numRuns: RUNS / 2 },
+    );
     expect(compacted).toBeGreaterThan(RUNS / 8);
   }, 30_000);
 

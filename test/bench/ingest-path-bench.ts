@@ -12,15 +12,12 @@
  * Last line: `ingest_path mode=<m> cpu_us=<x>`.
  */
 import { Readable } from 'node:stream';
-import { EventIngestService } from '../../ingest/events/ingest-session.js';
-import { BufferPool } from '../../ingest/events/buffer-pool.js';
 import type { IngestResult } from '../../ingest/events/ingest-port.js';
 import { RequestFingerprint } from '../../ingest/events/request-fingerprint.js';
 import { readEventChunk } from '../../ingest/grpc/event-chunk-reader.js';
 import { addBatchOperation } from '../../ingest/http/add-batch-operation.js';
-import { HeldMemory } from '../../ingest/publish/held-memory.js';
-import { InflightBudget } from '../../ingest/publish/inflight-budget.js';
 import type { CallContext } from '../../shared/protocol/operation.js';
+import { BENCH_IDENTITY, inProcessIngest } from './in-process-ingest.js';
 import { grpcChunk, ndjsonBody } from './scalar-load.js';
 
 const mode = process.argv[2] === 'grpc' ? 'grpc' : 'http';
@@ -31,29 +28,8 @@ const SOCKET_CHUNK = 64 * 1024;
 
 /** Payload bytes published while the clock runs: what nats-server and both nats.js ends move. */
 let publishedBytes = 0;
-const ingest = new EventIngestService({
-  registry: { checkAndRegister: async (_c, _u, _n, entities) => entities.map(() => 'ok' as const) },
-  publisher: {
-    async publishAll(messages) {
-      for (const message of messages) {
-        publishedBytes += (await message.payload()).byteLength;
-        message.acknowledged?.();
-      }
-    },
-  } as ConstructorParameters<typeof EventIngestService>[0]['publisher'],
-  budget: new InflightBudget(512 * 1024 * 1024),
-  memory: new HeldMemory(32 * 1024 * 1024),
-  buffers: new BufferPool(16 * 1024 * 1024),
-  settings: {
-    partitions: 8,
-    targetMessageBytes: 1024 * 1024,
-    maxMessageBytes: 1024 * 1024,
-    plotValidation: true,
-    plotCompressionThreshold: 16 * 1024,
-    maxEntitiesPerRequest: 1000,
-  },
-});
-const identity = { company: 'bench-company', user: 'bench-user' } as CallContext['identity'];
+const ingest = inProcessIngest((payload) => (publishedBytes += payload.byteLength));
+const identity = BENCH_IDENTITY;
 const addBatch = addBatchOperation({ ingest, maxLineBytes: 16 * 1024 * 1024 });
 const bodies = Array.from({ length: BODIES }, (_, n) => ndjsonBody('p', n * BATCH, BATCH, `p-mk${n}`));
 const chunks = Array.from({ length: BODIES }, (_, n) => Buffer.from(grpcChunk('p', n, n * BATCH, BATCH, `p-mk${n}`)));
