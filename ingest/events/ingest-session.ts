@@ -233,7 +233,7 @@ class EventIngestSession implements IngestSession {
       return;
     }
     entity.valid += 1;
-    entity.summary.addToScalarSeries(series.summary, line.iter, line.timestamp, line.value);
+    entity.summary.addToScalarSeries(series.summary, line);
     this.hold(grown);
   }
 

@@ -135,7 +135,9 @@ function literal(bytes: Buffer, at: number, limit: number, expected: ByteLiteral
 }
 
 // What a step finds beside its answer goes into a module variable (candidateBit, memberEnd,
-// stringHash, integer, flag), not an object: nothing is allocated per line.
+// stringHash, flag), not an object: nothing is allocated per line. An integer, which may be
+// beyond V8's small integers (a timestamp in ms), goes into a Float64Array: a module variable
+// holding such a number is a new heap number at every store (16 bytes an event).
 
 /** The member name one or two bytes point to (the comparison decides), with its bit in `candidateBit`. */
 let candidateBit = 0;
@@ -212,9 +214,9 @@ function stringEnd(hash: number, quote: number): number {
 /**
  * A JSON integer of at most 15 digits at `at` (negative when `signed`, but
  * never -0, which the general path prints as 0); answers the position after
- * it or -1, its value in `integer`.
+ * it or -1, its value in `integer[0]`.
  */
-let integer = 0;
+const integer = new Float64Array(1);
 function smallInteger(bytes: Buffer, at: number, limit: number, signed: boolean): number {
   const negative = signed && at < limit && bytes[at] === MINUS;
   if (negative) at++;
@@ -228,7 +230,7 @@ function smallInteger(bytes: Buffer, at: number, limit: number, signed: boolean)
   }
   const digits = at - start;
   if (digits === 0 || digits > MAX_EXACT_DIGITS || (bytes[start] === ZERO && (digits > 1 || negative))) return -1;
-  integer = negative ? -value : value;
+  integer[0] = negative ? -value : value;
   return at;
 }
 
@@ -366,8 +368,8 @@ export function readPlainScalarLine(bytes: Buffer, start: number, limit: number,
     switch (member) {
       case TIMESTAMP:
         at = smallInteger(bytes, valueAt, limit, false);
-        if (at < 0 || integer > MAX_TIMESTAMP) return -1;
-        line.timestamp = integer;
+        if (at < 0 || integer[0]! > MAX_TIMESTAMP) return -1;
+        line.timestamp = integer[0]!;
         line.timestampStart = valueAt;
         line.timestampEnd = at;
         break;
@@ -383,7 +385,7 @@ export function readPlainScalarLine(bytes: Buffer, start: number, limit: number,
         break;
       case ITER:
         at = smallInteger(bytes, valueAt, limit, true);
-        line.iter = integer;
+        line.iter = integer[0]!;
         line.iterStart = valueAt;
         line.iterEnd = at;
         break;

@@ -122,9 +122,11 @@ export class RecordSink {
     if (worst + header.length * 3 > this.target) return this.appendLarge(`${header}J${body}:${head}${rest}`, header);
     const grown = this.makeRoom(worst, header, 2);
     const chunk = this.chunks[this.chunks.length - 1]!;
-    const headNumber = this.headNumber(chunk, head, () =>
-      chunk.buffer.write(`H${head.length}:${head}`, chunk.used, 'utf8'),
-    );
+    let headNumber = this.headNumber(chunk, head);
+    if (headNumber < 0) {
+      headNumber = ~headNumber;
+      this.wrote(chunk, chunk.buffer.write(`H${head.length}:${head}`, chunk.used, 'utf8'));
+    }
     const number = String(headNumber);
     this.wrote(chunk, chunk.buffer.write(`K${number.length + 1 + rest.length}:${number} ${rest}`, chunk.used, 'utf8'));
     return grown;
@@ -136,21 +138,27 @@ export class RecordSink {
     if (worst + header.length * 3 > this.target) return this.appendLarge(header + record.text(), header);
     const grown = this.makeRoom(worst, header, 2);
     const chunk = this.chunks[this.chunks.length - 1]!;
-    const headNumber = this.headNumber(chunk, record.head.text, () => record.writeHeadInto(chunk.buffer, chunk.used));
+    let headNumber = this.headNumber(chunk, record.head.text);
+    if (headNumber < 0) {
+      headNumber = ~headNumber;
+      this.wrote(chunk, record.writeHeadInto(chunk.buffer, chunk.used));
+    }
     this.wrote(chunk, record.writeCompactInto(chunk.buffer, chunk.used, headNumber));
     return grown;
   }
 
-  /** The number of `head` among the chunk's H records; `write` writes its H record when it has none yet. */
-  private headNumber(chunk: Chunk, head: string, write: () => number): number {
+  /**
+   * The number of `head` among the chunk's H records; when it has none yet, the number it gets
+   * as `~number` (negative): the caller writes its H record. No callback: a closure per point
+   * was ~100 bytes of garbage an event (docs/performance.md).
+   */
+  private headNumber(chunk: Chunk, head: string): number {
     const heads = (chunk.heads ??= new Map());
-    let headNumber = heads.get(head);
-    if (headNumber === undefined) {
-      headNumber = heads.size;
-      heads.set(head, headNumber);
-      this.wrote(chunk, write());
-    }
-    return headNumber;
+    const known = heads.get(head);
+    if (known !== undefined) return known;
+    const headNumber = heads.size;
+    heads.set(head, headNumber);
+    return ~headNumber;
   }
 
   private wrote(chunk: Chunk, bytes: number): void {

@@ -68,6 +68,17 @@ export interface ScalarSeries {
   ignored: boolean;
 }
 
+/**
+ * A plain scalar's numbers, read from the object that holds them: passed one by one to a call
+ * that is not inlined, a timestamp or value beyond V8's small integers is boxed in a new heap
+ * number each (~24 bytes an event, docs/performance.md).
+ */
+export interface PlainPoint {
+  readonly iter: number;
+  readonly timestamp: number;
+  readonly value: number;
+}
+
 /** What a scalar event changes in its series' statistics (`label`: its x_axis_label). */
 function updateScalar(
   stats: ScalarAccumulator,
@@ -142,7 +153,8 @@ export class EntitySummaryBuilder {
    * same changes, without finding the series (no image index: scalars have none). Creates
    * nothing, so answers nothing for the budget.
    */
-  addToScalarSeries(series: ScalarSeries, iter: number, timestamp: number, value: number): void {
+  addToScalarSeries(series: ScalarSeries, point: PlainPoint): void {
+    const { iter, timestamp, value } = point;
     this.noteIteration(iter, series.ignored, true);
     if (countsForHistogram(iter)) series.listed[3] = 1;
     updateScalar(series.stats, iter, timestamp, value, undefined);

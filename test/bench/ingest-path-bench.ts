@@ -9,7 +9,8 @@
  * sockets and the machine's other load (docs/performance.md). Take the
  * benchmark lock on a shared machine.
  *
- * Last line: `ingest_path mode=<m> cpu_us=<x>`.
+ * Last line: `ingest_path mode=<m> cpu_us=<x> bytes_per_event=<y> minor_gcs_per_1m=<z>`
+ * (young-generation collections per million events).
  */
 import { Readable } from 'node:stream';
 import type { IngestResult } from '../../ingest/events/ingest-port.js';
@@ -17,6 +18,7 @@ import { RequestFingerprint } from '../../ingest/events/request-fingerprint.js';
 import { readEventChunk } from '../../ingest/grpc/event-chunk-reader.js';
 import { addBatchOperation } from '../../ingest/http/add-batch-operation.js';
 import type { CallContext } from '../../shared/protocol/operation.js';
+import { countCollections } from './gc-counter.js';
 import { BENCH_IDENTITY, inProcessIngest } from './in-process-ingest.js';
 import { grpcChunk, ndjsonBody } from './scalar-load.js';
 
@@ -67,16 +69,18 @@ async function main(): Promise<void> {
   // Warm-up: the hot functions optimised before the clock starts.
   for (let i = 0; i < 20; i++) await request(i);
   publishedBytes = 0;
+  const collections = countCollections();
   const before = process.cpuUsage();
   for (let i = 0; i < REQUESTS; i++) {
     const result = await request(i);
     if (result.added !== BATCH + 1) throw new Error(`request ${i}: ${JSON.stringify(result)}`);
   }
   const used = process.cpuUsage(before);
+  const { minor } = await collections.stop();
   const perEvent = (used.user + used.system) / (REQUESTS * (BATCH + 1));
   const bytesPerEvent = publishedBytes / (REQUESTS * (BATCH + 1));
   process.stdout.write(
-    `ingest_path mode=${mode} cpu_us=${perEvent.toFixed(3)} bytes_per_event=${bytesPerEvent.toFixed(1)}\n`,
+    `ingest_path mode=${mode} cpu_us=${perEvent.toFixed(3)} bytes_per_event=${bytesPerEvent.toFixed(1)} minor_gcs_per_1m=${Math.round((minor * 1e6) / (REQUESTS * (BATCH + 1)))}\n`,
   );
 }
 

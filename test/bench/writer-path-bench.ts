@@ -9,12 +9,14 @@
  * measured apart from sockets, stores and the machine's other load
  * (docs/performance.md). Take the benchmark lock on a shared machine.
  *
- * Last line: `writer_path cpu_us=<x> bytes_per_event=<y>`.
+ * Last line: `writer_path cpu_us=<x> bytes_per_event=<y> minor_gcs_per_1m=<z>`
+ * (young-generation collections per million events).
  */
 import { RequestFingerprint } from '../../ingest/events/request-fingerprint.js';
 import { readEventChunk } from '../../ingest/grpc/event-chunk-reader.js';
 import type { Delivery } from '../../ingest/writer/jetstream-delivery.js';
 import { WriteBatch } from '../../ingest/writer/write-batch.js';
+import { countCollections } from './gc-counter.js';
 import { BENCH_IDENTITY, inProcessIngest } from './in-process-ingest.js';
 import { grpcChunk } from './scalar-load.js';
 
@@ -60,14 +62,16 @@ async function main(): Promise<void> {
   // Warm-up: the hot functions optimised before the clock starts.
   for (let i = 0; i < 30; i++) round();
   let events = 0;
+  const collections = countCollections();
   const before = process.cpuUsage();
   for (let i = 0; i < ROUNDS; i++) events += round();
   const used = process.cpuUsage(before);
+  const { minor } = await collections.stop();
   if (events !== ROUNDS * REQUESTS * (BATCH + 1))
     throw new Error(`read ${events} events, expected ${ROUNDS * REQUESTS * (BATCH + 1)}`);
   const bytes = payloads.reduce((sum, p) => sum + p.byteLength, 0);
   process.stdout.write(
-    `writer_path cpu_us=${((used.user + used.system) / events).toFixed(3)} bytes_per_event=${(bytes / (REQUESTS * (BATCH + 1))).toFixed(1)}\n`,
+    `writer_path cpu_us=${((used.user + used.system) / events).toFixed(3)} bytes_per_event=${(bytes / (REQUESTS * (BATCH + 1))).toFixed(1)} minor_gcs_per_1m=${Math.round((minor * 1e6) / events)}\n`,
   );
 }
 
