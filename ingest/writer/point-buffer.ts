@@ -33,6 +33,10 @@ export class PointBuffer {
   reset(): void {
     this.length = 0;
     this.points = 0;
+    // The batch is stored: keep no message alive for the next one.
+    this.prefixes.clear();
+    this.prefixSrc = undefined;
+    this.prefixHeader = undefined;
   }
 
   /** Rolls back to an earlier length (a message that turned out to be malformed). */
