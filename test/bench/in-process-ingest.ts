@@ -5,7 +5,10 @@
  * defaults for bench:ingest's load (8 partitions, 1 MiB messages).
  */
 import { BufferPool } from '../../ingest/events/buffer-pool.js';
+import type { IngestResult } from '../../ingest/events/ingest-port.js';
 import { EventIngestService } from '../../ingest/events/ingest-session.js';
+import { RequestFingerprint } from '../../ingest/events/request-fingerprint.js';
+import { readEventChunk } from '../../ingest/grpc/event-chunk-reader.js';
 import { HeldMemory } from '../../ingest/publish/held-memory.js';
 import { InflightBudget } from '../../ingest/publish/inflight-budget.js';
 import type { CallContext } from '../../shared/protocol/operation.js';
@@ -35,4 +38,13 @@ export function inProcessIngest(published: (payload: Uint8Array) => void): Event
       maxEntitiesPerRequest: 1000,
     },
   });
+}
+
+/** One StreamEvents chunk through the session, as the gRPC handler takes it (`scope`: its chunk id). */
+export function ingestChunk(ingest: EventIngestService, bytes: Buffer, scope: string): Promise<IngestResult> {
+  const fingerprint = RequestFingerprint.of('grpc.chunk', undefined, scope);
+  fingerprint.update(bytes);
+  const session = ingest.begin({ identity: BENCH_IDENTITY, fingerprint });
+  readEventChunk(bytes).addTo(session);
+  return session.commit();
 }

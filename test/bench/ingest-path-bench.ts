@@ -14,12 +14,10 @@
  */
 import { Readable } from 'node:stream';
 import type { IngestResult } from '../../ingest/events/ingest-port.js';
-import { RequestFingerprint } from '../../ingest/events/request-fingerprint.js';
-import { readEventChunk } from '../../ingest/grpc/event-chunk-reader.js';
 import { addBatchOperation } from '../../ingest/http/add-batch-operation.js';
 import type { CallContext } from '../../shared/protocol/operation.js';
-import { countCollections } from './gc-counter.js';
-import { BENCH_IDENTITY, inProcessIngest } from './in-process-ingest.js';
+import { countMinorCollections } from './gc-counter.js';
+import { BENCH_IDENTITY, ingestChunk, inProcessIngest } from './in-process-ingest.js';
 import { grpcChunk, ndjsonBody } from './scalar-load.js';
 
 const mode = process.argv[2] === 'grpc' ? 'grpc' : 'http';
@@ -31,7 +29,6 @@ const SOCKET_CHUNK = 64 * 1024;
 /** Payload bytes published while the clock runs: what nats-server and both nats.js ends move. */
 let publishedBytes = 0;
 const ingest = inProcessIngest((payload) => (publishedBytes += payload.byteLength));
-const identity = BENCH_IDENTITY;
 const addBatch = addBatchOperation({ ingest, maxLineBytes: 16 * 1024 * 1024 });
 const bodies = Array.from({ length: BODIES }, (_, n) => ndjsonBody('p', n * BATCH, BATCH, `p-mk${n}`));
 const chunks = Array.from({ length: BODIES }, (_, n) => Buffer.from(grpcChunk('p', n, n * BATCH, BATCH, `p-mk${n}`)));
@@ -43,16 +40,9 @@ function socketChunks(body: Buffer): Readable {
 }
 
 async function request(i: number): Promise<IngestResult> {
-  if (mode === 'grpc') {
-    const bytes = chunks[i % BODIES]!;
-    const fingerprint = RequestFingerprint.of('grpc.chunk', undefined, String(i));
-    fingerprint.update(bytes);
-    const session = ingest.begin({ identity, fingerprint });
-    readEventChunk(bytes).addTo(session);
-    return session.commit();
-  }
+  if (mode === 'grpc') return ingestChunk(ingest, chunks[i % BODIES]!, String(i));
   const context = {
-    identity,
+    identity: BENCH_IDENTITY,
     callId: 'bench',
     headers: {},
     signal: new AbortController().signal,
@@ -69,14 +59,14 @@ async function main(): Promise<void> {
   // Warm-up: the hot functions optimised before the clock starts.
   for (let i = 0; i < 20; i++) await request(i);
   publishedBytes = 0;
-  const collections = countCollections();
+  const collections = countMinorCollections();
   const before = process.cpuUsage();
   for (let i = 0; i < REQUESTS; i++) {
     const result = await request(i);
     if (result.added !== BATCH + 1) throw new Error(`request ${i}: ${JSON.stringify(result)}`);
   }
   const used = process.cpuUsage(before);
-  const { minor } = await collections.stop();
+  const minor = await collections.stop();
   const perEvent = (used.user + used.system) / (REQUESTS * (BATCH + 1));
   const bytesPerEvent = publishedBytes / (REQUESTS * (BATCH + 1));
   process.stdout.write(

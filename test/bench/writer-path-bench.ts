@@ -12,12 +12,10 @@
  * Last line: `writer_path cpu_us=<x> bytes_per_event=<y> minor_gcs_per_1m=<z>`
  * (young-generation collections per million events).
  */
-import { RequestFingerprint } from '../../ingest/events/request-fingerprint.js';
-import { readEventChunk } from '../../ingest/grpc/event-chunk-reader.js';
 import type { Delivery } from '../../ingest/writer/jetstream-delivery.js';
 import { WriteBatch } from '../../ingest/writer/write-batch.js';
-import { countCollections } from './gc-counter.js';
-import { BENCH_IDENTITY, inProcessIngest } from './in-process-ingest.js';
+import { countMinorCollections } from './gc-counter.js';
+import { ingestChunk, inProcessIngest } from './in-process-ingest.js';
 import { grpcChunk } from './scalar-load.js';
 
 const ROUNDS = Number(process.argv[2] ?? 200);
@@ -32,11 +30,7 @@ async function publishedMessages(): Promise<Buffer[]> {
   // Both of ingest's ways to a scalar write the same bytes (docs/ingest.md): the chunks are the cheaper to make.
   for (let n = 0; n < REQUESTS; n++) {
     const bytes = Buffer.from(grpcChunk('p', n, n * BATCH, BATCH, `p-mk${n}`));
-    const fingerprint = RequestFingerprint.of('grpc.chunk', undefined, String(n));
-    fingerprint.update(bytes);
-    const session = ingest.begin({ identity: BENCH_IDENTITY, fingerprint });
-    readEventChunk(bytes).addTo(session);
-    const result = await session.commit();
+    const result = await ingestChunk(ingest, bytes, String(n));
     if (result.added !== BATCH + 1) throw new Error(`request ${n}: ${JSON.stringify(result)}`);
   }
   return payloads;
@@ -62,11 +56,11 @@ async function main(): Promise<void> {
   // Warm-up: the hot functions optimised before the clock starts.
   for (let i = 0; i < 30; i++) round();
   let events = 0;
-  const collections = countCollections();
+  const collections = countMinorCollections();
   const before = process.cpuUsage();
   for (let i = 0; i < ROUNDS; i++) events += round();
   const used = process.cpuUsage(before);
-  const { minor } = await collections.stop();
+  const minor = await collections.stop();
   if (events !== ROUNDS * REQUESTS * (BATCH + 1))
     throw new Error(`read ${events} events, expected ${ROUNDS * REQUESTS * (BATCH + 1)}`);
   const bytes = payloads.reduce((sum, p) => sum + p.byteLength, 0);
