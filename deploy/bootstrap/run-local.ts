@@ -8,6 +8,7 @@
  */
 import path from 'node:path';
 import { ensureDefaultCredentials } from '../../shared/auth/credentials.js';
+import { prepareProcess } from '../../shared/launcher/process-setup.js';
 import { startService, type RunningService } from '../../shared/launcher/service.js';
 import { targetModules } from '../../shared/launcher/target-modules.js';
 import { createLogger } from '../../shared/observability/logger.js';
@@ -60,7 +61,13 @@ async function main(): Promise<void> {
       INFLUX_URL: stack.influxUrl,
       REDIS_URL: stack.redisUrl,
     });
-    service = await startService({ target: 'all', config: serviceConfig, logger, modules: targetModules });
+    service = await startService({
+      target: 'all',
+      config: serviceConfig,
+      logger,
+      modules: targetModules,
+      ...prepareProcess('all', serviceConfig),
+    });
     printBanner(
       config,
       { httpPort: service.httpPort, grpcAddress: `${config.API_HOST}:${service.services.boundPorts.get('grpc')}` },

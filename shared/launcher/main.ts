@@ -6,8 +6,9 @@
  */
 import { ConfigError, configSchema, loadConfig } from '../config/config.js';
 import { variableDocs } from '../config/config-variables.js';
-import { createLogger, resolveLogFormat } from '../observability/logger.js';
+import { createLogger } from '../observability/logger.js';
 import { exitWithMistake, positionalOrExit } from './command-line.js';
+import { prepareProcess } from './process-setup.js';
 import { startService } from './service.js';
 import { targetModules } from './target-modules.js';
 import { isTargetName, TARGET_NAMES, TARGET_SUMMARIES, type TargetName } from './target.js';
@@ -48,14 +49,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: `clearml-${target}`, format: config.LOG_FORMAT });
   let service;
   try {
-    const writerThread =
-      target === 'all' && config.WRITER_THREAD
-        ? {
-            entry: new URL('./writer-thread.js', import.meta.url),
-            logFormat: resolveLogFormat(config.LOG_FORMAT, process.stdout.isTTY === true),
-          }
-        : undefined;
-    service = await startService({ target, config, logger, modules: targetModules, writerThread });
+    service = await startService({ target, config, logger, modules: targetModules, ...prepareProcess(target, config) });
   } catch (error) {
     logger.fatal({ err: error }, 'start-up failed');
     process.exitCode = 1;

@@ -1,9 +1,9 @@
-// The `all` executable runs its writer on a thread of its own (WRITER_THREAD, issue 14): events are
-// stored and readable, /ready and /metrics answer for both threads, each series once, and SIGTERM
-// stops both.
+// The `all` executable, and `npm start` which runs the same target beside its local stack, run the
+// writer on a thread of its own (WRITER_THREAD, issue 14): events are stored and readable, /ready
+// and /metrics answer for both threads, each series once, and SIGTERM stops both.
 import { describe, expect, it } from 'vitest';
 import { findFreePort } from '../../deploy/local-stack/local-stack.js';
-import { exited, main, start, baseEnv } from './launched-process.js';
+import { exited, main, runLocal, start, baseEnv } from './launched-process.js';
 import { eventually } from '../harness/eventually.js';
 
 const basic = `Basic ${Buffer.from('AK:SK').toString('base64')}`;
@@ -17,10 +17,16 @@ async function call(base: string, operation: string, body: unknown) {
   return { status: response.status, body: (await response.json()) as { data: Record<string, unknown> } };
 }
 
-async function startAll(extra: Record<string, string>) {
+/** The two ways to run the all target; npm start's runner uses the stores the environment names instead of its own. */
+const LAUNCHERS = [
+  { name: 'node main.js all', script: main, args: ['all'] },
+  { name: 'npm start', script: runLocal, args: [] },
+];
+
+async function startAll(launcher: (typeof LAUNCHERS)[number], extra: Record<string, string>) {
   const port = await findFreePort();
   const base = `http://127.0.0.1:${port}`;
-  const launched = start(main, ['all'], baseEnv({ API_PORT: String(port), GRPC_PORT: '0', ...extra }));
+  const launched = start(launcher.script, launcher.args, baseEnv({ API_PORT: String(port), GRPC_PORT: '0', ...extra }));
   await eventually(async () => (await fetch(`${base}/ready`)).status === 200, undefined, {
     timeoutMs: 30_000,
     what: `ready\n${launched.output()}`,
@@ -29,12 +35,12 @@ async function startAll(extra: Record<string, string>) {
   return { base, ...launched };
 }
 
-describe('the all target with its writer thread', () => {
+describe.each(LAUNCHERS)('the all target with its writer thread ($name)', (launcher) => {
   it(
     'stores and reads back, reports both threads in /ready and /metrics, and stops on SIGTERM',
     { timeout: 60_000 },
     async () => {
-      const { base, child, output } = await startAll({});
+      const { base, child, output } = await startAll(launcher, {});
       const ready = (await (await fetch(`${base}/ready`)).json()) as { checks: Record<string, string> };
       expect(ready.checks['writer-thread']).toBe('ok');
 
@@ -74,7 +80,7 @@ describe('the all target with its writer thread', () => {
   );
 
   it('WRITER_THREAD=false keeps the writer on the main event loop', { timeout: 60_000 }, async () => {
-    const { base, child } = await startAll({ WRITER_THREAD: 'false' });
+    const { base, child } = await startAll(launcher, { WRITER_THREAD: 'false' });
     const ready = (await (await fetch(`${base}/ready`)).json()) as { checks: Record<string, string> };
     expect(ready.checks['writer-thread']).toBeUndefined();
     expect(Object.keys(ready.checks)).toContain('writer');
