@@ -282,6 +282,13 @@ export const configSchema = z
       description:
         'The all target runs its writer on a thread of its own (a second core); false keeps it on the main event loop',
     }),
+    HEAP_GROWING_PERCENT: nonNegativeInt('percent')
+      .max(1000, { error: 'expected an integer percentage, at most 1000' })
+      .default(300)
+      .meta({
+        description:
+          "How far a process's heap may grow past what was live before V8 starts its next full collection, in percent (300: to 4x); 0 leaves V8's own adaptive factor",
+      }),
     PLOT_VALIDATION: flag.default(false).meta({ description: 'Store valid_plot (events.md §1.7)' }),
     PLOT_COMPRESSION_THRESHOLD: nonNegativeInt()
       .default(100_000)
