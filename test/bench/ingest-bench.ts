@@ -13,6 +13,13 @@
  * cpu_us_mixed: the same CPU accounting for BENCH_EVENTS / 4 log lines, and for
  * as many events of a training run's mix, over HTTP).
  *
+ * Before the measured phases, the same processes take BENCH_WARMUP_EVENTS
+ * (default BENCH_EVENTS) over HTTP and then over gRPC, printed as their own
+ * table and not counted: a process just started spends its first seconds
+ * compiling its hot code and sizing its heap, which a service that runs for
+ * days pays once (docs/performance.md, "Warm processes"). BENCH_WARMUP_EVENTS=0
+ * measures cold processes, as until 2026-11-29.
+ *
  * Size with BENCH_EVENTS (default 1,000,000 per phase) and BENCH_BATCH
  * (events per request or chunk, default 10,000), BENCH_LOAD_EVENTS (the log-only and
  * mixed phases' events, default BENCH_EVENTS / 4). BENCH_SHAPE=split (default)
@@ -55,6 +62,7 @@ import {
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 10_000);
+const WARMUP_EVENTS = Number(process.env.BENCH_WARMUP_EVENTS ?? EVENTS);
 /** Events of the log-only and of the mixed phase; smaller to profile the scalar phases alone. */
 const LOAD_EVENTS = Number(process.env.BENCH_LOAD_EVENTS ?? EVENTS / 4);
 const CONCURRENCY = 4;
@@ -183,13 +191,14 @@ async function httpPhase(
   influx: InfluxStore,
   meter: CpuMeter,
   phase = 'http',
+  events = EVENTS,
 ): Promise<PhaseResult> {
-  const bodies = ndjsonBodies(phase, EVENTS, BATCH);
-  progress(`HTTP NDJSON: ${EVENTS} events in ${bodies.length} requests, ${CONCURRENCY} in flight`);
+  const bodies = ndjsonBodies(phase, events, BATCH);
+  progress(`HTTP NDJSON: ${events} events in ${bodies.length} requests, ${CONCURRENCY} in flight`);
   const probe = new LagProbe(influx);
   return measuredPhase(
     'HTTP',
-    { sent: EVENTS, stored: EVENTS + bodies.length },
+    { sent: events, stored: events + bodies.length },
     service,
     meter,
     (acked) => postBatches(service.baseUrl, basicAuthorization(service.credential), bodies, CONCURRENCY, acked),
@@ -202,13 +211,14 @@ async function grpcPhase(
   influx: InfluxStore,
   meter: CpuMeter,
   phase = 'grpc',
+  events = EVENTS,
 ): Promise<PhaseResult> {
-  const chunks = grpcChunks(phase, EVENTS, BATCH);
-  progress(`gRPC StreamEvents: ${EVENTS} events in ${chunks.length} chunks`);
+  const chunks = grpcChunks(phase, events, BATCH);
+  progress(`gRPC StreamEvents: ${events} events in ${chunks.length} chunks`);
   const probe = new LagProbe(influx);
   return measuredPhase(
     'gRPC',
-    { sent: EVENTS, stored: EVENTS + chunks.length },
+    { sent: events, stored: events + chunks.length },
     service,
     meter,
     (acked) => streamChunks(`127.0.0.1:${service.grpcPort}`, basicAuthorization(service.credential), chunks, acked),
@@ -417,6 +427,16 @@ async function main(): Promise<void> {
       [...Object.keys(pids), 'nats', 'redis', 'influxdb'],
     );
     const influx = new InfluxStore({ url: stack.influxUrl, database: 'clearml' });
+    if (WARMUP_EVENTS > 0) {
+      const warmup = [
+        await httpPhase(service, influx, meter, 'http-warmup', WARMUP_EVENTS),
+        await grpcPhase(service, influx, meter, 'grpc-warmup', WARMUP_EVENTS),
+      ];
+      process.stdout.write(
+        `Warm-up, not counted (CPU per event of the processes just started, from /proc):\n${cpuTable(warmup)}\n` +
+          `warmup cpu_us_http=${cpuPerEvent(warmup[0]!, (label) => PIPELINE.has(label))} cpu_us_grpc=${cpuPerEvent(warmup[1]!, (label) => PIPELINE.has(label))}\n`,
+      );
+    }
     const viaHttp = await httpPhase(service, influx, meter);
     progress(
       `HTTP end to end: ${Math.round(viaHttp.eventsPerSecond)} events/s, ack p50 ${round(percentile(viaHttp.ackMs, 50))} ms p99 ${round(percentile(viaHttp.ackMs, 99))} ms, lag p99 ${round(percentile(viaHttp.lagMs, 99))} ms`,
