@@ -6,7 +6,7 @@
  * program allocates; under ingest's load it picked ~1.7, and the buffer
  * memory a busy process goes through counts against that slack, so the
  * ingest process marked its whole heap (~33 MB, most of it the code and
- * modules every process holds) three times a second, on helper threads that
+ * modules every process holds) two or three times a second, on helper threads that
  * share the machine's cores with the stores (docs/performance.md, "Full
  * collections three times a second"). A fixed factor trades memory (at most
  * that multiple of the live heap) for those collections; dead buffers stay

@@ -33,6 +33,7 @@ async function fullCollections(node: string, percent: number): Promise<number> {
       if (held.length > 30) held.shift();
       await new Promise((r) => setImmediate(r));
     }
+    // The observer hears of collections on a later turn: the last ones' entries arrive first.
     await new Promise((r) => setTimeout(r, 20));
     process.stdout.write(String(majors));
   `;
