@@ -338,6 +338,8 @@ function measured(meter: CpuMeter, clientBefore: number): Pick<CpuPhase, 'sample
 
 /** The pipeline's processes, as the issue counts them: InfluxDB apart (it is compared with the raw baseline). */
 const PIPELINE = new Set(['ingest', 'writer', 'all', 'nats', 'redis']);
+/** The processes item 1 counts, as a filter of CPU samples. */
+const pipeline = (label: string) => PIPELINE.has(label);
 
 const median = (values: number[]) => percentile(values, 50);
 
@@ -434,7 +436,7 @@ async function main(): Promise<void> {
       ];
       process.stdout.write(
         `Warm-up, not counted (CPU per event of the processes just started, from /proc):\n${cpuTable(warmup)}\n` +
-          `warmup cpu_us_http=${cpuPerEvent(warmup[0]!, (label) => PIPELINE.has(label))} cpu_us_grpc=${cpuPerEvent(warmup[1]!, (label) => PIPELINE.has(label))}\n`,
+          `warmup cpu_us_http=${cpuPerEvent(warmup[0]!, pipeline)} cpu_us_grpc=${cpuPerEvent(warmup[1]!, pipeline)}\n`,
       );
     }
     const viaHttp = await httpPhase(service, influx, meter);
@@ -460,7 +462,6 @@ async function main(): Promise<void> {
     process.stdout.write(
       `CPU per event by process (from /proc; the load client apart):\n${cpuTable([viaHttp, viaGrpc, logs, mixed])}\n`,
     );
-    const pipeline = (label: string) => PIPELINE.has(label);
     const influxCost = (phase: PhaseResult) =>
       cpuPerEvent(phase, (label) => label === 'influxdb') / baseline.influxCpuUs;
     process.stdout.write(
