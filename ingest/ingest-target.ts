@@ -159,10 +159,9 @@ function deadBufferCollection(
     );
     return [];
   }
-  const counted = new Counter<'trigger'>({
+  const counted = new Counter({
     name: 'clearml_ingest_buffer_collections_total',
-    help: 'Full garbage collections asked for by the ingest process: `growth` of buffer memory while requests are held, `idle` when the process went idle with a grown heap (INGEST_GC_EXTERNAL_GROWTH_BYTES)',
-    labelNames: ['trigger'],
+    help: 'Full garbage collections asked for by the ingest process: its buffer memory grew by INGEST_GC_EXTERNAL_GROWTH_BYTES while it held requests',
     registers: [metrics],
   });
   const seconds = new Counter({
@@ -175,11 +174,11 @@ function deadBufferCollection(
     intervalMs: MEMORY_READ_MS,
     busy: () => budget.inUse > 0,
     collect,
-    onCollect: ({ trigger, before, after, ms }) => {
-      counted.inc({ trigger });
+    onCollect: ({ before, after, ms }) => {
+      counted.inc();
       seconds.inc(ms / 1000);
       logger.debug(
-        { trigger, before, after, ms: Math.round(ms) },
+        { before, after, ms: Math.round(ms) },
         'full garbage collection for memory the process no longer uses',
       );
     },

@@ -34,22 +34,21 @@ const idle = () => false;
 describe('DeadBufferCollector while requests are held', () => {
   it('collects once external memory grew by the threshold past its low-water mark, and measures from after it', () => {
     const memory = scripted(externals(40, 60, 71, 73, 80, 84), { external: 50 * MiB });
-    const outcomes: Array<{ trigger: string; before: number; after: number }> = [];
+    const outcomes: Array<{ before: number; after: number }> = [];
     const collector = new DeadBufferCollector({
       growthBytes: 32 * MiB,
       intervalMs: 1000,
       busy,
       ...memory,
-      onCollect: ({ trigger, before, after }) =>
-        outcomes.push({ trigger, before: before.external, after: after.external }),
+      onCollect: ({ before, after }) => outcomes.push({ before: before.external, after: after.external }),
     });
     const decisions = Array.from({ length: 6 }, () => collector.check());
     // 40 -> 60 -> 71 (< 40 + 32) -> 73 (>= 72: collect, now 50) -> 80 (< 82) -> 84 (>= 82: collect).
-    expect(decisions).toEqual([undefined, undefined, undefined, 'growth', undefined, 'growth']);
+    expect(decisions).toEqual([false, false, false, true, false, true]);
     expect(memory.collections).toBe(2);
     expect(outcomes).toEqual([
-      { trigger: 'growth', before: 73 * MiB, after: 50 * MiB },
-      { trigger: 'growth', before: 84 * MiB, after: 50 * MiB },
+      { before: 73 * MiB, after: 50 * MiB },
+      { before: 84 * MiB, after: 50 * MiB },
     ]);
   });
 
@@ -58,7 +57,7 @@ describe('DeadBufferCollector while requests are held', () => {
     const collector = new DeadBufferCollector({ growthBytes: 32 * MiB, intervalMs: 1000, busy, ...memory });
     const decisions = Array.from({ length: 5 }, () => collector.check());
     // The drop to 20 MiB (a collection V8 made) is the new base: 45 and 51 are below 52, 53 is not.
-    expect(decisions).toEqual([undefined, undefined, undefined, undefined, 'growth']);
+    expect(decisions).toEqual([false, false, false, false, true]);
   });
 
   it('never collects while memory stays within the threshold', () => {
@@ -70,60 +69,28 @@ describe('DeadBufferCollector while requests are held', () => {
 });
 
 describe('DeadBufferCollector when the process goes idle', () => {
-  const bloated = { external: 20 * MiB, heapTotal: 170 * MiB, heapUsed: 100 * MiB };
-
-  it('collects once an idle spell has lasted a whole interval, if the heap grew by the threshold past what was live', () => {
-    const memory = scripted([bloated], { external: 20 * MiB, heapTotal: 40 * MiB, heapUsed: 35 * MiB });
+  it('never collects while nothing is held, however grown the heap or external memory (reads of an all process do not count)', () => {
+    const grown = { external: 200 * MiB, heapTotal: 400 * MiB, heapUsed: 35 * MiB };
+    const memory = scripted([{ external: 10 * MiB }, grown, grown, grown, { ...grown, external: 400 * MiB }], {});
     const collector = new DeadBufferCollector({ growthBytes: 32 * MiB, intervalMs: 1000, busy: idle, ...memory });
-    // The first idle reading may be a gap between two requests; the second is a spell. Then nothing more this spell.
-    expect([collector.check(), collector.check(), collector.check(), collector.check()]).toEqual([
-      undefined,
-      'idle',
-      undefined,
-      undefined,
-    ]);
+    expect(Array.from({ length: 5 }, () => collector.check())).toEqual([false, false, false, false, false]);
+    expect(memory.collections).toBe(0);
   });
 
-  it('collects again only after a busy reading, and only when the heap grew by the threshold past the live heap', () => {
+  it('counts growth from where memory was while idle once requests are held again', () => {
     let holding = false;
-    const memory = scripted(
-      [
-        bloated,
-        bloated,
-        // after the first collection (live 35 MiB): busy, then idle with a heap of 60 MiB (< 35 + 32), then of 70
-        { heapTotal: 60 * MiB },
-        { heapTotal: 60 * MiB },
-        { heapTotal: 60 * MiB },
-        { heapTotal: 70 * MiB },
-        { heapTotal: 70 * MiB },
-        { heapTotal: 70 * MiB },
-      ],
-      { heapTotal: 40 * MiB, heapUsed: 35 * MiB },
-    );
+    const memory = scripted(externals(60, 20, 20, 45, 53), { external: 20 * MiB });
     const collector = new DeadBufferCollector({
       growthBytes: 32 * MiB,
       intervalMs: 1000,
       busy: () => holding,
       ...memory,
     });
-    const decisions = [collector.check(), collector.check()];
+    const decisions = [collector.check(), collector.check(), collector.check()];
     holding = true;
-    decisions.push(collector.check());
-    holding = false;
+    // 20 MiB, reached while idle, is the base: 45 is below 52, 53 is not.
     decisions.push(collector.check(), collector.check());
-    holding = true;
-    decisions.push(collector.check());
-    holding = false;
-    decisions.push(collector.check(), collector.check());
-    expect(decisions).toEqual([undefined, 'idle', undefined, undefined, undefined, undefined, undefined, 'idle']);
-    expect(memory.collections).toBe(2);
-  });
-
-  it('does not collect for external growth while idle (reads of an all process do not count)', () => {
-    const memory = scripted(externals(10, 200, 400), {});
-    const collector = new DeadBufferCollector({ growthBytes: 32 * MiB, intervalMs: 1000, busy: idle, ...memory });
-    // The heap reads 0: the idle trigger has nothing to give back either.
-    expect([collector.check(), collector.check(), collector.check()]).toEqual([undefined, undefined, undefined]);
+    expect(decisions).toEqual([false, false, false, false, true]);
   });
 });
 
