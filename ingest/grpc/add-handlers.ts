@@ -24,6 +24,7 @@ import {
 import type { GrpcMethod } from './grpc-metrics.js';
 import { answerableError, grpcStatusOf } from './grpc-error-status.js';
 import { addProtoEvents, ingestProtoEvents } from './proto-event-session.js';
+import { readOneAhead } from './read-ahead.js';
 
 function toAddResult(result: IngestResult): AddResult {
   return create(AddResultSchema, { added: result.added, errors: result.errors, errorsInfo: result.errors_info });
@@ -96,6 +97,7 @@ export function addBatchHandler(deps: GrpcIngestDeps): handleClientStreamingCall
         // waits for the end of the call, never the whole request. grpc-js
         // destroys the stream on cancel, which ends this loop with an error.
         // (Concatenated batches are the events in order, however the client split them: so is their fingerprint.)
+        readOneAhead(call, deps.logger);
         for await (const bytes of call) {
           deps.ingestMetrics?.received('grpc', (bytes as Buffer).length);
           addProtoEvents(session, decodeRequest(EventBatchSchema, bytes as Buffer).events);

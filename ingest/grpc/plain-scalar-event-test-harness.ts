@@ -445,7 +445,10 @@ export async function runStream(
       return true;
     },
     end: () => calls.push(['end']),
+    // The handler limits how far the call's stream reads ahead (read-ahead.ts): here, the input's.
+    _readableState: (input as unknown as { _readableState: unknown })._readableState,
   });
+  Object.defineProperty(call, 'readableHighWaterMark', { get: () => input.readableHighWaterMark });
   call.on('error', (status: StatusObject) => {
     observed.status = { code: status.code, details: status.details, metadata: status.metadata.toJSON() };
   });

@@ -16,6 +16,7 @@ import {
 } from './grpc-ingest-test-harness.js';
 
 let t: TestServer;
+const MiB = 1024 * 1024;
 
 beforeEach(async () => {
   t = await startTestServer();
@@ -234,6 +235,41 @@ describe('StreamEvents memory', () => {
       held = process.memoryUsage().arrayBuffers - before;
     }
     expect(held).toBeLessThan(8 * 1024 * 1024);
+  });
+});
+
+describe('StreamEvents read-ahead', () => {
+  it('reading one chunk ahead, streams chunks whose commits each wait, acknowledged whole and in order', async () => {
+    // The limit itself: read-ahead.test.ts (a stream taking 18 of 40 chunks of 1 MiB while the first commit
+    // waited took 3 with it, docs/grpc.md). Here: the stream still flows through it.
+    const held: Array<() => void> = [];
+    t.ingest.onCommit = (s) =>
+      new Promise((resolve) => held.push(() => resolve({ added: s.events.length, errors: 0, errors_info: {} })));
+    const chunks = 24;
+    const call = t.client.StreamEvents(meta());
+    const acks: ChunkAck[] = [];
+    call.on('data', (ack: ChunkAck) => acks.push(ack));
+    const ended = new Promise<void>((resolve, reject) => {
+      call.on('end', resolve);
+      call.on('error', reject);
+    });
+    for (let n = 0; n < chunks; n++)
+      call.write(
+        create(EventChunkSchema, {
+          chunkId: BigInt(n),
+          events: [{ type: 'log', task: `t${n}`, msg: 'x'.repeat(MiB) }],
+        }),
+      );
+    call.end();
+    await until(() => held.length === 1 && t.ingest.sessions.length === 2, 'one chunk committing, the next checked');
+    expect(t.ingest.sessions[1]?.committed).toBe(false);
+    held.shift()!();
+    for (let released = 1; released < chunks; released++) {
+      await until(() => held.length > 0, 'the next commit');
+      held.shift()!();
+    }
+    await ended;
+    expect(acks.map((a) => Number(a.chunkId))).toEqual(Array.from({ length: chunks }, (_, n) => n));
   });
 });
 

@@ -20,6 +20,7 @@ import {
 } from './grpc-call-context.js';
 import { answerableError, endsStream, grpcStatusOf } from './grpc-error-status.js';
 import type { GrpcMethod } from './grpc-metrics.js';
+import { readOneAhead } from './read-ahead.js';
 
 type ChunkStream = ServerDuplexStream<Buffer, ChunkAck>;
 
@@ -101,11 +102,12 @@ async function serve(deps: GrpcIngestDeps, call: ChunkStream, cancellation: Call
   const streamKey = firstMetadataValue(call.metadata, IDEMPOTENCY_KEY_HEADER);
   // A malformed key ends the call before any chunk (400/12).
   RequestFingerprint.of('grpc.chunk', streamKey);
-  // Pulling one message at a time gives backpressure: while a chunk commits,
-  // grpc-js reads ahead at most a Readable buffer's worth (16 messages) and
-  // HTTP/2 flow control holds the rest at the client. The readable side must
-  // survive an early exit so that the error status can still be written;
-  // grpc-js destroys it on cancel, which ends the loop with an error.
+  // Pulling one message at a time gives backpressure: while a chunk commits
+  // and the next is checked, one more waits here and HTTP/2 flow control holds
+  // the rest at the client. The readable side must survive an early exit so
+  // that the error status can still be written; grpc-js destroys it on cancel,
+  // which ends the loop with an error.
+  readOneAhead(call, deps.logger);
   const messages = call.iterator({ destroyOnReturn: false })[Symbol.asyncIterator]();
   // Commits run one after another on this chain, each sending its ack as soon as it is done (a client
   // may wait for an ack before sending more). The next chunk is checked while the chain runs: the CPU
