@@ -16,7 +16,7 @@ import type { GrpcIngestLogger } from './grpc-call-context.js';
 
 let unlimitedWarned = false;
 
-/** A call's stream reads one message ahead of its handler; says so once a process where the runtime does not allow it. */
+/** A call's stream reads one message ahead of its handler; where the runtime does not allow it, a warning once per process. */
 export function readOneAhead(call: Readable, logger: GrpcIngestLogger): void {
   if (limitReadAhead(call, 1) || unlimitedWarned) return;
   unlimitedWarned = true;
