@@ -38,6 +38,7 @@ import { storeUnavailableAnswer } from '../stores/store-errors.js';
 import { byteLimitedStream, readBodyLimited } from './body-reader.js';
 import { applyCors, assertCookieCallAllowed, type AllowedOrigins } from './cross-site.js';
 import { openApiDocument } from './openapi-document.js';
+import { drainUnreadBody, isReadingRefusedBody } from './unread-body.js';
 
 export interface ReadinessReport {
   ready: boolean;
@@ -268,30 +269,12 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
       else request.log.error({ err: error }, 'unexpected failure');
       apiErr = unavailable ?? apiError('internal_error');
     }
-    if (!drainUnreadBody(request.raw, apiErr)) reply.header('connection', 'close');
+    if (!drainUnreadBody(request.raw, apiErr.id === 'body_too_large')) reply.header('connection', 'close');
     reply.code(apiErr.httpStatus).headers(apiErr.headers).header('content-type', 'application/json');
     void reply.send(errorEnvelope(meta, apiErr));
   }
 
   return app;
-}
-
-/**
- * A call refused before its body was read to the end (a streamed body refused mid-way: a line over
- * MAX_LINE_BYTES, too many entities, a malformed line) leaves the rest of the body on the connection.
- * Within a declared Content-Length (at most the body limit, checked before reading) the rest is read
- * and dropped, so that the client reads the answer rather than a reset while it still writes, and a
- * kept-alive connection serves its next request; nothing else would read it, and the connection would
- * wait for it until its timeout. A body over the limit, or a chunked one (no end known in advance), is
- * not read further: the connection closes after the answer (answers false).
- */
-function drainUnreadBody(raw: FastifyRequest['raw'], apiErr: ApiError): boolean {
-  if (raw.complete) return true;
-  if (apiErr.id === 'body_too_large' || raw.headers['content-length'] === undefined) return false;
-  // The limited stream the operation read may still hold the request: nothing reads from it any more.
-  raw.unpipe();
-  raw.resume();
-  return true;
 }
 
 /** Status recorded (never sent) for a call whose connection closed before it could be answered. */
@@ -336,6 +319,11 @@ function checkImpersonation(request: FastifyRequest, identity: Identity): void {
  */
 function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // Its call was answered; only the rest of a refused body was still being read (unread-body.ts).
+  if (isReadingRefusedBody(socket)) {
+    socket.destroy();
+    return;
+  }
   const apiErr =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? apiError('request_timeout')

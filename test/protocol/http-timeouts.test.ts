@@ -87,6 +87,23 @@ const head = (path: string, extra: string) =>
   `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n${extra}`;
 
 describe('HTTP timeouts', () => {
+  it('a refused body whose client asked to close, then stalls: one answer, closed within HTTP_REQUEST_TIMEOUT_MS', async () => {
+    // The rest of a refused body is read before a closing connection closes (docs/protocol.md "Body
+    // limit"); a client that never sends it is still cut at the request timeout, and gets no second answer.
+    const outcome = await stall(
+      head(
+        '/events.add_batch',
+        'Connection: close\r\nContent-Type: application/json-lines\r\nContent-Length: 100000\r\n\r\n{"type": \n',
+      ),
+    );
+    expect(outcome.closedAfterMs).toBeLessThan(REQUEST_MS + SLACK_MS);
+    expect(outcome.answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(outcome.answer.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+    const body = JSON.parse(outcome.answer.slice(outcome.answer.indexOf('\r\n\r\n') + 4));
+    expect(body.meta).toMatchObject({ result_code: 400 });
+    await stillServing();
+  });
+
   it('headers that never end: 408 within HTTP_HEADERS_TIMEOUT_MS', async () => {
     expect408(await stall('POST /reports.get_tags HTTP/1.1\r\nHost: x\r\nX-Slow: '), HEADERS_MS);
     await stillServing();
