@@ -45,10 +45,16 @@ export class EntityAccess {
     ids: readonly string[],
   ): Promise<Array<EntityRecord | undefined>> {
     if (ids.length === 0) return [];
-    // One slot (the company's), so one MULTI works on a Redis Cluster too.
-    const multi = this.redis.multi();
-    for (const id of ids) multi.hmGet(this.keys.entity(company, namespace, id), [...FIELDS]);
-    const rows = (await multi.exec()) as unknown as Array<Array<string | null>>;
+    let rows: Array<Array<string | null>>;
+    if (ids.length === 1) {
+      // Most reads check one entity: one command, not MULTI, HMGET and EXEC.
+      rows = [await this.redis.hmGet(this.keys.entity(company, namespace, ids[0]!), [...FIELDS])];
+    } else {
+      // One slot (the company's), so one MULTI works on a Redis Cluster too.
+      const multi = this.redis.multi();
+      for (const id of ids) multi.hmGet(this.keys.entity(company, namespace, id), [...FIELDS]);
+      rows = (await multi.exec()) as unknown as Array<Array<string | null>>;
+    }
     return rows.map((row, i) => {
       if (!row || row[0] === null || row[0] === undefined) return undefined;
       const [company, name, status, type, ready, lastScalarAt, maxIter] = row;
