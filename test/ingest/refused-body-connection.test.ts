@@ -26,10 +26,24 @@ interface RawAnswer {
   body: string;
 }
 
+/** The first whole answer (Content-Length) at the start of `received`, and what follows it; undefined until it is whole. */
+function takeAnswer(received: Buffer): { answer: RawAnswer; rest: Buffer } | undefined {
+  const headEnd = received.indexOf('\r\n\r\n');
+  if (headEnd < 0) return undefined;
+  const [statusLine = '', ...lines] = received.subarray(0, headEnd).toString('latin1').split('\r\n');
+  const headers = Object.fromEntries(
+    lines.map((l) => [l.slice(0, l.indexOf(':')).trim().toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+  );
+  const end = headEnd + 4 + Number(headers['content-length']);
+  if (received.length < end) return undefined;
+  const body = received.subarray(headEnd + 4, end).toString('utf8');
+  return { answer: { status: Number(statusLine.split(' ')[1]), headers, body }, rest: received.subarray(end) };
+}
+
 /** One kept-alive connection: each `request` writes a whole request and reads one whole answer (Content-Length). */
 function connection(port: number) {
   const socket = net.connect({ host: '127.0.0.1', port });
-  let buffered = Buffer.alloc(0);
+  let buffered: Buffer = Buffer.alloc(0);
   let waiting: (() => void) | undefined;
   let closed: Error | undefined;
   socket.on('data', (chunk: Buffer) => {
@@ -43,17 +57,10 @@ function connection(port: number) {
   socket.on('end', () => close(new Error('the server closed the connection')));
   socket.on('error', close);
   const answer = (): RawAnswer | undefined => {
-    const headEnd = buffered.indexOf('\r\n\r\n');
-    if (headEnd < 0) return undefined;
-    const [statusLine = '', ...lines] = buffered.subarray(0, headEnd).toString('latin1').split('\r\n');
-    const headers = Object.fromEntries(
-      lines.map((l) => [l.slice(0, l.indexOf(':')).trim().toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
-    );
-    const length = Number(headers['content-length']);
-    if (buffered.length < headEnd + 4 + length) return undefined;
-    const body = buffered.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8');
-    buffered = buffered.subarray(headEnd + 4 + length);
-    return { status: Number(statusLine.split(' ')[1]), headers, body };
+    const taken = takeAnswer(buffered);
+    if (taken === undefined) return undefined;
+    buffered = taken.rest;
+    return taken.answer;
   };
   return {
     request(body: string): Promise<RawAnswer> {
@@ -90,7 +97,7 @@ function refusedThenRest(
   rest: Buffer,
 ): Promise<{ answer: RawAnswer; ended: string }> {
   const socket = net.connect({ host: '127.0.0.1', port });
-  let buffered = Buffer.alloc(0);
+  let buffered: Buffer = Buffer.alloc(0);
   let answer: RawAnswer | undefined;
   return new Promise((resolve, reject) => {
     const endedAs = (how: string) => {
@@ -100,20 +107,9 @@ function refusedThenRest(
     };
     socket.on('data', (chunk: Buffer) => {
       buffered = Buffer.concat([buffered, chunk]);
-      const headEnd = buffered.indexOf('\r\n\r\n');
-      if (answer !== undefined || headEnd < 0) return;
-      const [statusLine = '', ...lines] = buffered.subarray(0, headEnd).toString('latin1').split('\r\n');
-      const headers = Object.fromEntries(
-        lines.map((l) => [l.slice(0, l.indexOf(':')).trim().toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
-      );
-      const length = Number(headers['content-length']);
-      if (buffered.length < headEnd + 4 + length) return;
-      answer = {
-        status: Number(statusLine.split(' ')[1]),
-        headers,
-        body: buffered.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8'),
-      };
-      socket.write(rest);
+      if (answer !== undefined) return;
+      answer = takeAnswer(buffered)?.answer;
+      if (answer !== undefined) socket.write(rest);
     });
     socket.on('end', () => endedAs('ended'));
     socket.on('error', (error: NodeJS.ErrnoException) => endedAs(`failed: ${error.code ?? error.message}`));
