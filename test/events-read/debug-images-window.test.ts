@@ -221,6 +221,27 @@ describe('the contract example: A cycles 7 URLs, B cycles 4, iterations 0..9', (
     expect([sample.event.key, sample.min_iteration, sample.max_iteration]).toEqual(['model-file', 4, 4]);
   });
 
+  it("another company's task: 400 invalid_task_id naming it, nothing of its images, no state", async () => {
+    const theirs = unique('dia-');
+    const own = unique('dib-');
+    await f.add([image(theirs, 'img', 'V', 1, 'their-secret-file')]);
+    await f.add([image(own, 'img', 'V', 1, 'own-file')], f.tokenB);
+    await imagesVisible(theirs, 1);
+    await imagesVisible(own, 1);
+    const navKeys = () => f.redis.keys(`${redisKeys(f.h.env.REDIS_KEY_PREFIX!).company(f.company('b'))}:nav:*`);
+    const statesBefore = (await navKeys()).length;
+    for (const metrics of [[{ task: theirs }], [{ task: own }, { task: theirs }]]) {
+      const r = await f.call('events.debug_images', { metrics, iters: 3 }, f.tokenB);
+      expect([r.status, r.body.meta.result_code, r.body.meta.result_subcode]).toEqual([400, 400, 101]);
+      expect(r.body.meta.result_msg).toContain(theirs);
+      expect(JSON.stringify(r.body)).not.toContain('their-secret-file');
+    }
+    expect((await navKeys()).length).toBe(statesBefore);
+    // B's own task still reads (its index read alongside the check).
+    const page: Page = await f.data('events.debug_images', { metrics: [{ task: own }] }, f.tokenB);
+    expect(page.metrics[0]!.iterations.map((it) => it.events[0].key)).toEqual(['own-file']);
+  });
+
   it('debugImagesSection: the first page of a fresh state, no state stored; public records get no iterations', async () => {
     const before = await f.redis.keys(`${redisKeys(f.h.env.REDIS_KEY_PREFIX!).company(f.company('a'))}:nav:*`);
     const section = await debugImagesSection(

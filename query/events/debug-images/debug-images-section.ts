@@ -7,7 +7,7 @@
  */
 import { metricFilter, type MetricVariantsInput } from '../common/metric-variants.js';
 import type { QueryDeps } from '../../query-deps.js';
-import { firstWindowPage } from '../store/window-pages.js';
+import { firstWindowPage, freshPageIndex } from '../store/window-pages.js';
 import type { EntityRecord, Namespace } from '../store/entity-access.js';
 import type { StoredEvent } from '../store/stored-events.js';
 
@@ -34,13 +34,17 @@ export async function debugImagesSection(
   return Promise.all(
     records.map(async (record) => {
       if (record.company !== company) return { task: record.id, iterations: [] };
+      const selection = { task: record.id, metrics: filter };
+      const iters = options.iters ?? 1;
+      const indexed = await freshPageIndex(deps, company, namespace, 'debug_images', selection, iters);
       const page = await firstWindowPage(
         deps,
         company,
         namespace,
         'debug_images',
-        { task: record.id, metrics: filter },
-        { iters: options.iters ?? 1, navigateEarlier: true },
+        selection,
+        { iters, navigateEarlier: true },
+        indexed,
       );
       return { task: record.id, iterations: page.iterations };
     }),

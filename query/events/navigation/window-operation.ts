@@ -11,7 +11,7 @@ import { windowStateAction } from './navigation-state.js';
 import type { WindowKind, WindowTaskState } from './plot-window-navigation.js';
 import { NavigationStore } from '../store/navigation-store.js';
 import { taskMetricVariantsList } from '../common/log-plot-image-fields.js';
-import { firstWindowPage, windowPage, type WindowPage } from '../store/window-pages.js';
+import { firstWindowPage, freshPageIndex, windowPage, type WindowPage } from '../store/window-pages.js';
 import { namespaceOf } from '../store/entity-access.js';
 
 export interface WindowNavigation {
@@ -54,13 +54,19 @@ export function windowOperation(deps: QueryDeps, kind: WindowKind): Operation {
         pages = await Promise.all(tasks.map((state) => windowPage(deps, company, namespace, kind, state, page)));
       } else {
         const selections = taskMetricSelections(req.metrics!);
-        await deps.entities.requireReadable(
-          company,
-          namespace,
-          selections.map((s) => s.task),
-        );
+        // One Redis round trip: InfluxDB is asked only once every entity is known readable.
+        const [, indexes] = await Promise.all([
+          deps.entities.requireReadable(
+            company,
+            namespace,
+            selections.map((s) => s.task),
+          ),
+          Promise.all(selections.map((s) => freshPageIndex(deps, company, namespace, kind, s, page.iters))),
+        ]);
         pages = await Promise.all(
-          selections.map((selection) => firstWindowPage(deps, company, namespace, kind, selection, page)),
+          selections.map((selection, i) =>
+            firstWindowPage(deps, company, namespace, kind, selection, page, indexes[i]),
+          ),
         );
       }
       const id = loaded === undefined ? store.newId() : req.scroll_id!;

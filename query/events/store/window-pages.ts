@@ -40,7 +40,7 @@ import {
   type WindowTaskState,
 } from '../navigation/plot-window-navigation.js';
 import { imageValidity } from './debug-image-validity-store.js';
-import { indexedNewest } from './image-index-reads.js';
+import { indexedNewest, type IndexedNewest } from './image-index-reads.js';
 import { withPlotBodies } from './plot-bodies.js';
 import {
   decodeEvents,
@@ -77,6 +77,24 @@ interface PageRequest {
   readonly navigateEarlier: boolean;
 }
 
+/**
+ * What a fresh page reads from Redis before InfluxDB: for images, the
+ * index (undefined when it cannot answer, and for plots). Its key is the
+ * caller's company's own, so it may be read while the entity is checked.
+ */
+export async function freshPageIndex(
+  deps: QueryDeps,
+  company: string,
+  namespace: Namespace,
+  kind: WindowKind,
+  selection: TaskMetricSelection,
+  iters: number,
+): Promise<IndexedNewest | undefined> {
+  return kind === 'debug_images'
+    ? indexedNewest(deps, company, namespace, selection.task, selection.metrics, iters)
+    : undefined;
+}
+
 /** A fresh state for the selection (positions none) and its first page, with the positions moved. */
 export async function firstWindowPage(
   deps: QueryDeps,
@@ -85,14 +103,11 @@ export async function firstWindowPage(
   kind: WindowKind,
   selection: TaskMetricSelection,
   request: PageRequest,
+  indexed: IndexedNewest | undefined,
 ): Promise<WindowPage> {
   const scope = scopeCondition(company, namespace, [selection.task]);
   const bounds = windowBounds({ last_max_iter: null, last_min_iter: null }, request.navigateEarlier);
   const selected = where(scope, metricFilterCondition(selection.metrics));
-  const indexed =
-    kind === 'debug_images'
-      ? await indexedNewest(deps, company, namespace, selection.task, selection.metrics, request.iters)
-      : undefined;
   const narrow = indexed?.rows ?? (await narrowRows(deps, kind, selected, bounds, request.iters));
   const chosen = pickWindowIterations(
     narrow.map((p) => p.iter!),
