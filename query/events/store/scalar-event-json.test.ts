@@ -33,6 +33,8 @@ const hostileNumber = fc.oneof(
   fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY),
   fc.double(),
   fc.integer(),
+  // Epoch-ms timestamps and other integers beyond 32 bits (written through safeIntegerText).
+  fc.maxSafeInteger(),
 );
 /** Any value a field may hold in InfluxDB's JSON answer (and some it may not). */
 const fieldValue = fc.oneof(hostileNumber, hostileText, fc.boolean(), fc.constant(null));

@@ -10,12 +10,17 @@
  * for whoever asks (`event`), built from the row when asked.
  */
 import { EVENT_TYPE_OF } from '../../../shared/events/storage-layout.js';
+import { safeIntegerText } from '../../../shared/protocol/integer-text.js';
 import type { InfluxSeries } from '../../../shared/stores/influx-store.js';
 import { boundedMemo, InfluxRowReader, type SequencedEvent, type StoredEvent } from './stored-events.js';
 
 /** A value as JSON.stringify writes it inside an object; undefined where it leaves the member out. */
 function jsonValue(value: unknown): string | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  if (typeof value === 'number') {
+    // Timestamps (epoch ms) are integers beyond 32 bits, which String formats slowly.
+    if (Number.isSafeInteger(value)) return safeIntegerText(value);
+    return Number.isFinite(value) ? String(value) : 'null';
+  }
   return JSON.stringify(value);
 }
 
