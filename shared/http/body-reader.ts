@@ -3,20 +3,35 @@
  * (protocol.md §6, 413/0); streaming operations get a pass-through stream
  * that fails once the limit is crossed, so they never buffer the raw body.
  */
-import { Transform, type Readable } from 'node:stream';
+import { finished, Transform, type Readable } from 'node:stream';
 
-export async function readBodyLimited(stream: Readable, limit: number, tooLarge: () => Error): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      stream.resume();
-      throw tooLarge();
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+/**
+ * The whole body, or `tooLarge()` once it crosses the limit. It reads with listeners rather than an
+ * async iterator: leaving an iterator early destroys the stream, and a request destroyed before its end
+ * destroys its socket, the 413 with it (unread-body.ts reads and drops the rest instead).
+ */
+export function readBodyLimited(stream: Readable, limit: number, tooLarge: () => Error): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      stream.off('data', onData);
+      stopWatching();
+      reject(tooLarge());
+    };
+    stream.on('data', onData);
+    const stopWatching = finished(stream, (error) => {
+      stream.off('data', onData);
+      stopWatching();
+      if (error) reject(error);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    });
+  });
 }
 
 export function byteLimitedStream(source: Readable, limit: number, tooLarge: () => Error): Readable {

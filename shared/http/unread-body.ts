@@ -9,24 +9,34 @@ import { finished } from 'node:stream';
 /** Sockets whose answer is sent and that stay open only to read the rest of a refused body. */
 const readingRest = new WeakSet<Socket>();
 
+/** How long a connection refused a body over the limit (or a chunked one) keeps reading what still comes. */
+export const LINGER_MS = 5_000;
+
 /**
  * A call refused before its body was read to the end (a streamed body refused mid-way: a line over
- * MAX_LINE_BYTES, too many entities, a malformed line; or any refusal before the body: 401, 403)
- * leaves the rest of the body on the connection. Within a declared Content-Length (at most the body
- * limit, checked before reading) the rest is read and dropped, so that the client reads the answer
- * rather than a reset while it still writes, and a kept-alive connection serves its next request;
- * nothing else would read it, and the connection would wait for it until its timeout. A body over the
- * limit, or a chunked one (no end known in advance), is not read further: the connection closes after
- * the answer (answers false).
+ * MAX_LINE_BYTES, too many entities, a malformed line; or any refusal before the body: 401, 403) leaves
+ * the rest of the body on the connection. Within a declared Content-Length (at most the body limit,
+ * checked before reading) the rest is read and dropped, so that the client reads the answer rather than
+ * a reset while it still writes, and a kept-alive connection serves its next request; nothing else would
+ * read it, and the connection would wait for it until its timeout. A body over the limit, or a chunked
+ * one (no end known in advance), is not worth reading: the connection closes after the answer (answers
+ * false), lingering first (`lingerBeforeClose`).
  */
 export function drainUnreadBody(raw: IncomingMessage, refusedForSize: boolean): boolean {
   if (raw.complete) return true;
-  if (refusedForSize || raw.headers['content-length'] === undefined) return false;
-  // The limited stream the operation read may still hold the request: nothing reads from it any more.
-  raw.unpipe();
-  raw.resume();
+  dropRest(raw);
+  if (refusedForSize || raw.headers['content-length'] === undefined) {
+    lingerBeforeClose(raw);
+    return false;
+  }
   closeOnlyOnceRead(raw);
   return true;
+}
+
+/** The limited stream the operation read may still hold the request: nothing reads from it any more. */
+function dropRest(raw: IncomingMessage): void {
+  raw.unpipe();
+  raw.resume();
 }
 
 /**
@@ -38,19 +48,49 @@ export function drainUnreadBody(raw: IncomingMessage, refusedForSize: boolean): 
  * apply). A kept-alive connection never reaches `destroySoon` and is unaffected.
  */
 function closeOnlyOnceRead(raw: IncomingMessage): void {
+  onDestroySoon(raw, (socket, destroySoon) => {
+    if (raw.complete) return destroySoon();
+    readingRest.add(socket);
+    finished(raw, destroySoon);
+  });
+}
+
+/**
+ * A lingering close, as nginx and Apache make one: the answer is sent with the end of our side of the
+ * connection (FIN), and what the client still sends is read and dropped until its request ends, or for
+ * LINGER_MS at most, before the socket closes. Closed at once, a client that reads only once it has
+ * sent its whole body (urllib3, curl) meets a reset, which discards the 413 it has not read yet.
+ */
+function lingerBeforeClose(raw: IncomingMessage): void {
+  onDestroySoon(raw, (socket, destroySoon) => {
+    readingRest.add(socket);
+    socket.end();
+    // At the bound, whatever is still unsent or unread goes (a client that neither reads nor stops).
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+    // Its request ended: the socket closes once the answer is out (Node's own close).
+    finished(raw, destroySoon);
+  });
+}
+
+/** Runs `instead` when Node would close the socket after the answer (once, then Node's own is back). */
+function onDestroySoon(raw: IncomingMessage, instead: (socket: Socket, destroySoon: () => void) => void): void {
   const socket = raw.socket as Socket & { destroySoon(): void };
   const own = Object.prototype.hasOwnProperty.call(socket, 'destroySoon');
   const original = socket.destroySoon;
+  let replaced = true;
   const restore = () => {
+    if (!replaced) return;
+    replaced = false;
     if (own) socket.destroySoon = original;
     else delete (socket as Partial<typeof socket>).destroySoon;
   };
-  socket.destroySoon = function destroyOnceRead(this: typeof socket) {
+  socket.destroySoon = function destroySoonReplaced(this: typeof socket) {
     restore();
-    if (raw.complete) return original.call(this);
-    readingRest.add(this);
-    finished(raw, () => original.call(this));
+    instead(this, () => original.call(this));
   };
+  // A kept-alive connection never closes after this answer: the next request finds Node's own.
   finished(raw, () => {
     if (!readingRest.has(socket)) restore();
   });
