@@ -10,7 +10,7 @@
  * for whoever asks (`event`), built from the row when asked.
  */
 import { EVENT_TYPE_OF } from '../../../shared/events/storage-layout.js';
-import { safeIntegerText } from '../../../shared/protocol/integer-text.js';
+import { safeIntegerText } from '../common/integer-text.js';
 import type { InfluxSeries } from '../../../shared/stores/influx-store.js';
 import { boundedMemo, InfluxRowReader, type SequencedEvent, type StoredEvent } from './stored-events.js';
 
