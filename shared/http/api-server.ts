@@ -38,7 +38,7 @@ import { storeUnavailableAnswer } from '../stores/store-errors.js';
 import { byteLimitedStream, readBodyLimited } from './body-reader.js';
 import { applyCors, assertCookieCallAllowed, type AllowedOrigins } from './cross-site.js';
 import { openApiDocument } from './openapi-document.js';
-import { drainUnreadBody, isReadingRefusedBody } from './unread-body.js';
+import { drainUnreadBody, isLingering, isReadingRefusedBody, lingerAfterAnswer } from './unread-body.js';
 
 export interface ReadinessReport {
   ready: boolean;
@@ -319,6 +319,8 @@ function checkImpersonation(request: FastifyRequest, identity: Identity): void {
  */
 function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // Answered, and closing with its own bound (unread-body.ts).
+  if (isLingering(socket)) return;
   // Its call was answered; only the rest of a refused body was still being read (unread-body.ts).
   if (isReadingRefusedBody(socket)) {
     socket.destroy();
@@ -337,6 +339,12 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
     socket.write(
       `HTTP/1.1 ${apiErr.httpStatus} ${apiErr.entry.base}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\nServer: clearml\r\n\r\n${body}`,
     );
+    // A client still sending (a head over the limit, a body behind a bad request line) reads the answer
+    // rather than a reset; a stalled one (a timeout) sends nothing more, and is cut at once.
+    if (error.code !== 'ERR_HTTP_REQUEST_TIMEOUT') {
+      lingerAfterAnswer(socket);
+      return;
+    }
   }
   socket.destroy();
 }

@@ -8,6 +8,8 @@ import { finished } from 'node:stream';
 
 /** Sockets whose answer is sent and that stay open only to read the rest of a refused body. */
 const readingRest = new WeakSet<Socket>();
+/** Of those, the ones closing with a lingering close: their own bound closes them. */
+const lingering = new WeakSet<Socket>();
 
 /** How long a connection refused a body over the limit (or a chunked one) keeps reading what still comes. */
 export const LINGER_MS = 5_000;
@@ -63,15 +65,36 @@ function closeOnlyOnceRead(raw: IncomingMessage): void {
  */
 function lingerBeforeClose(raw: IncomingMessage): void {
   onDestroySoon(raw, (socket, destroySoon) => {
-    readingRest.add(socket);
-    socket.end();
-    // At the bound, whatever is still unsent or unread goes (a client that neither reads nor stops).
-    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
-    timer.unref();
-    socket.once('close', () => clearTimeout(timer));
+    linger(socket);
     // Its request ended: the socket closes once the answer is out (Node's own close).
     finished(raw, destroySoon);
   });
+}
+
+/**
+ * The same lingering close for a request that never became a call (headers over Node's limit,
+ * malformed HTTP), once the client-error handler has written its answer. HTTP is not read any more:
+ * Node's parser, failed, reports each further chunk as another client error (isLingering), and
+ * the socket closes when the client ends its side or at the bound.
+ */
+export function lingerAfterAnswer(socket: Socket): void {
+  linger(socket);
+  socket.once('end', () => socket.destroy());
+}
+
+function linger(socket: Socket): void {
+  readingRest.add(socket);
+  lingering.add(socket);
+  socket.end();
+  // At the bound, whatever is still unsent or unread goes (a client that neither reads nor stops).
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+}
+
+/** The socket is in a lingering close: what happens on it until its bound needs no answer and no close. */
+export function isLingering(socket: Socket): boolean {
+  return lingering.has(socket);
 }
 
 /** Runs `instead` when Node would close the socket after the answer (once, then Node's own is back). */

@@ -33,6 +33,17 @@ interface Outcome {
  * reads: what urllib3 and curl do. `chunked`: the body as one chunk per write, no Content-Length.
  */
 function sendThenRead(operation: string, bodyBytes: number, chunked: boolean): Promise<Outcome> {
+  return sendHeadThenRead(
+    `POST /v2.23/${operation} HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${token}\r\n` +
+      `Content-Type: ${operation === 'events.add_batch' ? 'application/json-lines' : 'application/json'}\r\n` +
+      (chunked ? 'Transfer-Encoding: chunked\r\n\r\n' : `Content-Length: ${bodyBytes}\r\n\r\n`),
+    bodyBytes,
+    chunked,
+  );
+}
+
+/** The same client, with any head: `bodyBytes` of spaces follow it. */
+function sendHeadThenRead(head: string, bodyBytes: number, chunked = false): Promise<Outcome> {
   const port = Number(new URL(h.baseUrl).port);
   const socket = net.connect({ host: '127.0.0.1', port });
   socket.pause();
@@ -53,11 +64,7 @@ function sendThenRead(operation: string, bodyBytes: number, chunked: boolean): P
     socket.on('data', (chunk: Buffer) => (received = Buffer.concat([received, chunk])));
     socket.on('end', () => settle('ended'));
     socket.on('error', (error: NodeJS.ErrnoException) => settle(`failed: ${error.code ?? error.message}`));
-    socket.write(
-      `POST /v2.23/${operation} HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${token}\r\n` +
-        `Content-Type: ${operation === 'events.add_batch' ? 'application/json-lines' : 'application/json'}\r\n` +
-        (chunked ? 'Transfer-Encoding: chunked\r\n\r\n' : `Content-Length: ${bodyBytes}\r\n\r\n`),
-    );
+    socket.write(head);
     const piece = Buffer.alloc(64 * 1024, 0x20);
     const writeAll = async () => {
       while (written < bodyBytes && !settled) {
@@ -95,6 +102,31 @@ describe('a body over MAX_BODY_BYTES, sent whole before the client reads', () =>
       expect(JSON.parse(outcome.body!).meta).toMatchObject({ result_code: 413, result_subcode: 0 });
     },
   );
+});
+
+describe('a request that never becomes a call, its client still sending', () => {
+  it("headers over Node's 16 KiB: the client reads the 431 envelope, then the connection ends without a reset", async () => {
+    const outcome = await sendHeadThenRead(
+      `POST /v2.23/events.add HTTP/1.1\r\nHost: test\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\nContent-Length: ${128 * LIMIT}\r\n\r\n`,
+      128 * LIMIT,
+    );
+    expect({ status: outcome.status, ended: outcome.ended, written: outcome.written }).toEqual({
+      status: 431,
+      ended: 'ended',
+      written: 128 * LIMIT,
+    });
+    expect(JSON.parse(outcome.body!).meta).toMatchObject({ result_code: 431, result_subcode: 0 });
+  });
+
+  it('a malformed request line: the client reads the 400 envelope, then the connection ends without a reset', async () => {
+    const outcome = await sendHeadThenRead(`BREW /v2.23/events.add HTCPCP/1.0\r\n\r\n`, 128 * LIMIT);
+    expect({ status: outcome.status, ended: outcome.ended, written: outcome.written }).toEqual({
+      status: 400,
+      ended: 'ended',
+      written: 128 * LIMIT,
+    });
+    expect(JSON.parse(outcome.body!).meta).toMatchObject({ result_code: 400, result_subcode: 0 });
+  });
 });
 
 describe('the lingering close is bounded', () => {
