@@ -189,6 +189,7 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
 
     const encoding = headerValue(request, 'content-encoding');
     if (encoding !== undefined && encoding !== '' && encoding.toLowerCase() !== 'identity') {
+      drainUnreadBody(request.raw, true);
       reply.code(415).header('content-type', 'text/plain; charset=utf-8').header('connection', 'close');
       await reply.send(`Content encoding is not supported (${encoding})`);
       return;

@@ -20,14 +20,15 @@ export const LINGER_MS = 5_000;
  * the rest of the body on the connection. Within a declared Content-Length (at most the body limit,
  * checked before reading) the rest is read and dropped, so that the client reads the answer rather than
  * a reset while it still writes, and a kept-alive connection serves its next request; nothing else would
- * read it, and the connection would wait for it until its timeout. A body over the limit, or a chunked
- * one (no end known in advance), is not worth reading: the connection closes after the answer (answers
- * false), lingering first (`lingerBeforeClose`).
+ * read it, and the connection would wait for it until its timeout. A body not worth reading (`closing`:
+ * over the limit, or in a content encoding the server does not read) or a chunked one (no end known in
+ * advance) is not read to its end: the connection closes after the answer (answers false), lingering
+ * first (`lingerBeforeClose`).
  */
-export function drainUnreadBody(raw: IncomingMessage, refusedForSize: boolean): boolean {
+export function drainUnreadBody(raw: IncomingMessage, closing: boolean): boolean {
   if (raw.complete) return true;
   dropRest(raw);
-  if (refusedForSize || raw.headers['content-length'] === undefined) {
+  if (closing || raw.headers['content-length'] === undefined) {
     lingerBeforeClose(raw);
     return false;
   }

@@ -129,6 +129,22 @@ describe('a request that never becomes a call, its client still sending', () => 
   });
 });
 
+describe('a body the server does not read, its client still sending', () => {
+  it('a compressed body (415, found by the fuzzer, seed 532419666): the client reads the answer, then the connection ends without a reset', async () => {
+    const outcome = await sendHeadThenRead(
+      `POST /v2.23/events.add HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${token}\r\n` +
+        `Content-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: ${128 * LIMIT}\r\n\r\n`,
+      128 * LIMIT,
+    );
+    expect({ status: outcome.status, ended: outcome.ended, written: outcome.written }).toEqual({
+      status: 415,
+      ended: 'ended',
+      written: 128 * LIMIT,
+    });
+    expect(outcome.body).toBe('Content encoding is not supported (gzip)');
+  });
+});
+
 describe('the lingering close is bounded', () => {
   /** A client that declares 1 GiB, reads as it writes, and writes 64 KiB every 20 ms for as long as it can. */
   function endlessSender(): Promise<{ status?: number; closedAfterAnswerMs: number }> {
