@@ -29,8 +29,6 @@ export interface FuzzReport {
   isolationViolations: string[];
   /** Error answers that are not ClearML envelopes (informative; not part of the exit status). */
   notEnvelope: number;
-  /** Connections reset while an oversize body was being sent (no answer seen; informative). */
-  oversizeResets: number;
   /** Requests lost while the service was down (attributed to the crash, not counted as hangs). */
   lostToCrash: number;
   findings: Finding[];
@@ -156,8 +154,6 @@ export function printReport(r: FuzzReport, print: (line: string) => void, maxGro
       `slow answers (after the slow threshold, before the deadline): ${r.slow.length}, e.g. ${r.slow.slice(0, 5).join('; ')}`,
     );
   if (r.lostToCrash > 0) print(`requests lost while the service was down: ${r.lostToCrash}`);
-  if (r.oversizeResets > 0)
-    print(`oversize requests answered by a connection reset (no 413 or 431 seen): ${r.oversizeResets}`);
   if (r.notEnvelope > 0)
     print(`error answers that are not a ClearML envelope: ${r.notEnvelope} (see the not-envelope classes above)`);
   for (const p of r.stalled)
