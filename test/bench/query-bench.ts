@@ -23,7 +23,10 @@
  * moving its answer. A control case (query-bench-cases.ts, CONTROL_CASES)
  * measures an API call whose only work is another read's recorded store
  * work: what the measure reads for no read code at all (printed, not
- * counted). Then the scaling section (below). Last line:
+ * counted). Then the scaling section: each page-bounded read on the big
+ * task and on one with 1% of its data, alternating, each beside the replay
+ * of its own store work (printed: whether what grows is the stores' or the
+ * read code's; the big / small of the API calls counts). Last line:
  * `query worst_ratio=<api / (store + delivery)> worst_scale=<big / small>
  * op=<operation> scale_op=<operation> control_ratio=<the control's api /
  * (store + delivery)>`, the worst of each.
@@ -154,6 +157,7 @@ async function scaling(
   small: SeedPlan,
   call: (operation: string, body: unknown) => Promise<{ ms: number }>,
   selected: (c: { label: string }) => boolean,
+  storeWork: (operation: string, body: unknown) => Promise<() => Promise<void>>,
 ): Promise<{ scale: number; label: string }> {
   let worst = { scale: 0, label: '' };
   const cases = SCALING_CASES.filter(selected);
@@ -162,18 +166,33 @@ async function scaling(
     `scaling: page-bounded reads on ${big.task} and on ${small.task} (1% of its data), ${SCALE_CALLS} calls each, alternating`,
   );
   for (const c of cases) {
-    const times = { big: [] as number[], small: [] as number[] };
+    const times = { big: [] as number[], small: [] as number[], storeBig: [] as number[], storeSmall: [] as number[] };
+    // The store work of each, replayed in turn with the calls: whether what grows is the stores' or ours.
+    const [replayBig, replaySmall] = [
+      await storeWork(c.operation, c.body(big)),
+      await storeWork(c.operation, c.body(small)),
+    ];
+    const timed = async (work: () => Promise<unknown>) => {
+      const started = performance.now();
+      await work();
+      return performance.now() - started;
+    };
     for (let i = 0; i < SCALE_CALLS + 3; i++) {
       const [bigMs, smallMs] = [(await call(c.operation, c.body(big))).ms, (await call(c.operation, c.body(small))).ms];
+      const [storeBigMs, storeSmallMs] = [await timed(replayBig), await timed(replaySmall)];
       // The first three calls of each warm up.
       if (i >= 3) {
         times.big.push(bigMs);
         times.small.push(smallMs);
+        times.storeBig.push(storeBigMs);
+        times.storeSmall.push(storeSmallMs);
       }
     }
     const [b, sm] = [percentile(times.big, 50), percentile(times.small, 50)];
+    const [sb, ss] = [percentile(times.storeBig, 50), percentile(times.storeSmall, 50)];
     progress(
-      `scale op=${c.label} big_p50=${b.toFixed(1)}ms small_p50=${sm.toFixed(1)}ms big/small=${(b / sm).toFixed(2)}`,
+      `scale op=${c.label} big_p50=${b.toFixed(1)}ms small_p50=${sm.toFixed(1)}ms big/small=${(b / sm).toFixed(2)} ` +
+        `(store work: big ${sb.toFixed(1)}ms small ${ss.toFixed(1)}ms, big/small ${(sb / ss).toFixed(2)})`,
     );
     if (b / sm > worst.scale) worst = { scale: b / sm, label: c.label };
   }
@@ -364,7 +383,16 @@ async function main(): Promise<void> {
       );
       progress(`  store work: ${describeRecording(recording)}`);
     }
-    const scale = await scaling(plan, small, (operation, body) => call(operation, body), selected);
+    const scale = await scaling(
+      plan,
+      small,
+      (operation, body) => call(operation, body),
+      selected,
+      async (operation, body) => {
+        const recording = await recorder.record(() => call(operation, body));
+        return () => recorder.replay(recording, redis);
+      },
+    );
     process.stdout.write(
       `query worst_ratio=${worst.ratio.toFixed(2)} worst_scale=${scale.scale.toFixed(2)} op=${worst.label} ` +
         `scale_op=${scale.label} control_ratio=${control.toFixed(2)}\n`,
