@@ -58,6 +58,29 @@ describe('reports.create', () => {
     });
   });
 
+  it('tags holding a lone surrogate (not text) are stored as UTF-8 stores them, U+FFFD, through update and delete (the fuzzer, seed 447499399: a 500)', async () => {
+    const tag = unique('\ud800tag');
+    const stored = tag.replace('\ud800', '\ufffd');
+    const r = await create({ tags: [tag, 'plain'] });
+    expect((await record(r.id)).tags).toEqual(['plain', stored].sort());
+    expect((await f.ok('reports.get_tags', {})).tags).toContain(stored);
+    const renamed = unique('x\udfff');
+    await f.ok('reports.update', { task: r.id, tags: [renamed] });
+    expect((await record(r.id)).tags).toEqual([renamed.replace('\udfff', '\ufffd')]);
+    expect((await f.ok('reports.get_tags', {})).tags).not.toContain(stored);
+    expect(await f.ok('reports.delete', { task: r.id })).toEqual({ deleted: 1 });
+    expect((await f.ok('reports.get_tags', {})).tags).not.toContain(renamed.replace('\udfff', '\ufffd'));
+  });
+
+  it('a record whose stored tags the scripts cannot read (left by that 500 before the fix) is still updated and deleted', async () => {
+    const r = await create({ tags: ['kept'] });
+    // What the failed create left: the lone surrogate's escape, never counted in the tags index.
+    await f.redis.hSet(f.keys.task(f.companyA, r.id), 'tags', '["\\ud800x"]');
+    await f.ok('reports.update', { task: r.id, tags: ['after'] });
+    expect((await record(r.id)).tags).toEqual(['after']);
+    expect(await f.ok('reports.delete', { task: r.id })).toEqual({ deleted: 1 });
+  });
+
   it('puts the report into <project>/.reports of a given project, and uses a .reports project directly', async () => {
     const base = await create({ name: unique('base ') });
     const inRoot = await create();

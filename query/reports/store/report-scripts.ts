@@ -54,16 +54,19 @@ end
 ${LOG_REPORT_CHANGE_LUA}
 local function touched() logReportChange(RV, RCHG, RFLOOR, ID) end
 
+-- Both lists are decoded before any write: a list cjson cannot read fails the call with nothing changed.
+-- Stored tags it cannot read (a lone surrogate's escape, written before 2026-11-30 by a create that then
+-- failed at this decoding) were never counted in the index: they count as none, so that such a record
+-- can still be updated and deleted.
 local function retag(old, new)
   local key = TAGS
-  if old then
-    for _, t in ipairs(cjson.decode(old)) do
-      if redis.call('HINCRBY', key, t, -1) <= 0 then redis.call('HDEL', key, t) end
-    end
+  local readable, before = pcall(cjson.decode, old or '[]')
+  if not readable then before = {} end
+  local after = new and cjson.decode(new) or {}
+  for _, t in ipairs(before) do
+    if redis.call('HINCRBY', key, t, -1) <= 0 then redis.call('HDEL', key, t) end
   end
-  if new then
-    for _, t in ipairs(cjson.decode(new)) do redis.call('HINCRBY', key, t, 1) end
-  end
+  for _, t in ipairs(after) do redis.call('HINCRBY', key, t, 1) end
 end
 
 local function encodeList(list)
@@ -81,12 +84,13 @@ if redis.call('HEXISTS', NAMES, name) == 1 then return {'err', 'exists'} end
 if redis.call('EXISTS', TARGET) == 0 then return {'err', 'no_project'} end
 local fields = {}
 for i = 6, #ARGV do fields[#fields + 1] = ARGV[i] end
+-- First of the writes: it decodes the tags, the one step that can fail.
+retag(nil, tags)
 redis.call('HSET', KEY, unpack(fields))
 redis.call('SADD', REPORTS, ID)
 redis.call('SADD', TASKS, ID)
 redis.call('HSET', NAMES, name, ID)
 redis.call('SADD', TARGET_TASKS, ID)
-retag(nil, tags)
 touched()
 return {'ok'}
 `);
@@ -100,16 +104,18 @@ local has = function(i) return ARGV[i] == '1' end
 local content = has(12) or has(14)
 if content and r.status ~= 'created' then return {'err', 'status', r.status} end
 if has(6) then
-  local names = NAMES
-  local holder = redis.call('HGET', names, ARGV[7])
+  local holder = redis.call('HGET', NAMES, ARGV[7])
   if holder and holder ~= ID then return {'err', 'exists'} end
-  if r.name and redis.call('HGET', names, r.name) == ID then redis.call('HDEL', names, r.name) end
-  redis.call('HSET', names, ARGV[7], ID)
-  redis.call('HSET', KEY, 'name', ARGV[7])
 end
+-- The first write: it decodes the tags, the one step that can fail.
 if has(8) then
   retag(r.tags, ARGV[9])
   redis.call('HSET', KEY, 'tags', ARGV[9])
+end
+if has(6) then
+  if r.name and redis.call('HGET', NAMES, r.name) == ID then redis.call('HDEL', NAMES, r.name) end
+  redis.call('HSET', NAMES, ARGV[7], ID)
+  redis.call('HSET', KEY, 'name', ARGV[7])
 end
 if has(10) then redis.call('HSET', KEY, 'comment', ARGV[11]) end
 if has(12) then redis.call('HSET', KEY, 'report', ARGV[13]) end

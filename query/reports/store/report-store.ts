@@ -148,7 +148,7 @@ export class ReportStore {
       'project',
       report.project,
       'tags',
-      JSON.stringify(report.tags),
+      tagsJson(report.tags),
       'report_assets',
       JSON.stringify(report.report_assets),
       'system_tags',
@@ -168,7 +168,7 @@ export class ReportStore {
     if (!(await this.owners.claim(company, 't', report.id)))
       throw new Error(`report id ${report.id} is owned by another company`);
     try {
-      await this.run(CREATE, company, report.id, [report.name, JSON.stringify(report.tags), ...fields], {
+      await this.run(CREATE, company, report.id, [report.name, tagsJson(report.tags), ...fields], {
         name: report.name,
         target: report.project,
         creating: true,
@@ -183,6 +183,7 @@ export class ReportStore {
   async update(company: string, user: string, now: number, id: string, changes: ReportChanges): Promise<void> {
     const text = (v?: string) => (v === undefined ? ['0', ''] : ['1', v]);
     const json = (v?: unknown) => (v === undefined ? ['0', ''] : ['1', JSON.stringify(v)]);
+    const tags = (v?: readonly string[]) => (v === undefined ? ['0', ''] : ['1', tagsJson(v)]);
     await this.run(
       UPDATE,
       company,
@@ -191,7 +192,7 @@ export class ReportStore {
         String(now),
         user,
         ...text(changes.name),
-        ...json(changes.tags),
+        ...tags(changes.tags),
         ...text(changes.comment),
         ...text(changes.report),
         ...json(changes.report_assets),
@@ -245,4 +246,13 @@ export class ReportStore {
         .map(([tag]) => tag),
     );
   }
+}
+
+/**
+ * Tags as the JSON the report scripts decode (cjson). A lone surrogate is no text: JSON.stringify
+ * writes it as a `\ud800` escape, which cjson refuses, and Redis would store it as UTF-8 does, U+FFFD;
+ * so it becomes U+FFFD here, as in every other field of the record.
+ */
+function tagsJson(tags: readonly string[]): string {
+  return JSON.stringify(tags.map((tag) => (tag as string & { toWellFormed(): string }).toWellFormed()));
 }
