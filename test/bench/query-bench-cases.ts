@@ -21,6 +21,18 @@ export interface CaseContext {
   scrollId: string;
 }
 
+/** Page-bounded scalar reads measured both against their store work and for scaling. */
+const METRIC_DATA = {
+  label: 'events.get_scalar_metric_data',
+  operation: 'events.get_scalar_metric_data',
+  body: ({ task }: { task: string }) => ({ task, metric: 'loss' }),
+};
+const LATEST_VALUES = {
+  label: 'events.get_task_latest_scalar_values',
+  operation: 'events.get_task_latest_scalar_values',
+  body: ({ task }: { task: string }) => ({ task }),
+};
+
 /** The scalar-side reads (query/events/scalars, metrics and task-events). */
 export const SCALAR_CASES: BenchCase[] = [
   {
@@ -68,16 +80,8 @@ export const SCALAR_CASES: BenchCase[] = [
     body: ({ task }) => ({ task, metric: { metric: 'loss' }, batch_size: 200_000, count_total: true }),
     calls: 10,
   },
-  {
-    label: 'events.get_scalar_metric_data',
-    operation: 'events.get_scalar_metric_data',
-    body: ({ task }) => ({ task, metric: 'loss' }),
-  },
-  {
-    label: 'events.get_task_latest_scalar_values',
-    operation: 'events.get_task_latest_scalar_values',
-    body: ({ task }) => ({ task }),
-  },
+  METRIC_DATA,
+  LATEST_VALUES,
   {
     label: 'events.get_task_single_value_metrics',
     operation: 'events.get_task_single_value_metrics',
@@ -139,16 +143,8 @@ export const SCALING_CASES: Array<{ label: string; operation: string; body: (pla
     operation: 'events.get_task_events',
     body: ({ task }) => ({ task, event_type: 'training_stats_scalar', batch_size: 1000, count_total: false }),
   },
-  {
-    label: 'events.get_scalar_metric_data',
-    operation: 'events.get_scalar_metric_data',
-    body: ({ task }) => ({ task, metric: 'loss' }),
-  },
-  {
-    label: 'events.get_task_latest_scalar_values',
-    operation: 'events.get_task_latest_scalar_values',
-    body: ({ task }) => ({ task }),
-  },
+  METRIC_DATA,
+  LATEST_VALUES,
   { label: 'events.get_task_metrics', operation: 'events.get_task_metrics', body: ({ task }) => ({ tasks: [task] }) },
   {
     label: 'events.get_task_plots[iters=1]',

@@ -105,28 +105,27 @@ describe('a body over MAX_BODY_BYTES, sent whole before the client reads', () =>
 });
 
 describe('a request that never becomes a call, its client still sending', () => {
-  it("headers over Node's 16 KiB: the client reads the 431 envelope, then the connection ends without a reset", async () => {
-    const outcome = await sendHeadThenRead(
+  const cases = [
+    [
+      "headers over Node's 16 KiB",
       `POST /v2.23/events.add HTTP/1.1\r\nHost: test\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\nContent-Length: ${128 * LIMIT}\r\n\r\n`,
-      128 * LIMIT,
-    );
-    expect({ status: outcome.status, ended: outcome.ended, written: outcome.written }).toEqual({
-      status: 431,
-      ended: 'ended',
-      written: 128 * LIMIT,
-    });
-    expect(JSON.parse(outcome.body!).meta).toMatchObject({ result_code: 431, result_subcode: 0 });
-  });
+      431,
+    ],
+    ['a malformed request line', `BREW /v2.23/events.add HTCPCP/1.0\r\n\r\n`, 400],
+  ] as const;
 
-  it('a malformed request line: the client reads the 400 envelope, then the connection ends without a reset', async () => {
-    const outcome = await sendHeadThenRead(`BREW /v2.23/events.add HTCPCP/1.0\r\n\r\n`, 128 * LIMIT);
-    expect({ status: outcome.status, ended: outcome.ended, written: outcome.written }).toEqual({
-      status: 400,
-      ended: 'ended',
-      written: 128 * LIMIT,
-    });
-    expect(JSON.parse(outcome.body!).meta).toMatchObject({ result_code: 400, result_subcode: 0 });
-  });
+  it.each(cases)(
+    '%s: the client reads the %i envelope, then the connection ends without a reset',
+    async (_, head, status) => {
+      const outcome = await sendHeadThenRead(head, 128 * LIMIT);
+      expect({ status: outcome.status, ended: outcome.ended, written: outcome.written }).toEqual({
+        status,
+        ended: 'ended',
+        written: 128 * LIMIT,
+      });
+      expect(JSON.parse(outcome.body!).meta).toMatchObject({ result_code: status, result_subcode: 0 });
+    },
+  );
 });
 
 describe('a body the server does not read, its client still sending', () => {
