@@ -11,6 +11,8 @@ const SERVER_STATE = [
   'query engine shutdown',
   'query interrupted',
   'query timeout limit exceeded',
+  // As InfluxDB 1.6.7 answered a query cut by its `query-timeout` (seen live, 2026-11-30).
+  'query-timeout limit exceeded',
   'max concurrent queries limit exceeded(8, 8)',
   'max-concurrent-queries limit exceeded(8, 8)',
 ];

@@ -13,7 +13,7 @@
  * with or without hyphens across versions).
  */
 const SERVER_STATE =
-  /engine is closed|store is closed|shard is disabled|query engine shutdown|query interrupted|query timeout limit exceeded|max[- ]concurrent[- ]queries limit exceeded/i;
+  /engine is closed|store is closed|shard is disabled|query engine shutdown|query interrupted|query[- ]timeout limit exceeded|max[- ]concurrent[- ]queries limit exceeded/i;
 
 /** The HTTP status an InfluxDB statement error stands for: 503 for the server's state, 400 for the statement. */
 export function statementErrorStatus(message: string): 400 | 503 {
