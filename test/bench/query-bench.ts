@@ -370,6 +370,12 @@ async function main(): Promise<void> {
       const delivered = apiP50 / (storeP50 + inTurnP50);
       if (source === undefined && delivered > worst.ratio) worst = { ratio: delivered, label: c.label };
       if (source !== undefined) control = delivered;
+      // Each round's three samples were taken at the same moment: their ratio cancels what the machine
+      // did then (printed beside the ratio of the p50s).
+      const paired = percentile(
+        api.map((ms, i) => ms / (stores[i]! + delivery[i]!)),
+        50,
+      );
       const ratio = apiP50 / (storeP50 + floorP50);
       progress(
         `op=${c.label} calls=${api.length} api_p50=${apiP50.toFixed(1)}ms api_p99=${percentile(api, 99).toFixed(1)}ms ` +
@@ -379,7 +385,7 @@ async function main(): Promise<void> {
         `  answer: ${(dataBytes / 1024).toFixed(0)} KiB of data, delivered from memory in ${inTurnP50.toFixed(1)} ms ` +
           `in turn with the calls (${aloneP50.toFixed(1)} alone); api / (store + that delivery) = ${delivered.toFixed(2)} ` +
           `(with the smaller delivery, the measure until 2026-11-29: ` +
-          `${(apiP50 / (storeP50 + Math.min(inTurnP50, aloneP50))).toFixed(2)})`,
+          `${(apiP50 / (storeP50 + Math.min(inTurnP50, aloneP50))).toFixed(2)}; per round, median ${paired.toFixed(2)})`,
       );
       progress(`  store work: ${describeRecording(recording)}`);
     }
