@@ -45,6 +45,7 @@ export async function prepareServerCommand(
           httpPort: port,
           rpcPort,
           fullCompactionColdDuration: settings.influxFullCompactionColdDuration,
+          queryTimeout: settings.influxQueryTimeout,
         }),
       );
       return {

@@ -19,12 +19,19 @@ export interface ServerOptions {
    * are fully compacted. InfluxDB's default; bench:storage shortens it to measure the compacted size.
    */
   influxFullCompactionColdDuration: string;
+  /**
+   * InfluxDB `query-timeout`: a query running longer is cut. `0s` (InfluxDB's default, kept by the
+   * stack): none, the service bounds its own queries (INFLUX_TIMEOUT_MS). Tests set it to see a
+   * query cut in the middle of its answer.
+   */
+  influxQueryTimeout: string;
 }
 
 export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   redisAppendFsync: 'everysec',
   natsMaxFileStoreBytes: 10 * 1024 ** 3,
   influxFullCompactionColdDuration: '4h',
+  influxQueryTimeout: '0s',
 };
 
 /** A node of a NATS cluster (deploy/cluster-stack): its name, route port, the other nodes' route ports, and a monitoring port. */
@@ -74,6 +81,7 @@ export function influxConfigText(options: {
   httpPort: number;
   rpcPort: number;
   fullCompactionColdDuration: string;
+  queryTimeout: string;
 }): string {
   const { dir, httpPort, rpcPort } = options;
   return [
@@ -102,6 +110,9 @@ export function influxConfigText(options: {
     '  cache-snapshot-write-cold-duration = "10s"',
     `  compact-full-write-cold-duration = ${quote(options.fullCompactionColdDuration)}`,
     '  query-log-enabled = false',
+    '',
+    '[coordinator]',
+    `  query-timeout = ${quote(options.queryTimeout)}`,
     '',
     '[monitor]',
     '  store-enabled = false',

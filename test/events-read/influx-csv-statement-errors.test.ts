@@ -1,13 +1,37 @@
 // InfluxDB's CSV answers leave out a statement's error (InfluxDB 1.6 writes only a request-level
-// error in CSV): a CSV read must not take a failed statement for an empty answer.
+// error in CSV), and a streamed (chunked) one cut by a failure simply ends: a CSV read must take
+// neither a failed statement for an empty answer nor a cut answer for a whole one.
 import { inject, describe, expect, it } from 'vitest';
 import { InfluxCsvReader } from '../../query/events/store/influx-csv.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
 import { isTransientStoreError } from '../../shared/stores/store-errors.js';
 import { unique } from '../harness/service-harness.js';
+import { startPrivateServer } from '../faults/private-server.js';
 
-const reader = (database: string) =>
-  new InfluxCsvReader({ INFLUX_URL: inject('stack').influxUrl, INFLUX_DB: database, INFLUX_TIMEOUT_MS: 10_000 });
+const reader = (database: string, url = inject('stack').influxUrl) =>
+  new InfluxCsvReader({ INFLUX_URL: url, INFLUX_DB: database, INFLUX_TIMEOUT_MS: 30_000 });
+
+/** A database of its own, dropped afterwards. */
+async function withDatabase(url: string, use: (database: string, influx: InfluxStore) => Promise<void>) {
+  const database = unique('csv');
+  const influx = new InfluxStore({ url, database });
+  await influx.ensureDatabase();
+  try {
+    await use(database, influx);
+  } finally {
+    await influx.query(`DROP DATABASE "${database}"`, { method: 'POST' });
+  }
+}
+
+/** `points` scalar points of 10 variants (a tag value with a comma and quotes among them), 10,000 a write. */
+async function writePoints(influx: InfluxStore, points: number): Promise<void> {
+  for (let from = 0; from < points; from += 10_000) {
+    let body = '';
+    for (let i = from; i < Math.min(points, from + 10_000); i++)
+      body += `scalar,v=var\\,"${i % 10}" y=${Math.sin(i) * 1e3},q=${i}i ${Math.floor(i / 10)}\n`;
+    await influx.write(body);
+  }
+}
 
 describe('InfluxCsvReader', () => {
   it('fails a statement InfluxDB failed, as the JSON reader does (the database gone: not transient)', async () => {
@@ -19,15 +43,49 @@ describe('InfluxCsvReader', () => {
   });
 
   it('answers an empty result as empty, and rows as rows', async () => {
-    const database = unique('csv');
-    const influx = new InfluxStore({ url: inject('stack').influxUrl, database });
-    await influx.ensureDatabase();
-    try {
+    await withDatabase(inject('stack').influxUrl, async (database, influx) => {
       expect((await reader(database).columns('SELECT "y" FROM "scalar"', ['y'])).numbers[0]).toHaveLength(0);
       await influx.write('scalar,c=co y=0.5 1\nscalar,c=co y=2 2\n');
       expect([...(await reader(database).columns('SELECT "y" FROM "scalar"', ['y'])).numbers[0]!]).toEqual([0.5, 2]);
-    } finally {
-      await influx.query(`DROP DATABASE "${database}"`, { method: 'POST' });
-    }
+      // A measurement without the rows asked for: empty, not a failure.
+      expect(
+        (await reader(database).columns('SELECT "y" FROM "scalar" WHERE time > 5', ['y'])).numbers[0],
+      ).toHaveLength(0);
+    });
   });
+
+  it('reads an answer InfluxDB streams in several chunks whole and in order, as its JSON answer holds it', async () => {
+    await withDatabase(inject('stack').influxUrl, async (database, influx) => {
+      await writePoints(influx, 25_000);
+      const statement = 'SELECT "y", "q", "v" FROM "scalar" ORDER BY time ASC';
+      const csv = await reader(database).columns(statement, ['time', 'y', 'q'], ['v'], undefined, { rereadable: true });
+      const [series] = (await influx.query(statement))[0]!.series!;
+      const rows = series!.values;
+      expect(rows).toHaveLength(25_000);
+      expect(csv.numbers.map((column) => column.length)).toEqual([25_000, 25_000, 25_000]);
+      const at = (name: string) => series!.columns.indexOf(name);
+      expect([...csv.numbers[0]!]).toEqual(rows.map((row) => row[at('time')]));
+      expect([...csv.numbers[1]!]).toEqual(rows.map((row) => row[at('y')]));
+      expect([...csv.numbers[2]!]).toEqual(rows.map((row) => row[at('q')]));
+      expect(csv.strings[0]).toEqual(rows.map((row) => row[at('v')]));
+      expect(csv.reread(24_999, ['q'])).toEqual([rows[24_999]![at('q')]]);
+    });
+  });
+
+  it('never returns an answer InfluxDB cut: a query past its query-timeout fails as transient, whatever came first', async () => {
+    const server = await startPrivateServer('influxdb', { influxQueryTimeout: '100ms' });
+    try {
+      await withDatabase(server.url, async (database, influx) => {
+        await writePoints(influx, 200_000);
+        const read = reader(database, server.url).columns('SELECT "y", "q", "v" FROM "scalar"', ['y', 'q'], ['v']);
+        const error = await read.then(
+          (columns) => new Error(`a cut answer was returned: ${columns.numbers[0]!.length} of 200000 rows`),
+          (e: unknown) => e,
+        );
+        expect(isTransientStoreError(error), String(error)).toBe(true);
+      });
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
 });

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../deploy/local-stack/local-stack.js';
+import type { ServerOptions } from '../../deploy/local-stack/server-configs.js';
 import { startHarness, type CallResult, type Harness } from '../harness/service-harness.js';
 import '../harness/stack-context.js';
 
@@ -27,14 +28,17 @@ export interface PrivateServer {
   stop(): Promise<void>;
 }
 
-export async function startPrivateServer(server: StoreServer): Promise<PrivateServer> {
+export async function startPrivateServer(
+  server: StoreServer,
+  settings: Partial<ServerOptions> = {},
+): Promise<PrivateServer> {
   const shared = inject('stack');
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `clearml-private-${server}-`));
   const existing = { natsUrl: shared.natsUrl, influxUrl: shared.influxUrl, redisUrl: shared.redisUrl };
   if (server === 'nats') delete (existing as Partial<typeof existing>).natsUrl;
   if (server === 'influxdb') delete (existing as Partial<typeof existing>).influxUrl;
   if (server === 'redis') delete (existing as Partial<typeof existing>).redisUrl;
-  const stack: LocalStack = await startLocalStack({ dataDir, existing });
+  const stack: LocalStack = await startLocalStack({ dataDir, existing, settings });
   const [pid] = stack.pids;
   if (pid === undefined || stack.pids.length !== 1)
     throw new Error(`expected exactly one started server, got pids ${stack.pids.join(', ')}`);

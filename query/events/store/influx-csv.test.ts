@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseCsvColumns, parseNumericCsv } from './influx-csv.js';
+import { CsvColumnsParser, parseCsvColumns, parseNumericCsv } from './influx-csv.js';
 
 describe('parseNumericCsv', () => {
   it('reads the named columns of an InfluxDB CSV answer', () => {
@@ -82,5 +83,73 @@ describe('parseCsvColumns', () => {
 
   it('fails on an unterminated quoted cell instead of reading past it', () => {
     expect(() => parseCsvColumns('name,tags,time,v\nscalar,,1,"open\n', ['time'], ['v'])).toThrow(/unterminated/);
+  });
+});
+
+/** A cell as Go's encoding/csv writes it (InfluxDB's CSV writer): quoted when it holds `,` `"` CR LF or starts with a space. */
+const goCsvCell = (value: string) =>
+  /[",\r\n]/.test(value) || /^\s/u.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+
+const answerRow = fc.record({
+  time: fc.integer({ min: -(2 ** 31), max: 2 ** 31 }),
+  y: fc.double({ noNaN: true, noDefaultInfinity: true }),
+  q: fc.maxSafeInteger(),
+  v: fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 12 }),
+    // What CSV quoting is about, often enough that cuts fall between a cell's quotes.
+    fc.string({ unit: fc.constantFrom('"', ',', '\n', '\r', ' ', 'a'), maxLength: 8 }),
+  ),
+});
+
+/** InfluxDB's streamed answer to a SELECT and then COMPLETION_STATEMENT (as 1.6.7 writes it, seen live). */
+function streamedAnswer(rows: Array<{ time: number; y: number; q: number; v: string }>, complete: boolean): string {
+  const select =
+    rows.length === 0
+      ? ''
+      : `name,tags,time,q,v,y\n${rows.map((r) => `scalar,,${r.time},${r.q},${goCsvCell(r.v)},${r.y}\n`).join('')}`;
+  if (!complete) return select;
+  return `${select}${rows.length === 0 ? '' : '\n'}name,tags,name\nmeasurements,,scalar\n`;
+}
+
+/** The text in pieces, cut at the given positions (any UTF-16 position: inside cells, rows, CRLF). */
+function pieces(text: string, cuts: number[]): string[] {
+  const at = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
+  return [...at, text.length].map((end, i) => text.slice(i === 0 ? 0 : at[i - 1], end));
+}
+
+describe('CsvColumnsParser', () => {
+  it('reads an answer cut in pieces anywhere as the whole answer, and knows whether it ended whole', () => {
+    fc.assert(
+      fc.property(
+        fc.array(answerRow, { maxLength: 40 }),
+        fc.boolean(),
+        fc.array(fc.nat(), { maxLength: 40 }),
+        (rows, complete, cuts) => {
+          const text = streamedAnswer(rows, complete);
+          const parser = new CsvColumnsParser(['time', 'y', 'q'], ['v'], { rereadable: true });
+          for (const piece of pieces(text, cuts)) parser.push(piece);
+          const columns = parser.end();
+          expect(parser.complete).toBe(complete);
+          expect(parser.rowCount).toBe(rows.length);
+          expect(columns.numbers.map((column) => [...column])).toEqual([
+            rows.map((r) => r.time),
+            rows.map((r) => Number(String(r.y))), // -0 is written 0
+            rows.map((r) => r.q),
+          ]);
+          expect(columns.strings).toEqual([rows.map((r) => r.v)]);
+          if (rows.length > 0) expect(columns.reread(rows.length - 1, ['q'])).toEqual([rows.at(-1)!.q]);
+        },
+      ),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('skips a header InfluxDB writes again, and fails on one that changes the columns', () => {
+    const header = 'name,tags,time,y\n';
+    const again = parseCsvColumns(`${header}scalar,,1,2\n${header}scalar,,2,3\n`, ['y']);
+    expect([...again.numbers[0]!]).toEqual([2, 3]);
+    expect(() => parseCsvColumns(`${header}scalar,,1,2\nname,tags,time,q\nscalar,,2,3\n`, ['y'])).toThrow(
+      /changed its columns/,
+    );
   });
 });

@@ -6,7 +6,9 @@
  * statements over one measurement without GROUP BY, whose selected columns
  * are numbers or short strings (tags), so that a line is
  * `<measurement>,,<time>,<cell>...`; a cell holding `,` `"` or a newline
- * comes quoted, as Go's encoding/csv writes it.
+ * comes quoted, as Go's encoding/csv writes it. Answers are streamed
+ * (InfluxDB's chunked mode) and parsed as they arrive; a statement sent
+ * after the read tells a whole answer from one InfluxDB cut.
  */
 import {
   influxAuthorization,
@@ -18,11 +20,15 @@ import {
   withInfluxTimeout,
 } from '../../../shared/stores/influx-store.js';
 import { UNTIMED, type StoreCalls } from '../../../shared/stores/store-calls.js';
+import { StoreUnavailableError } from '../../../shared/stores/store-errors.js';
+
+/** Rows per chunk of a streamed answer (InfluxDB's default). */
+const CHUNK_ROWS = 10_000;
 
 export class InfluxCsvReader {
   private readonly base: string;
   private readonly auth: string | undefined;
-  /** Asks again in JSON when a CSV answer is empty: CSV leaves out a statement's error. */
+  /** Asks again in JSON when a CSV answer did not end whole: CSV leaves out a statement's error. */
   private readonly json: InfluxStore;
 
   constructor(
@@ -45,22 +51,42 @@ export class InfluxCsvReader {
     signal?: AbortSignal,
     options: CsvParseOptions = {},
   ): Promise<CsvColumns> {
-    const params = new URLSearchParams({ db: this.config.INFLUX_DB, q: statement, epoch: 'ns' });
+    // Chunked: InfluxDB writes each 10,000 rows as they are read (a whole answer is held and
+    // written at its end), and they are parsed as they come. The raw page of 200k points: api p50
+    // 437-441 ms against 590-594 ms whole (docs/performance.md, "Streamed CSV reads").
+    const params = new URLSearchParams({
+      db: this.config.INFLUX_DB,
+      q: `${statement}; ${COMPLETION_STATEMENT}`,
+      epoch: 'ns',
+      chunked: 'true',
+      chunk_size: String(CHUNK_ROWS),
+    });
     const headers: Record<string, string> = { ...QUERY_HEADERS, accept: 'application/csv' };
     if (this.auth) headers.authorization = this.auth;
-    const text = await this.calls.time('influx', 'query_csv', async () => {
-      const [status, body] = await withInfluxTimeout(this.config.INFLUX_TIMEOUT_MS, signal, async (s) => {
+    const parser = new CsvColumnsParser(numbers, strings, options);
+    await this.calls.time('influx', 'query_csv', () =>
+      withInfluxTimeout(this.config.INFLUX_TIMEOUT_MS, signal, async (s) => {
         const response = await fetch(`${this.base}/query?${params}`, { headers, signal: s });
-        return [response.status, await response.text()] as const;
-      });
-      if (status !== 200) throw new InfluxError(`InfluxDB query failed (${status}): ${body.slice(0, 500)}`, status);
-      return body;
-    });
-    // InfluxDB writes a failed statement's answer in CSV as an empty one (only a request's own
-    // error reaches CSV): the JSON answer, which carries it, tells an empty result from a failure
-    // (database not found, engine closed at shutdown). It throws for a failure.
-    if (text.trim().length === 0) await this.json.query(statement, { signal });
-    return parseCsvColumns(text, numbers, strings, options);
+        if (response.status !== 200 || response.body === null) {
+          const body = await response.text();
+          throw new InfluxError(`InfluxDB query failed (${response.status}): ${body.slice(0, 500)}`, response.status);
+        }
+        const decoder = new TextDecoder();
+        for await (const chunk of response.body) parser.push(decoder.decode(chunk, { stream: true }));
+        parser.push(decoder.decode());
+      }),
+    );
+    const columns = parser.end();
+    if (!parser.complete) {
+      // InfluxDB leaves a failed statement's error out of CSV: the JSON answer, which carries it,
+      // tells a failure (database not found, engine closed at shutdown, the query cut) from an
+      // empty database (no measurement for COMPLETION_STATEMENT to show). It throws for a failure;
+      // rows in either answer mean the CSV one was cut, and a cut answer is never returned.
+      const results = await this.json.query(statement, { signal });
+      if (parser.rowCount > 0 || results.some((r) => r.series?.some((series) => series.values.length > 0)))
+        throw new StoreUnavailableError('influx', 'InfluxDB ended an answer before its end (the query was cut)');
+    }
+    return columns;
   }
 
   /** The selected number columns of one statement, as arrays in answer order. */
@@ -97,94 +123,251 @@ const INTERN_SLOTS = 64;
 
 const NOT_REREADABLE = () => [];
 
-/** Parses InfluxDB's CSV answer into the named number and string columns; exported for its unit test. */
+/** Parses a whole CSV answer into the named number and string columns; exported for its unit test. */
 export function parseCsvColumns(
   text: string,
   numbers: readonly string[],
   strings: readonly string[] = [],
   options: CsvParseOptions = {},
 ): CsvColumns {
-  // An empty result is an empty body (or a lone newline): no header at all.
-  if (text.trim() === '')
-    return { numbers: numbers.map(() => new Float64Array(0)), strings: strings.map(() => []), reread: NOT_REREADABLE };
-  const headerEnd = text.indexOf('\n') < 0 ? text.length : text.indexOf('\n');
-  const header = text.slice(0, headerEnd).replace(/\r$/, '').split(',');
-  const positionOf = (name: string) => {
-    const at = header.indexOf(name);
-    if (at < 0) throw new Error(`InfluxDB CSV answer lacks column ${name} (has ${header.join(', ')})`);
-    return at;
-  };
-  // Counted with indexOf (native): a charCodeAt loop over the text cost ~15% of the whole parse.
-  let lines = 0;
-  for (let at = text.indexOf('\n', headerEnd + 1); at >= 0; at = text.indexOf('\n', at + 1)) lines++;
-  if (!text.endsWith('\n')) lines++;
-  const numberOut = numbers.map(() => new Float64Array(lines));
-  const stringOut = strings.map(() => new Array<string>(lines));
-  const interned = strings.map(() => new Array<string | undefined>(INTERN_SLOTS));
-  const starts = options.rereadable ? new Int32Array(lines + 1) : undefined;
-  // Per header position: >= 0 a number column's index, <= -2 a string column's (-2 - index), -1 unread.
-  const wanted = new Int32Array(header.length).fill(-1);
-  numbers.forEach((name, c) => (wanted[positionOf(name)] = c));
-  strings.forEach((name, c) => (wanted[positionOf(name)] = -2 - c));
-  // Cell by cell, delimiters found by indexOf (native) and integer cells (time, ts, q) read digit by
-  // digit as they are scanned, without a substring: this parse is most of what a read of hundreds of
-  // thousands of points costs beyond InfluxDB's own work (72 against 87 ms for a per-character loop
-  // over 200k rows). Other numbers (y) go through Number().
-  const n = text.length;
-  let row = 0;
-  let i = headerEnd + 1;
-  while (i < n) {
-    let rowEnd = text.indexOf('\n', i);
-    if (rowEnd < 0) rowEnd = n;
-    if (rowEnd === i || (rowEnd === i + 1 && text.charCodeAt(i) === 13)) {
-      i = rowEnd + 1;
-      continue; // an empty line
-    }
-    if (starts !== undefined) starts[row] = i;
-    for (let column = 0; ; column++) {
-      const c = column < wanted.length ? wanted[column]! : -1;
-      let cellEnd: number;
-      if (text.charCodeAt(i) === 34) {
-        // "..." with "" for a quote inside: ends at a quote not followed by another; may hold newlines.
-        let close = text.indexOf('"', i + 1);
-        while (close >= 0 && text.charCodeAt(close + 1) === 34) close = text.indexOf('"', close + 2);
-        if (close < 0) throw new Error(`InfluxDB CSV answer has an unterminated quoted cell in row ${row + 1}`);
-        if (c >= 0) numberOut[c]![row] = Number(text.slice(i + 1, close).replaceAll('""', '"'));
-        else if (c <= -2) stringOut[-2 - c]![row] = cellText(text, i + 1, close, true, interned[-2 - c]!);
-        cellEnd = close + 1;
-        if (cellEnd > rowEnd) rowEnd = text.indexOf('\n', cellEnd) < 0 ? n : text.indexOf('\n', cellEnd);
-        if (text.charCodeAt(cellEnd) === 13) cellEnd++;
-      } else {
-        cellEnd = c >= 0 ? integerCellEnd(text, i) : -1;
-        if (cellEnd >= 0) numberOut[c]![row] = integerCell(text, i, cellEnd);
-        else {
-          cellEnd = text.indexOf(',', i);
-          if (cellEnd < 0 || cellEnd > rowEnd) cellEnd = rowEnd;
-          const end = cellEnd === rowEnd && cellEnd > i && text.charCodeAt(cellEnd - 1) === 13 ? cellEnd - 1 : cellEnd;
-          if (c >= 0) numberOut[c]![row] = Number(text.slice(i, end));
-          else if (c <= -2) stringOut[-2 - c]![row] = cellText(text, i, end, false, interned[-2 - c]!);
-        }
-        if (text.charCodeAt(cellEnd) === 13 && cellEnd + 1 === rowEnd) cellEnd++;
-      }
-      i = cellEnd + 1;
-      if (cellEnd >= rowEnd) break;
-    }
-    row++;
+  const parser = new CsvColumnsParser(numbers, strings, options);
+  parser.push(text);
+  return parser.end();
+}
+
+/**
+ * The statement sent after every streamed CSV read: InfluxDB runs a query's statements in order and
+ * stops at the first failure, and a streamed (chunked) CSV answer cut by a failure (a query timeout,
+ * a killed query, a shutdown) simply ends, with no error in it. Its one row at the end of the answer
+ * is what tells a whole answer from a cut one. It reads the index only.
+ */
+export const COMPLETION_STATEMENT = 'SHOW MEASUREMENTS LIMIT 1';
+/** The header of COMPLETION_STATEMENT's answer; a SELECT's header always has `time` third. */
+const COMPLETION_HEADER = 'name,tags,name';
+const COMPLETION_ROW = 'measurements,';
+const HEADER_START = 'name,tags,';
+
+/**
+ * Reads InfluxDB's CSV answer piece by piece as it arrives, so that a read of hundreds of thousands of
+ * points is parsed while InfluxDB is still writing it: the pieces may split rows and cells anywhere, a
+ * row is read once its end has come. Also reads the answer of COMPLETION_STATEMENT after the
+ * statement's rows (`complete`).
+ */
+export class CsvColumnsParser {
+  private header: string | undefined;
+  /** Per header position: >= 0 a number column's index, <= -2 a string column's (-2 - index), -1 unread. */
+  private wanted = new Int32Array(0);
+  private pending = '';
+  private rows = 0;
+  private numberOut: Float64Array[];
+  private readonly stringOut: string[][];
+  private readonly interned: Array<Array<string | undefined>>;
+  /** Rereadable answers: the pieces, and per row its piece, start and end. */
+  private readonly pieces: string[] = [];
+  private places = new Int32Array(0);
+  private state: 'rows' | 'completion' | 'complete' = 'rows';
+
+  constructor(
+    private readonly numbers: readonly string[],
+    private readonly strings: readonly string[] = [],
+    private readonly options: CsvParseOptions = {},
+  ) {
+    this.numberOut = numbers.map(() => new Float64Array(0));
+    this.stringOut = strings.map(() => []);
+    this.interned = strings.map(() => new Array<string | undefined>(INTERN_SLOTS));
   }
-  const rows = row;
-  if (starts !== undefined) starts[rows] = n;
-  return {
-    numbers: numberOut.map((column) => (rows === column.length ? column : column.subarray(0, rows))),
-    strings: stringOut.map((column) => (rows === column.length ? column : column.slice(0, rows))),
-    reread:
-      starts === undefined
-        ? NOT_REREADABLE
-        : (at, names) => {
-            if (at < 0 || at >= rows) throw new RangeError(`no row ${at} in a CSV answer of ${rows} rows`);
-            const line = `${text.slice(0, headerEnd)}\n${text.slice(starts[at]!, starts[at + 1]!)}`;
-            return parseCsvColumns(line, names).numbers.map((column) => column[0]!);
-          },
-  };
+
+  /** Whether the answer of COMPLETION_STATEMENT came after the rows: the statement ran to its end. */
+  get complete(): boolean {
+    return this.state === 'complete';
+  }
+
+  get rowCount(): number {
+    return this.rows;
+  }
+
+  /** The next piece of the answer. */
+  push(text: string): void {
+    this.parse(this.pending === '' ? text : this.pending + text, false);
+  }
+
+  /** The answer has ended: reads what is left and returns the columns. */
+  end(): CsvColumns {
+    this.parse(this.pending, true);
+    this.pending = '';
+    const rows = this.rows;
+    const header = this.header;
+    const pieces = this.pieces;
+    const places = this.places;
+    return {
+      numbers: this.numberOut.map((column) => (column.length === rows ? column : column.subarray(0, rows))),
+      strings: this.stringOut.map((column) => (column.length === rows ? column : column.slice(0, rows))),
+      reread:
+        !this.options.rereadable || header === undefined
+          ? NOT_REREADABLE
+          : (at, names) => {
+              if (at < 0 || at >= rows) throw new RangeError(`no row ${at} in a CSV answer of ${rows} rows`);
+              const line = pieces[places[at * 3]!]!.slice(places[at * 3 + 1]!, places[at * 3 + 2]!);
+              return parseCsvColumns(`${header}\n${line}`, names).numbers.map((column) => column[0]!);
+            },
+    };
+  }
+
+  private useHeader(line: string): void {
+    if (line === COMPLETION_HEADER) {
+      this.state = 'completion';
+      return;
+    }
+    const header = line.split(',');
+    const positionOf = (name: string) => {
+      const at = header.indexOf(name);
+      if (at < 0) throw new Error(`InfluxDB CSV answer lacks column ${name} (has ${header.join(', ')})`);
+      return at;
+    };
+    this.header = line;
+    this.wanted = new Int32Array(header.length).fill(-1);
+    this.numbers.forEach((name, c) => (this.wanted[positionOf(name)] = c));
+    this.strings.forEach((name, c) => (this.wanted[positionOf(name)] = -2 - c));
+  }
+
+  /** Room for `more` rows beyond those read. */
+  private reserve(more: number): void {
+    const needed = this.rows + more;
+    const capacity = this.numberOut[0]?.length ?? this.places.length / 3;
+    if (needed <= capacity && (!this.options.rereadable || needed * 3 <= this.places.length)) return;
+    const grown = Math.max(needed, capacity * 2, 1024);
+    this.numberOut = this.numberOut.map((column) => {
+      const wider = new Float64Array(grown);
+      wider.set(column.subarray(0, this.rows));
+      return wider;
+    });
+    if (this.options.rereadable) {
+      const wider = new Int32Array(grown * 3);
+      wider.set(this.places.subarray(0, this.rows * 3));
+      this.places = wider;
+    }
+  }
+
+  /**
+   * Reads the whole rows of `text`; without `final`, keeps an unfinished last row for the next piece.
+   * Cell by cell, delimiters found by indexOf (native) and integer cells (time, ts, q) read digit by
+   * digit as they are scanned, without a substring: this parse is most of what a read of hundreds of
+   * thousands of points costs beyond InfluxDB's own work (72 against 87 ms for a per-character loop
+   * over 200k rows). Other numbers (y) go through Number().
+   */
+  private parse(text: string, final: boolean): void {
+    const n = text.length;
+    let i = 0;
+    while (this.header === undefined && this.state === 'rows') {
+      let lineEnd = text.indexOf('\n', i);
+      if (lineEnd < 0) {
+        if (!final) return this.keep(text, i);
+        lineEnd = n;
+      }
+      const line = text.slice(i, lineEnd).replace(/\r$/, '');
+      i = lineEnd + 1;
+      if (line !== '') this.useHeader(line);
+      else if (i >= n) return this.keep(text, n);
+    }
+    // Counted with indexOf (native): a charCodeAt loop over the text cost ~15% of the whole parse.
+    let lines = 1;
+    for (let at = text.indexOf('\n', i); at >= 0; at = text.indexOf('\n', at + 1)) lines++;
+    this.reserve(lines);
+    const wanted = this.wanted;
+    const numberOut = this.numberOut;
+    const stringOut = this.stringOut;
+    const places = this.places;
+    const rereadable = this.options.rereadable === true;
+    const piece = this.pieces.length;
+    let row = this.rows;
+    while (i < n) {
+      let rowEnd = text.indexOf('\n', i);
+      if (rowEnd < 0) {
+        if (!final) break;
+        rowEnd = n;
+      }
+      if (rowEnd === i || (rowEnd === i + 1 && text.charCodeAt(i) === 13)) {
+        i = rowEnd + 1;
+        continue; // an empty line: InfluxDB's separator between statements
+      }
+      if (this.state !== 'rows' || (text.charCodeAt(i) === 110 && text.startsWith(HEADER_START, i))) {
+        // A header again, or the completion statement's answer.
+        const line = text.slice(i, rowEnd).replace(/\r$/, '');
+        if (this.state === 'completion') {
+          if (line.startsWith(COMPLETION_ROW)) this.state = 'complete';
+        } else if (this.state === 'rows' && line !== this.header) {
+          if (line !== COMPLETION_HEADER) throw new Error(`InfluxDB CSV answer changed its columns to ${line}`);
+          this.state = 'completion';
+        }
+        i = rowEnd + 1;
+        continue;
+      }
+      const rowStart = i;
+      let cut = false;
+      for (let column = 0; ; column++) {
+        const c = column < wanted.length ? wanted[column]! : -1;
+        let cellEnd: number;
+        if (text.charCodeAt(i) === 34) {
+          // "..." with "" for a quote inside: ends at a quote not followed by another; may hold newlines.
+          let close = text.indexOf('"', i + 1);
+          while (close >= 0 && text.charCodeAt(close + 1) === 34) close = text.indexOf('"', close + 2);
+          if (close < 0) {
+            if (!final) {
+              cut = true;
+              break;
+            }
+            throw new Error(`InfluxDB CSV answer has an unterminated quoted cell in row ${row + 1}`);
+          }
+          if (c >= 0) numberOut[c]![row] = Number(text.slice(i + 1, close).replaceAll('""', '"'));
+          else if (c <= -2) stringOut[-2 - c]![row] = cellText(text, i + 1, close, true, this.interned[-2 - c]!);
+          cellEnd = close + 1;
+          if (cellEnd > rowEnd) {
+            rowEnd = text.indexOf('\n', cellEnd);
+            if (rowEnd < 0) {
+              if (!final) {
+                cut = true;
+                break;
+              }
+              rowEnd = n;
+            }
+          }
+          if (text.charCodeAt(cellEnd) === 13) cellEnd++;
+        } else {
+          cellEnd = c >= 0 ? integerCellEnd(text, i) : -1;
+          if (cellEnd >= 0) numberOut[c]![row] = integerCell(text, i, cellEnd);
+          else {
+            cellEnd = text.indexOf(',', i);
+            if (cellEnd < 0 || cellEnd > rowEnd) cellEnd = rowEnd;
+            const end =
+              cellEnd === rowEnd && cellEnd > i && text.charCodeAt(cellEnd - 1) === 13 ? cellEnd - 1 : cellEnd;
+            if (c >= 0) numberOut[c]![row] = Number(text.slice(i, end));
+            else if (c <= -2) stringOut[-2 - c]![row] = cellText(text, i, end, false, this.interned[-2 - c]!);
+          }
+          if (text.charCodeAt(cellEnd) === 13 && cellEnd + 1 === rowEnd) cellEnd++;
+        }
+        i = cellEnd + 1;
+        if (cellEnd >= rowEnd) break;
+      }
+      if (cut) {
+        i = rowStart;
+        break;
+      }
+      if (rereadable) {
+        places[row * 3] = piece;
+        places[row * 3 + 1] = rowStart;
+        places[row * 3 + 2] = rowEnd;
+      }
+      row++;
+      if (row > this.rows + lines) throw new Error('InfluxDB CSV answer: more rows than lines');
+    }
+    if (rereadable && row > this.rows) this.pieces.push(text);
+    this.rows = row;
+    this.keep(text, i);
+  }
+
+  private keep(text: string, from: number): void {
+    this.pending = from >= text.length ? '' : text.slice(from);
+  }
 }
 
 function cellText(
