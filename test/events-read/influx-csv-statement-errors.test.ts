@@ -23,12 +23,17 @@ async function withDatabase(url: string, use: (database: string, influx: InfluxS
   }
 }
 
-/** `points` scalar points of 10 variants (a tag value with a comma and quotes among them), 10,000 a write. */
+/**
+ * `points` scalar points of 10 variants, 10,000 a write: tag values with a comma and quotes, and in
+ * the last 1,000 points values that are not ASCII (so that an answer turns non-ASCII after its first chunks).
+ */
 async function writePoints(influx: InfluxStore, points: number): Promise<void> {
   for (let from = 0; from < points; from += 10_000) {
     let body = '';
-    for (let i = from; i < Math.min(points, from + 10_000); i++)
-      body += `scalar,v=var\\,"${i % 10}" y=${Math.sin(i) * 1e3},q=${i}i ${Math.floor(i / 10)}\n`;
+    for (let i = from; i < Math.min(points, from + 10_000); i++) {
+      const variant = i < points - 1_000 ? `var\\,"${i % 10}"` : `värïant 🚀${i % 10}`.replaceAll(' ', '\\ ');
+      body += `scalar,v=${variant} y=${Math.sin(i) * 1e3},q=${i}i ${Math.floor(i / 10)}\n`;
+    }
     await influx.write(body);
   }
 }
