@@ -37,6 +37,19 @@ export class InfluxError extends Error {
   }
 }
 
+/**
+ * InfluxDB could not write its JSON answer because a result holds a number JSON cannot hold: an
+ * aggregate (MEAN) whose values add up beyond the largest double gives ±Inf. InfluxDB then answers
+ * 200 with Go's marshalling error as the body (`json: unsupported value: +Inf`). Not transient: the
+ * same statement fails the same way.
+ */
+export class InfluxUnencodableAnswer extends InfluxError {
+  constructor(detail: string) {
+    super(`InfluxDB could not encode its answer: ${detail}`, 422);
+    this.name = 'InfluxUnencodableAnswer';
+  }
+}
+
 export interface InfluxStoreOptions {
   url: string;
   database: string;
@@ -184,7 +197,13 @@ export class InfluxStore {
       return [response.status, await response.text()] as const;
     });
     if (status !== 200) throw new InfluxError(`InfluxDB query failed (${status}): ${text.slice(0, 500)}`, status);
-    const parsed = JSON.parse(text) as { results?: InfluxResult[]; error?: string };
+    let parsed: { results?: InfluxResult[]; error?: string };
+    try {
+      parsed = JSON.parse(text) as typeof parsed;
+    } catch {
+      if (text.startsWith('json: ')) throw new InfluxUnencodableAnswer(text.trim().slice(0, 200));
+      throw new InfluxError(`InfluxDB answered something that is not JSON: ${text.slice(0, 200)}`, 502);
+    }
     if (parsed.error)
       throw new InfluxError(`InfluxDB query failed: ${parsed.error}`, statementErrorStatus(parsed.error));
     const results = parsed.results ?? [];

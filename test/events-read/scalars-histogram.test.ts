@@ -11,6 +11,9 @@ const grouped = unique('grouped-');
 const stamps = unique('stamps-');
 const spiky = unique('spiky-');
 const empty = unique('empty-');
+const huge = unique('huge-');
+/** 2^1023: two of them add up beyond the largest double, while their mean is exact. */
+const HUGE = 2 ** 1023;
 const T0 = 1_718_000_000_000;
 const range = (n: number, from = 0) => Array.from({ length: n }, (_, i) => from + i);
 
@@ -32,6 +35,7 @@ beforeAll(async () => {
     // Timestamps one second apart, values i.
     ...range(100).map((i) => scalar(stamps, 's', 'v', i, i, { timestamp: T0 + i * 1000 })),
     ...range(100).map((i) => scalar(spiky, 'p', 'v', i, i === 37 ? 1000 : i === 61 ? -500 : 1)),
+    ...range(100).map((i) => scalar(huge, 'h', 'v', i, i % 10 === 9 ? -HUGE : HUGE, { timestamp: T0 + i * 1000 })),
   ]);
   // Same id as a model, with other data.
   await r.add([
@@ -45,6 +49,7 @@ beforeAll(async () => {
     untilCount(r, grouped, 2100),
     untilCount(r, stamps, 100),
     untilCount(r, spiky, 100),
+    untilCount(r, huge, 100),
     untilCount(r, mixed, 1, { model_events: true }),
   ]);
   await r.poll('events.scalar_metrics_iter_histogram', { task: mixed }, (d) => d.loss?.train?.y?.[2] === 20);
@@ -161,6 +166,31 @@ describe('the min_max extension', () => {
     expect(Math.max(...byTime.p.v.max)).toBe(1000);
     const raw = await hist({ task: spiky, samples: 0, min_max: true });
     expect(raw.p.v.min).toEqual(raw.p.v.y);
+  });
+});
+
+describe('values near the largest double', () => {
+  // Each bucket of 10 holds nine 2^1023 and one -2^1023: its sum overflows on the way, its mean is 0.8 * 2^1023.
+  const mean = ((9 * (HUGE / 2 ** 64) - HUGE / 2 ** 64) / 10) * 2 ** 64;
+
+  it('averages buckets whose sum overflows a double, by iteration and across tasks', async () => {
+    const d = await hist({ task: huge, samples: 10, min_max: true });
+    expect(d.h.v.x).toEqual(range(10).map((i) => i * 10));
+    expect(d.h.v.y).toEqual(range(10).map(() => mean));
+    expect(d.h.v.min).toEqual(range(10).map(() => -HUGE));
+    expect(d.h.v.max).toEqual(range(10).map(() => HUGE));
+    const multi = await r.data('events.multi_task_scalar_metrics_iter_histogram', { tasks: [huge, huge], samples: 10 });
+    expect(multi.metrics.h.v[huge].y).toEqual(range(10).map(() => mean));
+  });
+
+  it('and by timestamp: every bucket a number between its min and max', async () => {
+    const d = await hist({ task: huge, samples: 10, min_max: true, key: 'timestamp' });
+    expect(d.h.v.y.length).toBeGreaterThan(1);
+    d.h.v.y.forEach((y: unknown, i: number) => {
+      expect(typeof y).toBe('number');
+      expect(y).toBeGreaterThanOrEqual(d.h.v.min[i]);
+      expect(y).toBeLessThanOrEqual(d.h.v.max[i]);
+    });
   });
 });
 

@@ -158,6 +158,13 @@ describe('bucketKey', () => {
 });
 
 describe('bucketMeans', () => {
+  it('averages values whose sum overflows a double, and keeps the exact mean of others', () => {
+    const huge = 2 ** 1023;
+    const result = bucketMeans({ x: [0, 1, 2, 3, 10, 11], y: [huge, huge, huge, -huge, 0.1, 0.2] }, 10);
+    expect(result.y).toEqual([huge / 2, (0.1 + 0.2) / 2]);
+    expect(bucketMeans({ x: [0, 1], y: [-Number.MAX_VALUE, -Number.MAX_VALUE] }, 10).y).toEqual([-Number.MAX_VALUE]);
+  });
+
   it('handles unordered and negative x', () => {
     const result = bucketMeans({ x: [4, -3, 3, -7, -3], y: [1, 2, 3, 4, 6] }, 5);
     expect(result).toEqual({ x: [-10, -5, 0], y: [4, 4, 2] });

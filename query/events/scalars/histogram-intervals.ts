@@ -105,9 +105,23 @@ export interface BucketedSeries {
 interface Bucket {
   key: number;
   sum: number;
+  /** The sum of the values times 2^-64, which no count of doubles can overflow: for `mean` when `sum` did. */
+  scaledSum: number;
   count: number;
   min: number;
   max: number;
+}
+
+const SCALE_DOWN = 2 ** -64;
+const SCALE_UP = 2 ** 64;
+
+/**
+ * The mean of a bucket's values: sum / count, in the order they came, as InfluxDB's MEAN computes
+ * it. Values near the largest double add up beyond it (±Infinity, which JSON writes as null) while
+ * their mean is finite: then from the scaled sum, exact but for values below 2^-958 (~1e-288).
+ */
+function mean(bucket: Bucket): number {
+  return Number.isFinite(bucket.sum) ? bucket.sum / bucket.count : (bucket.scaledSum / bucket.count) * SCALE_UP;
 }
 
 /**
@@ -121,7 +135,7 @@ export function bucketMeans(
   options: { withMinMax?: boolean } = {},
 ): BucketedSeries {
   const buckets = ascendingX(points.x) ? bucketsInOrder(points, interval) : bucketsUnordered(points, interval);
-  const result: BucketedSeries = { x: buckets.map((b) => b.key), y: buckets.map((b) => b.sum / b.count) };
+  const result: BucketedSeries = { x: buckets.map((b) => b.key), y: buckets.map(mean) };
   if (options.withMinMax) {
     result.min = buckets.map((b) => b.min);
     result.max = buckets.map((b) => b.max);
@@ -141,7 +155,7 @@ function bucketsInOrder({ x, y }: SeriesPoints, interval: number): Bucket[] {
     const key = bucketKey(x[i]!, interval);
     const value = y[i]!;
     if (current === undefined || current.key !== key) {
-      current = { key, sum: 0, count: 0, min: value, max: value };
+      current = { key, sum: 0, scaledSum: 0, count: 0, min: value, max: value };
       buckets.push(current);
     }
     addTo(current, value);
@@ -156,7 +170,7 @@ function bucketsUnordered({ x, y }: SeriesPoints, interval: number): Bucket[] {
     const value = y[i]!;
     let bucket = byKey.get(key);
     if (bucket === undefined) {
-      bucket = { key, sum: 0, count: 0, min: value, max: value };
+      bucket = { key, sum: 0, scaledSum: 0, count: 0, min: value, max: value };
       byKey.set(key, bucket);
     }
     addTo(bucket, value);
@@ -166,6 +180,7 @@ function bucketsUnordered({ x, y }: SeriesPoints, interval: number): Bucket[] {
 
 function addTo(bucket: Bucket, value: number): void {
   bucket.sum += value;
+  bucket.scaledSum += value * SCALE_DOWN;
   bucket.count++;
   if (value < bucket.min) bucket.min = value;
   if (value > bucket.max) bucket.max = value;

@@ -16,8 +16,13 @@
  * MEAN (plus MIN and MAX with the extension) per distinct interval, bounded
  * by the first and last iteration of its series.
  */
-import { groupedSeriesIntervals, type BucketedSeries, type SeriesStats } from '../scalars/histogram-intervals.js';
-import type { InfluxStore } from '../../../shared/stores/influx-store.js';
+import {
+  bucketMeans,
+  groupedSeriesIntervals,
+  type BucketedSeries,
+  type SeriesStats,
+} from '../scalars/histogram-intervals.js';
+import { InfluxUnencodableAnswer, type InfluxResult, type InfluxStore } from '../../../shared/stores/influx-store.js';
 import { columnIndex, seriesKey, seriesName, seriesOf } from './influx-rows.js';
 import {
   allOf,
@@ -130,9 +135,19 @@ async function bucketedSeries(
     REGULAR_ITER,
   );
   const select = minMax ? 'MEAN("y"), MIN("y"), MAX("y")' : 'MEAN("y")';
-  const results = await influx.query(
-    `SELECT ${select} FROM "scalar" WHERE ${where} GROUP BY time(${interval}ns), "m", "v" fill(none)`,
-  );
+  let results: InfluxResult[];
+  try {
+    results = await influx.query(
+      `SELECT ${select} FROM "scalar" WHERE ${where} GROUP BY time(${interval}ns), "m", "v" fill(none)`,
+    );
+  } catch (error) {
+    if (!(error instanceof InfluxUnencodableAnswer)) throw error;
+    // A bucket's values add up beyond the largest double: InfluxDB's MEAN gives ±Inf, which its
+    // JSON cannot hold. The buckets are computed here from the points (read as for samples 0),
+    // with a mean that does not overflow.
+    const points = await rawSeries(influx, where, false);
+    return points.map((s) => ({ ...s, ...bucketMeans(s, interval, { withMinMax: minMax }) }));
+  }
   return seriesOf(results).map((s) => {
     const out: HistogramSeries = {
       ...seriesName(s),
