@@ -45,8 +45,8 @@ export class InfluxError extends Error {
  */
 export class InfluxUnencodableAnswer extends InfluxError {
   constructor(detail: string) {
+    // Keeps InfluxError's name: store-errors.ts classifies by it (422: not transient).
     super(`InfluxDB could not encode its answer: ${detail}`, 422);
-    this.name = 'InfluxUnencodableAnswer';
   }
 }
 
