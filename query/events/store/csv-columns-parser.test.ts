@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CsvColumnsParser, parseCsvColumns, parseNumericCsv } from './influx-csv.js';
+import { CsvColumnsParser, parseCsvColumns, parseNumericCsv } from './csv-columns-parser.js';
 
 describe('parseNumericCsv', () => {
   it('reads the named columns of an InfluxDB CSV answer', () => {
