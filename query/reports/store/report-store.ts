@@ -183,7 +183,6 @@ export class ReportStore {
   async update(company: string, user: string, now: number, id: string, changes: ReportChanges): Promise<void> {
     const text = (v?: string) => (v === undefined ? ['0', ''] : ['1', v]);
     const json = (v?: unknown) => (v === undefined ? ['0', ''] : ['1', JSON.stringify(v)]);
-    const tags = (v?: readonly string[]) => (v === undefined ? ['0', ''] : ['1', tagsJson(v)]);
     await this.run(
       UPDATE,
       company,
@@ -192,7 +191,7 @@ export class ReportStore {
         String(now),
         user,
         ...text(changes.name),
-        ...tags(changes.tags),
+        ...text(changes.tags && tagsJson(changes.tags)),
         ...text(changes.comment),
         ...text(changes.report),
         ...json(changes.report_assets),
