@@ -16,12 +16,13 @@ import { startLocalStack } from '../../deploy/local-stack/local-stack.js';
 import { passed, printReport, summaryLine, type FuzzReport } from './fuzz-report.js';
 import { runFuzz, type FuzzOptions } from './fuzz-runner.js';
 import { FuzzService } from './fuzz-service.js';
+import { FuzzCompanion } from './fuzz-companion.js';
 import { GRPC_CLASSES } from './grpc-case.js';
 import { HTTP_CLASSES } from './http-case-arbitraries.js';
 
 const USAGE = `npm run fuzz -- [--requests N] [--seed S|random] [--time-limit 15m] [--concurrency 8] [--deadline-ms 30000] [--slow-ms 5000]
   [--drain-deadline 60s] [--readback-deadline 60s] [--max-restarts 5] [--skip class,class] [--replay i,j]
-  [--max-body-bytes 1048576] [--max-line-bytes 65536] [--partitions 8] [--keep]
+  [--max-body-bytes 1048576] [--max-line-bytes 65536] [--partitions 8] [--companion] [--keep]
 classes: ${[...HTTP_CLASSES, ...GRPC_CLASSES].join(', ')}`;
 
 function seconds(text: string): number {
@@ -43,7 +44,7 @@ export function parseArgs(argv: string[]) {
     const arg = argv[i]!;
     if (!arg.startsWith('--')) throw new Error(`unexpected argument ${arg}\n${USAGE}`);
     const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
-    if (name === 'keep' || name === 'help') args.set(name, 'true');
+    if (name === 'keep' || name === 'help' || name === 'companion') args.set(name, 'true');
     else args.set(name, inline ?? argv[++i] ?? '');
   }
   if (args.has('help')) {
@@ -65,6 +66,7 @@ export function parseArgs(argv: string[]) {
     'max-body-bytes',
     'max-line-bytes',
     'partitions',
+    'companion',
     'keep',
   ];
   for (const name of args.keys()) if (!known.includes(name)) throw new Error(`unknown option --${name}\n${USAGE}`);
@@ -93,6 +95,7 @@ export function parseArgs(argv: string[]) {
     maxLineBytes: integer(args.get('max-line-bytes') ?? String(64 * 1024), '--max-line-bytes'),
     partitions: Math.max(1, integer(args.get('partitions') ?? '8', '--partitions')),
     keep: args.has('keep'),
+    companion: args.has('companion'),
   };
 }
 
@@ -111,20 +114,32 @@ async function main(): Promise<number> {
     existing: { natsUrl: process.env.NATS_URL, influxUrl: process.env.INFLUX_URL, redisUrl: process.env.REDIS_URL },
     log: (line) => log(`[stack] ${line}`),
   });
+  const companion = args.companion ? new FuzzCompanion() : undefined;
+  await companion?.start();
+  if (companion) log(`companion mode: ClearML stand-in on ${companion.clearml.url}`);
   const service = new FuzzService(stack, path.join(dataDir, 'service'), {
     maxBodyBytes: args.maxBodyBytes,
     maxLineBytes: args.maxLineBytes,
     partitions: args.partitions,
+    env: companion?.env(args.deadlineMs),
   });
   let report: FuzzReport | undefined;
   try {
     await service.start();
     log(`service on http://127.0.0.1:${service.apiPort} and gRPC ${service.grpcPort} (log: ${service.logFile})`);
-    const options: FuzzOptions = { ...args, maxLingering: 64, wellFormedEvery: 10, progressEveryMs: 5_000, log };
+    const options: FuzzOptions = {
+      ...args,
+      maxLingering: 64,
+      wellFormedEvery: 10,
+      progressEveryMs: 5_000,
+      log,
+      companion,
+    };
     report = await runFuzz(service, stack, options);
     printReport(report, (line) => process.stdout.write(`${line}\n`));
   } finally {
     await service.stop();
+    await companion?.stop();
     await stack.stop();
     if (args.keep) log(`kept ${dataDir}`);
     else rmSync(dataDir, { recursive: true, force: true });

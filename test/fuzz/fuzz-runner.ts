@@ -19,6 +19,7 @@ import { sendWellFormed } from './wellformed-lane.js';
 import { readBack } from './witness-readback.js';
 import { callIdOf, causesByCall } from './service-log.js';
 import { WitnessLedger } from './witness-ledger.js';
+import type { FuzzCompanion } from './fuzz-companion.js';
 
 /** Node's default limit of an HTTP request's line and headers (the service keeps it). */
 
@@ -43,6 +44,8 @@ export interface FuzzOptions {
   wellFormedEvery: number;
   progressEveryMs: number;
   log: (line: string) => void;
+  /** Companion mode: the ClearML stand-in the service was started with (fuzz-companion.ts). */
+  companion?: FuzzCompanion;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -72,6 +75,7 @@ export async function runFuzz(service: FuzzService, stack: StackUrls, options: F
   const started = Date.now();
   const { ops, unhinted, arbitrary } = caseArbitrary(options.skip);
   const world = newWorld(options.seed, service.credentials, service.authSecret);
+  options.companion?.register(world);
   const ledger = new WitnessLedger(world);
   const limits = { maxBodyBytes: service.settings.maxBodyBytes, maxLineBytes: service.settings.maxLineBytes };
   const { partitions } = service.settings;
@@ -92,6 +96,7 @@ export async function runFuzz(service: FuzzService, stack: StackUrls, options: F
       world,
       options.deadlineMs,
       async () => void (await waitForDrain(stack.natsUrl, service.prefix, partitions, 30_000)),
+      options.companion?.token.bind(options.companion),
     )
   ).map((p) => `${p.step}: ${p.answer}`);
 

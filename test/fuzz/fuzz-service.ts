@@ -29,6 +29,8 @@ export interface ServiceSettings {
   maxBodyBytes: number;
   maxLineBytes: number;
   partitions: number;
+  /** More environment for the service (companion mode's ClearML server, fuzz-companion.ts). */
+  env?: Record<string, string>;
 }
 
 export interface CrashRecord {
@@ -102,6 +104,7 @@ export class FuzzService {
       MAX_BODY_BYTES: String(this.settings.maxBodyBytes),
       MAX_LINE_BYTES: String(this.settings.maxLineBytes),
       LOG_LEVEL: 'warn',
+      ...this.settings.env,
     };
   }
 

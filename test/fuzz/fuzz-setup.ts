@@ -108,6 +108,8 @@ export async function setUpWorld(
   world: World,
   deadlineMs: number,
   waitStored: () => Promise<void>,
+  /** The token each company uses instead of its auth.login one (companion mode: ClearML's). */
+  tokenOf?: (c: CompanyWorld) => string,
 ): Promise<SetupProblem[]> {
   const problems: SetupProblem[] = [];
   const keys: CompanyKey[] = ['a', 'b'];
@@ -122,7 +124,7 @@ export async function setUpWorld(
     );
     if (login.status !== 200)
       throw new Error(`auth.login for company ${key} answered ${login.status}: ${login.text.slice(0, 300)}`);
-    c.token = login.json.data.token as string;
+    c.token = tokenOf?.(c) ?? (login.json.data.token as string);
   }
   for (const key of keys) {
     const c = world.companies[key];
