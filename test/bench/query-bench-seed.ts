@@ -2,15 +2,14 @@
  * The benchmark's data: one task with 1M scalar points in 10 series, 200k
  * log lines, 2k plots and 5k debug images, plus single values.
  *
- * The scalars are written straight into InfluxDB as line protocol in the
- * exact layout ingest produces (shared/events/storage-layout.ts), because
- * pushing 1M events through the whole pipeline would only measure ingest;
- * one event per series goes through the real ingest first, so the task is
- * registered and its metric listing and last_metrics exist as in
- * production. Everything else goes through events.add_batch.
+ * Everything goes through events.add_batch and the writers, scalars
+ * iteration by iteration as the SDK reports them, so that InfluxDB's files
+ * and the statistics the writers keep (last_metrics: counts, first and last
+ * iterations, which the reads use) are what production has. Until
+ * 2026-12-01 the scalars were written straight into InfluxDB in ingest's
+ * layout, one series after the other, with one event a series through
+ * ingest: last_metrics then counted 2 events a series.
  */
-import { encodeTagValue, escapeTagValue } from '../../shared/events/storage-layout.js';
-import type { InfluxStore } from '../../shared/stores/influx-store.js';
 
 export const SERIES = [
   ['loss', 'train'],
@@ -38,7 +37,6 @@ export interface SeedPlan {
 
 export type Post = (operation: string, body: unknown, contentType?: string) => Promise<any>;
 
-const tag = (value: string) => escapeTagValue(encodeTagValue(value));
 const CHUNK = 20_000;
 
 async function addBatch(post: Post, events: object[]): Promise<void> {
@@ -54,12 +52,7 @@ async function addBatch(post: Post, events: object[]): Promise<void> {
 
 const seriesValue = (s: number, i: number) => Math.sin(i / 500) * (s + 1) + (i % 97 === 0 ? 5 : 0);
 
-export async function seed(
-  plan: SeedPlan,
-  post: Post,
-  influx: InfluxStore,
-  progress: (line: string) => void,
-): Promise<void> {
+export async function seed(plan: SeedPlan, post: Post, progress: (line: string) => void): Promise<void> {
   const { task, t0 } = plan;
   progress(`seeding task ${task}: registering it and its ${SERIES.length} series through ingest`);
   await addBatch(post, [
@@ -84,56 +77,29 @@ export async function seed(
   ]);
 
   const perSeries = Math.floor(plan.points / SERIES.length);
-  progress(
-    `writing ${perSeries * SERIES.length} scalar points straight into InfluxDB (line protocol, the exact layout of ingest)`,
-  );
+  progress(`sending ${perSeries * SERIES.length} scalar events through events.add_batch, every series each iteration`);
   const started = performance.now();
-  const at = Date.now();
-  const jobs: Array<() => Promise<number>> = [];
-  SERIES.forEach(([metric, variant], s) => {
-    const prefix = `scalar,c=${tag(plan.company)},e=${tag(task)},m=${tag(metric)},n=t,v=${tag(variant)} `;
-    for (let from = 0; from < perSeries; from += 10_000) {
-      jobs.push(async () => {
-        let body = '';
-        for (let i = from; i < Math.min(perSeries, from + 10_000); i++) {
-          const y = seriesValue(s, i);
-          // q: arrival sequences far above the stream's, unique per point.
-          body += `${prefix}y=${y},ts=${t0 + i * 100}i,at=${at}i,w="bench",q=${2 ** 40 + s * 10_000_000 + i}i ${i}\n`;
-        }
-        await influx.write(body);
-        return Math.min(perSeries, from + 10_000) - from;
-      });
-    }
-  });
-  let done = 0;
-  await Promise.all(
-    [0, 1].map(async () => {
-      for (let job = jobs.shift(); job; job = jobs.shift()) {
-        const before = done;
-        const written = await job();
-        done += written;
-        if (Math.floor(done / 200_000) > Math.floor(before / 200_000)) progress(`  ${done} points written`);
-      }
-    }),
-  );
-  progress(`  ${done} points in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  // The newest point of each series again through ingest (the same values: an overwrite), so that
-  // what the writer keeps on the record at write time (the greatest iteration) covers the points.
-  await addBatch(
-    post,
-    SERIES.map(([metric, variant], s) => {
-      const i = perSeries - 1;
-      return {
-        type: 'training_stats_scalar',
-        task,
-        metric,
-        variant,
-        iter: i,
-        value: seriesValue(s, i),
-        timestamp: t0 + i * 100,
-      };
-    }),
-  );
+  // Iteration by iteration, every series each, as the SDK reports them; one chunk of events held at a time.
+  const perChunk = Math.floor(CHUNK / SERIES.length);
+  for (let from = 1; from < perSeries; from += perChunk) {
+    const events: object[] = [];
+    for (let i = from; i < Math.min(perSeries, from + perChunk); i++)
+      SERIES.forEach(([metric, variant], s) =>
+        events.push({
+          type: 'training_stats_scalar',
+          task,
+          metric,
+          variant,
+          iter: i,
+          value: seriesValue(s, i),
+          timestamp: t0 + i * 100,
+        }),
+      );
+    await addBatch(post, events);
+    const sent = Math.min(perSeries, from + perChunk);
+    if (Math.floor(sent / 20_000) > Math.floor(from / 20_000)) progress(`  ${sent * SERIES.length} events sent`);
+  }
+  progress(`  ${perSeries * SERIES.length} events in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
   progress(`sending ${plan.logs} log lines through events.add_batch`);
   await addBatch(

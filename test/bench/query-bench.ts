@@ -272,7 +272,7 @@ async function main(): Promise<void> {
     };
     const influx = new InfluxStore({ url: config.INFLUX_URL, database: config.INFLUX_DB });
     for (const p of [plan, small]) {
-      await seed(p, data, influx, progress);
+      await seed(p, data, progress);
       const expected = p.points + p.singleValues + p.logs + p.plots + p.images;
       progress(`waiting until the writer stored all ${expected} events of ${p.task}`);
       for (let last = -1; ;) {
