@@ -12,8 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { ClearmlStandIn } from '../companion/clearml-stand-in.js';
 import type { CompanyWorld, World } from './fuzz-world.js';
 
-/** A day: no token of the run expires while it runs (a 15-minute default limit). */
-const TOKEN_LIFETIME_SEC = 86_400;
+/** A week: longer than any run, so that no company's token expires during one. */
+const TOKEN_LIFETIME_SEC = 7 * 86_400;
 
 export class FuzzCompanion {
   readonly clearml = new ClearmlStandIn(randomBytes(32).toString('base64url'));
