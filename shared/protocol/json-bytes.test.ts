@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JsonBytesWriter } from './json-bytes.js';
 
@@ -29,5 +30,33 @@ describe('JsonBytesWriter', () => {
       meta: longMeta,
       data: { a: 'é' },
     });
+  });
+
+  it('writes spans as the bytes they cover, in order, whether they follow one another or not', () => {
+    const source = fc.uint8Array({ minLength: 1, maxLength: 64 });
+    const piece = fc.oneof(
+      fc.record({ span: fc.tuple(fc.nat(), fc.nat()), of: fc.nat({ max: 1 }) }),
+      fc.record({ text: fc.string({ maxLength: 4 }) }),
+    );
+    fc.assert(
+      fc.property(fc.tuple(source, source), fc.array(piece, { maxLength: 20 }), (sources, pieces) => {
+        const out = new JsonBytesWriter(2);
+        const expected: Buffer[] = [];
+        for (const p of pieces) {
+          if ('text' in p) {
+            out.text(p.text);
+            expected.push(Buffer.from(p.text));
+            continue;
+          }
+          const bytes = sources[p.of]!;
+          const from = p.span[0] % (bytes.length + 1);
+          const to = from + (p.span[1] % (bytes.length - from + 1));
+          out.span(bytes, from, to);
+          expected.push(Buffer.from(bytes.subarray(from, to)));
+        }
+        expect(out.finish().equals(Buffer.concat(expected))).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

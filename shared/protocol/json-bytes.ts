@@ -12,29 +12,60 @@ export class JsonBytesWriter {
   private buffer: Buffer;
   private start = HEADROOM;
   private end = HEADROOM;
+  /** Bytes of `span` not copied yet. */
+  private spanBytes: Uint8Array | undefined;
+  private spanFrom = 0;
+  private spanTo = 0;
 
   constructor(initialBytes = 16 * 1024) {
     this.buffer = Buffer.allocUnsafe(HEADROOM + initialBytes);
   }
 
   text(text: string): this {
+    this.flushSpan();
     // UTF-8 takes at most 3 bytes per UTF-16 unit; Buffer.write would silently truncate.
     this.reserve(text.length * 3);
     this.end += this.buffer.write(text, this.end);
     return this;
   }
 
-  /** `bytes` from offset `from` on. */
-  bytes(bytes: Uint8Array, from = 0): this {
-    const size = bytes.length - from;
+  /** `bytes` from offset `from` up to offset `to`. */
+  bytes(bytes: Uint8Array, from = 0, to = bytes.length): this {
+    this.flushSpan();
+    const size = to - from;
     this.reserve(size);
-    this.buffer.set(from === 0 ? bytes : bytes.subarray(from), this.end);
+    this.buffer.set(from === 0 && to === bytes.length ? bytes : bytes.subarray(from, to), this.end);
     this.end += size;
     return this;
   }
 
+  /**
+   * `bytes` from offset `from` up to offset `to`, copied together with the next span when that one
+   * follows it in the same array: events written one after another into one buffer
+   * (query/events/store/scalar-csv-rows.ts) are copied in one go, not one copy each.
+   */
+  span(bytes: Uint8Array, from: number, to: number): this {
+    if (bytes === this.spanBytes && from === this.spanTo) {
+      this.spanTo = to;
+      return this;
+    }
+    this.flushSpan();
+    this.spanBytes = bytes;
+    this.spanFrom = from;
+    this.spanTo = to;
+    return this;
+  }
+
+  private flushSpan(): void {
+    const bytes = this.spanBytes;
+    if (bytes === undefined) return;
+    this.spanBytes = undefined;
+    this.bytes(bytes, this.spanFrom, this.spanTo);
+  }
+
   /** Overwrites the byte `back` bytes before the end of what was written. */
   patchByte(back: number, value: number): this {
+    this.flushSpan();
     this.buffer[this.end - back] = value;
     return this;
   }
@@ -49,11 +80,13 @@ export class JsonBytesWriter {
   }
 
   get byteLength(): number {
+    this.flushSpan();
     return this.end - this.start;
   }
 
   /** The bytes written, between `head` and `tail`; the writer must not be used afterwards. */
   finish(head = '', tail = ''): Buffer {
+    this.flushSpan();
     const headBytes = Buffer.byteLength(head);
     if (headBytes > this.start) return Buffer.concat([Buffer.from(head), this.finish('', tail)]);
     this.buffer.write(head, this.start - headBytes);

@@ -3,6 +3,9 @@
 // neither a failed statement for an empty answer nor a cut answer for a whole one.
 import { inject, describe, expect, it } from 'vitest';
 import { InfluxCsvReader } from '../../query/events/store/influx-csv.js';
+import { ScalarCsvParser } from '../../query/events/store/scalar-csv-rows.js';
+import { decodeInfluxRows } from '../../query/events/store/stored-events.js';
+import { eventsAnswer } from '../../query/events/task-events/task-events-answer.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
 import { isTransientStoreError } from '../../shared/stores/store-errors.js';
 import { unique } from '../harness/service-harness.js';
@@ -32,7 +35,7 @@ async function writePoints(influx: InfluxStore, points: number): Promise<void> {
     let body = '';
     for (let i = from; i < Math.min(points, from + 10_000); i++) {
       const variant = i < points - 1_000 ? `var\\,"${i % 10}"` : `värïant 🚀${i % 10}`.replaceAll(' ', '\\ ');
-      body += `scalar,v=${variant} y=${Math.sin(i) * 1e3},q=${i}i ${Math.floor(i / 10)}\n`;
+      body += `scalar,v=${variant} y=${Math.sin(i) * 1e3},q=${i}i,at=${1_718_000_000_000 + i}i,w="w,\\"${i % 3}\\"" ${Math.floor(i / 10)}\n`;
     }
     await influx.write(body);
   }
@@ -77,6 +80,24 @@ describe('InfluxCsvReader', () => {
     });
   });
 
+  it('reads scalar rows as bytes, in several chunks, into the events the JSON answer holds', async () => {
+    await withDatabase(inject('stack').influxUrl, async (database, influx) => {
+      const missing = unique('gone');
+      const failed = reader(missing).parsed('SELECT * FROM "scalar"', new ScalarCsvParser());
+      await expect(failed).rejects.toThrow(`database not found: ${missing}`);
+      expect(isTransientStoreError(await failed.catch((e: unknown) => e))).toBe(false);
+      expect((await reader(database).parsed('SELECT * FROM "scalar"', new ScalarCsvParser())).rows).toEqual([]);
+      await writePoints(influx, 25_000);
+      const statement = 'SELECT * FROM "scalar" ORDER BY time ASC';
+      const { rows } = await reader(database).parsed(statement, new ScalarCsvParser());
+      const [series] = (await influx.query(statement))[0]!.series!;
+      expect(rows).toHaveLength(25_000);
+      const text = (answer: ReturnType<typeof eventsAnswer>) =>
+        typeof answer === 'string' ? answer : answer.finish().toString('utf8');
+      expect(text(eventsAnswer(rows, ']}'))).toBe(text(eventsAnswer(decodeInfluxRows(series!, 'scalar'), ']}')));
+    });
+  });
+
   it('never returns an answer InfluxDB cut: a query past its query-timeout fails as transient, whatever came first', async () => {
     const server = await startPrivateServer('influxdb', { influxQueryTimeout: '100ms' });
     try {
@@ -88,6 +109,12 @@ describe('InfluxCsvReader', () => {
           (e: unknown) => e,
         );
         expect(isTransientStoreError(error), String(error)).toBe(true);
+        const parsed = reader(database, server.url).parsed('SELECT * FROM "scalar"', new ScalarCsvParser());
+        const parseError = await parsed.then(
+          ({ rows }) => new Error(`a cut answer was returned: ${rows.length} of 200000 rows`),
+          (e: unknown) => e,
+        );
+        expect(isTransientStoreError(parseError), String(parseError)).toBe(true);
       });
     } finally {
       await server.stop();

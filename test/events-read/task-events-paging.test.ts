@@ -8,7 +8,38 @@ let r: ServiceFixture;
 const task = unique('te-');
 const many = unique('many-');
 const iterLogs = unique('iterlogs-');
+const hostile = unique('hostile-');
 const T0 = 1_718_000_000_000;
+
+// Names, workers and values that InfluxDB's CSV answer quotes, escapes or writes without an exponent
+// (scalars are read from CSV bytes, query/events/store/scalar-csv-rows.ts).
+const NAMES = [
+  'a,b',
+  'say "hi"',
+  ' leading space',
+  'line\nbreak',
+  'cr\r\nlf',
+  'tab\t',
+  '~tilde',
+  'back\\slash',
+  'é ✓ 😀',
+  '\u2028',
+  'name,tags,time',
+];
+const WORKERS = ['', 'w,"1"', '\nw', ' w', '<unknown>', 'ü'];
+const VALUES = [1e21, 9.99e20, 1e-7, 1e-6, 5e-324, Number.MAX_VALUE, 123456789012345680000, 0.1, -2.5e-9, 42, -1];
+const hostileScalars = NAMES.flatMap((metric, i) =>
+  NAMES.map((variant, j) => ({
+    type: 'training_stats_scalar',
+    task: hostile,
+    metric,
+    variant,
+    worker: WORKERS[(i + j) % WORKERS.length],
+    value: VALUES[(i * NAMES.length + j) % VALUES.length],
+    iter: i === 0 ? 9_007_199_254_740_991 : j,
+    timestamp: T0 + i * 1000 + j,
+  })),
+);
 
 interface Expected {
   id: string;
@@ -81,9 +112,11 @@ beforeAll(async () => {
     scalar(iterLogs, 'm', 'v', 2, 2, { timestamp: T0 + 5 }),
   ]);
   await r.add([scalar(task, 'model-side', 'x', 0, 1, { model_event: true })]);
+  await r.add(hostileScalars);
   await untilCount(r, task, events.length);
   await untilCount(r, many, 10_500, {}, 60_000);
   await untilCount(r, iterLogs, 4);
+  await untilCount(r, hostile, hostileScalars.length);
   await untilCount(r, task, 1, { model_events: true });
 }, 120_000);
 afterAll(async () => r?.stop());
@@ -147,7 +180,7 @@ describe('events.get_task_events order and paging', () => {
     });
     const plots = await r.data('events.get_task_events', { task, event_type: 'plot' });
     expect(plots.events[0]).toMatchObject({ type: 'plot', iter: 0, plot_str: '{"id": "p0"}', plot_len: 12 });
-    // Scalars are written as text from their rows (scalar-event-json.ts): the same stored form, member order included.
+    // Scalars are written as JSON from their CSV rows (scalar-csv-rows.ts): the same stored form, member order included.
     const stored = (
       await r.data('events.get_task_events', {
         task,
@@ -184,6 +217,26 @@ describe('events.get_task_events order and paging', () => {
       ['type', 'task', 'timestamp', 'metric', 'variant', 'worker', 'model_event', '@timestamp', 'iter', 'value'],
       ['type', 'task', 'timestamp', 'metric', 'variant', 'worker', 'model_event', '@timestamp', 'value'],
     ]);
+  });
+
+  it('returns scalars with any names, workers and values as they were sent, page after page', async () => {
+    const read: any[] = [];
+    let scroll: string | undefined;
+    for (let guard = 0; guard < 20 && read.length < hostileScalars.length; guard++) {
+      const d = await r.data('events.get_task_events', {
+        task: hostile,
+        batch_size: 37,
+        ...(scroll ? { scroll_id: scroll } : {}),
+      });
+      read.push(...d.events);
+      scroll = d.scroll_id;
+    }
+    const key = (e: any) => `${e.iter} ${e.timestamp}`;
+    const expected = hostileScalars
+      .map((e) => ({ ...e, model_event: false, '@timestamp': expect.stringMatching(/Z$/) }))
+      .sort((a, b) => a.iter - b.iter || a.timestamp - b.timestamp);
+    expect(read.map(key)).toEqual(expected.map(key));
+    expect(read).toEqual(expected);
   });
 
   it('filters by event type and metrics, and keeps the selection in the cursor', async () => {

@@ -47,6 +47,32 @@ export class InfluxCsvReader {
     signal?: AbortSignal,
     options: CsvParseOptions = {},
   ): Promise<CsvColumns> {
+    const parser = new CsvColumnsParser(numbers, strings, options);
+    const decoder = new TextDecoder();
+    await this.stream(statement, (piece) => parser.push(decoder.decode(piece, { stream: true })), signal);
+    parser.push(decoder.decode());
+    const columns = parser.end();
+    await this.refuseCut(statement, parser.complete, parser.rowCount, signal);
+    return columns;
+  }
+
+  /**
+   * One statement's answer read by `parser` piece by piece as it arrives (for readers that work on
+   * bytes, scalar-csv-rows.ts); like `columns`, a cut answer is never returned.
+   */
+  async parsed<T extends { complete: boolean; rows: readonly unknown[] }>(
+    statement: string,
+    parser: { push(piece: Uint8Array): void; end(): T },
+    signal?: AbortSignal,
+  ): Promise<T> {
+    await this.stream(statement, (piece) => parser.push(piece), signal);
+    const answer = parser.end();
+    await this.refuseCut(statement, answer.complete, answer.rows.length, signal);
+    return answer;
+  }
+
+  /** Sends the statement and the completion statement, and hands each piece of the answer to `read` as it comes. */
+  private async stream(statement: string, read: (piece: Uint8Array) => void, signal?: AbortSignal): Promise<void> {
     // Chunked: InfluxDB writes each 10,000 rows as they are read (a whole answer is held and
     // written at its end), and they are parsed as they come. The raw page of 200k points: api p50
     // 437-441 ms against 590-594 ms whole (docs/performance.md, "Streamed CSV reads").
@@ -59,7 +85,6 @@ export class InfluxCsvReader {
     });
     const headers: Record<string, string> = { ...QUERY_HEADERS, accept: 'application/csv' };
     if (this.auth) headers.authorization = this.auth;
-    const parser = new CsvColumnsParser(numbers, strings, options);
     await this.calls.time('influx', 'query_csv', () =>
       withInfluxTimeout(this.config.INFLUX_TIMEOUT_MS, signal, async (s) => {
         const response = await fetch(`${this.base}/query?${params}`, { headers, signal: s });
@@ -67,22 +92,21 @@ export class InfluxCsvReader {
           const body = await response.text();
           throw new InfluxError(`InfluxDB query failed (${response.status}): ${body.slice(0, 500)}`, response.status);
         }
-        const decoder = new TextDecoder();
-        for await (const chunk of response.body) parser.push(decoder.decode(chunk, { stream: true }));
-        parser.push(decoder.decode());
+        for await (const chunk of response.body) read(chunk);
       }),
     );
-    const columns = parser.end();
-    if (!parser.complete) {
-      // InfluxDB leaves a failed statement's error out of CSV: the JSON answer, which carries it,
-      // tells a failure (database not found, engine closed at shutdown, the query cut) from an
-      // empty database (no measurement for COMPLETION_STATEMENT to show). It throws for a failure;
-      // rows in either answer mean the CSV one was cut, and a cut answer is never returned.
-      const results = await this.json.query(statement, { signal });
-      if (parser.rowCount > 0 || results.some((r) => r.series?.some((series) => series.values.length > 0)))
-        throw new StoreUnavailableError('influx', 'InfluxDB ended an answer before its end (the query was cut)');
-    }
-    return columns;
+  }
+
+  /** Throws for an answer that did not end with the completion statement's, unless it was empty and no failure. */
+  private async refuseCut(statement: string, complete: boolean, rows: number, signal?: AbortSignal): Promise<void> {
+    if (complete) return;
+    // InfluxDB leaves a failed statement's error out of CSV: the JSON answer, which carries it,
+    // tells a failure (database not found, engine closed at shutdown, the query cut) from an
+    // empty database (no measurement for COMPLETION_STATEMENT to show). It throws for a failure;
+    // rows in either answer mean the CSV one was cut, and a cut answer is never returned.
+    const results = await this.json.query(statement, { signal });
+    if (rows > 0 || results.some((r) => r.series?.some((series) => series.values.length > 0)))
+      throw new StoreUnavailableError('influx', 'InfluxDB ended an answer before its end (the query was cut)');
   }
 
   /** The selected number columns of one statement, as arrays in answer order. */

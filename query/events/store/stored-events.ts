@@ -21,10 +21,11 @@ export interface SequencedEvent {
   /** The stored event; for pass-through log entries a lazily parsed view of `json`. */
   event: StoredEvent;
   /**
-   * The event's JSON text (what JSON.stringify(event) writes), when it was written from its row
-   * directly (scalar-event-json.ts): answers made of it skip building and serialising the object.
+   * Writes the event's JSON text (what JSON.stringify(event) writes), after a `,` when
+   * `afterAnother`; present where that text was written from the stored row directly
+   * (scalar-csv-rows.ts): answers made of it skip building and serialising the object.
    */
-  readonly json?: string;
+  writeJson?(out: JsonBytesWriter, afterAnother: boolean): void;
   iter: number | undefined;
   timestamp: number;
   seq: number;

@@ -33,7 +33,8 @@ import { hasIterationLogs, LogSegments } from './log-segments.js';
 import type { ListingEntry } from './metric-listing.js';
 import { decodeInfluxRows, type SequencedEvent } from './stored-events.js';
 import { withPlotBodies } from './plot-bodies.js';
-import { scalarEventRows } from './scalar-event-json.js';
+import type { InfluxCsvReader } from './influx-csv.js';
+import { ScalarCsvParser } from './scalar-csv-rows.js';
 
 export interface TaskEventsSelection {
   ref: EntityRef;
@@ -64,6 +65,8 @@ export interface TaskEventsPageWithLogs extends TaskEventsPage<SequencedEvent> {
 export class TaskEventsReader {
   constructor(
     private readonly influx: InfluxStore,
+    /** Scalars are read as CSV bytes (scalar-csv-rows.ts). */
+    private readonly csv: InfluxCsvReader,
     private readonly logSegments: LogSegments,
     private readonly openLogs: (task: string, direction: TaskEventsOrder) => Promise<MergedLogReader>,
   ) {}
@@ -136,8 +139,8 @@ export class TaskEventsReader {
       this.influx,
       selection.ref.company,
       selection.ref.namespace,
-      // Scalars written as text (scalar-event-json.ts) are no plots: their objects are not built.
-      page.events.filter((e) => e.json === undefined).map((e) => e.event),
+      // Scalars written as bytes (scalar-csv-rows.ts) are no plots: their objects are not built.
+      page.events.filter((e) => e.writeJson === undefined).map((e) => e.event),
     );
     // The page reached the no-iteration group, so it holds all of it: the logs as well, whatever their number.
     return logTail === undefined ? page : { ...page, position: 'end', logTail };
@@ -185,11 +188,9 @@ export class TaskEventsReader {
     condition: string,
     tail = '',
   ): Promise<SequencedEvent[]> {
-    const results = await this.influx.query(
-      `SELECT * FROM "${measurement}" WHERE ${this.where(selection, condition)} ${tail}`.trimEnd(),
-    );
-    const series = seriesOf(results)[0];
-    if (series === undefined) return [];
-    return measurement === 'scalar' ? scalarEventRows(series) : decodeInfluxRows(series, measurement);
+    const statement = `SELECT * FROM "${measurement}" WHERE ${this.where(selection, condition)} ${tail}`.trimEnd();
+    if (measurement === 'scalar') return (await this.csv.parsed(statement, new ScalarCsvParser())).rows;
+    const series = seriesOf(await this.influx.query(statement))[0];
+    return series === undefined ? [] : decodeInfluxRows(series, measurement);
   }
 }

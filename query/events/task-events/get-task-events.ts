@@ -20,6 +20,7 @@ import {
 } from '../common/event-read-fields.js';
 import { namespaceOf, type Namespace } from '../store/entity-access.js';
 import { LogSegments } from '../store/log-segments.js';
+import { InfluxCsvReader } from '../store/influx-csv.js';
 import { readableListings } from '../metrics/readable-listings.js';
 import { MergedLogReader } from '../store/log-stream-reader.js';
 import { taskEventsAnswer } from './task-events-answer.js';
@@ -106,8 +107,12 @@ export function getTaskEventsOperation(deps: QueryDeps) {
       const [listing] = await readableListings(deps, company, cursor.n, [cursor.e], [cursor.e]);
       const batch = Math.min(request.batch_size, TASK_EVENTS_MAX_BATCH);
       const selection = selectionOf(company, cursor);
-      const reader = new TaskEventsReader(deps.influx, new LogSegments(deps.redis, deps.keyPrefix), (task, direction) =>
-        MergedLogReader.open(deps.redis, deps.keyPrefix, task, { direction, chunk: LOG_READ_CHUNK, readAhead: true }),
+      const reader = new TaskEventsReader(
+        deps.influx,
+        new InfluxCsvReader(deps.config, deps.storeCalls),
+        new LogSegments(deps.redis, deps.keyPrefix),
+        (task, direction) =>
+          MergedLogReader.open(deps.redis, deps.keyPrefix, task, { direction, chunk: LOG_READ_CHUNK, readAhead: true }),
       );
       const [page, total] = await Promise.all([
         reader.page(selection, listing, cursor.p, batch),
