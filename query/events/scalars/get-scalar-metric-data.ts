@@ -6,18 +6,19 @@
  * already puts the no-iteration sentinel last; the ties within an
  * iteration (one point per variant) are ordered here.
  */
-import { defineOperation } from '../../../shared/protocol/operation.js';
+import { defineOperation, JsonText } from '../../../shared/protocol/operation.js';
 import { bool, requestSchema, str } from '../../../shared/protocol/request-fields.js';
-import type { InfluxStore } from '../../../shared/stores/influx-store.js';
 import { TAG } from '../../../shared/events/storage-layout.js';
 import type { QueryDeps } from '../../query-deps.js';
 import { decodeCursor, encodeCursor, invalidScrollIdError } from '../common/scroll-cursor.js';
 import { namespaceOf, type Namespace } from '../store/entity-access.js';
-import { seriesOf } from '../store/influx-rows.js';
+import { InfluxCsvReader } from '../store/influx-csv.js';
 import { allOf, entityWhere, NO_ITER, tagEquals, timeCompare, type EntityRef } from '../store/influx-where.js';
 import { readableListings } from '../metrics/readable-listings.js';
-import { decodeInfluxRows, type SequencedEvent } from '../store/stored-events.js';
+import { ScalarCsvParser } from '../store/scalar-csv-rows.js';
+import type { SequencedEvent } from '../store/stored-events.js';
 import { metricDataTotal } from '../store/scalar-metric-data-total.js';
+import { eventsAnswer } from '../task-events/task-events-answer.js';
 
 export const METRIC_DATA_PAGE = 500;
 const PURPOSE = 'events.get_scalar_metric_data';
@@ -91,7 +92,8 @@ export function getScalarMetricDataOperation(deps: QueryDeps) {
       const ref: EntityRef = { company, namespace, id: request.task };
       const where = allOf(entityWhere(ref), tagEquals(TAG.metric, metric));
       const variants = listing!.filter((e) => e.type === 'training_stats_scalar' && e.metric === metric).length;
-      const { events, firstRead } = await nextPage(deps.influx, where, cursor?.p ?? null, Math.max(1, variants));
+      const csv = new InfluxCsvReader(deps.config, deps.storeCalls);
+      const { events, firstRead } = await nextPage(csv, where, cursor?.p ?? null, Math.max(1, variants));
       // The total is counted once, after the first page: its rows size the count (store/scalar-metric-data-total.ts).
       const total = cursor ? cursor.tot : await metricDataTotal(deps.influx, where, firstRead, variants);
       const last = events[events.length - 1];
@@ -102,29 +104,25 @@ export function getScalarMetricDataOperation(deps: QueryDeps) {
         p: last ? positionOf(last) : (cursor?.p ?? null),
         tot: total,
       };
-      return {
-        events: events.map((e) => e.event),
-        returned: events.length,
-        total,
-        scroll_id: request.no_scroll ? null : encodeCursor(deps.signingSecret, company, next, PURPOSE),
-      };
+      const scrollId = request.no_scroll ? null : encodeCursor(deps.signingSecret, company, next, PURPOSE);
+      // The events are written as the JSON bytes their CSV rows became (store/scalar-csv-rows.ts).
+      return new JsonText(
+        eventsAnswer(events, `],"returned":${events.length},"total":${total},"scroll_id":${JSON.stringify(scrollId)}}`),
+      );
     },
   });
 }
 
 /** The page after the position, and the rows its first read returned (newest first) with whether they are all there is after it. */
 async function nextPage(
-  influx: InfluxStore,
+  csv: InfluxCsvReader,
   where: string,
   after: Position | null,
   variants: number,
 ): Promise<{ events: SequencedEvent[]; firstRead: { rows: SequencedEvent[]; complete: boolean } }> {
   const bound = after === null ? undefined : after.i === null ? NO_ITER : timeCompare('<=', after.i);
   const limit = METRIC_DATA_PAGE + 2 * variants;
-  const read = await rows(
-    influx,
-    `SELECT * FROM "scalar" WHERE ${allOf(where, bound)} ORDER BY time DESC LIMIT ${limit}`,
-  );
+  const read = await rows(csv, `SELECT * FROM "scalar" WHERE ${allOf(where, bound)} ORDER BY time DESC LIMIT ${limit}`);
   const firstRead = { rows: read, complete: read.length < limit };
   let events = read;
   if (events.length === limit) {
@@ -139,7 +137,7 @@ async function nextPage(
         : [
             ...complete,
             ...(await rows(
-              influx,
+              csv,
               `SELECT * FROM "scalar" WHERE ${allOf(where, lastIter === undefined ? NO_ITER : timeCompare('=', lastIter))}`,
             )),
           ];
@@ -155,7 +153,6 @@ function pageAfter(events: readonly SequencedEvent[], after: Position | null): S
   return start < 0 ? [] : positioned.slice(start, start + METRIC_DATA_PAGE).map((e) => e.event);
 }
 
-async function rows(influx: InfluxStore, statement: string): Promise<SequencedEvent[]> {
-  const series = seriesOf(await influx.query(statement))[0];
-  return series ? decodeInfluxRows(series, 'scalar') : [];
+async function rows(csv: InfluxCsvReader, statement: string): Promise<SequencedEvent[]> {
+  return (await csv.parsed(statement, new ScalarCsvParser())).rows;
 }
