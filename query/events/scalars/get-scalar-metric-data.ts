@@ -68,6 +68,7 @@ export function compareNewestFirst(a: Position, b: Position): number {
 const positionOf = (e: SequencedEvent): Position => ({ i: e.iter ?? null, ts: e.timestamp, q: e.seq });
 
 export function getScalarMetricDataOperation(deps: QueryDeps) {
+  const csv = new InfluxCsvReader(deps.config, deps.storeCalls);
   return defineOperation({
     name: 'events.get_scalar_metric_data',
     minVersion: '1.0',
@@ -92,7 +93,6 @@ export function getScalarMetricDataOperation(deps: QueryDeps) {
       const ref: EntityRef = { company, namespace, id: request.task };
       const where = allOf(entityWhere(ref), tagEquals(TAG.metric, metric));
       const variants = listing!.filter((e) => e.type === 'training_stats_scalar' && e.metric === metric).length;
-      const csv = new InfluxCsvReader(deps.config, deps.storeCalls);
       const { events, firstRead } = await nextPage(csv, where, cursor?.p ?? null, Math.max(1, variants));
       // The total is counted once, after the first page: its rows size the count (store/scalar-metric-data-total.ts).
       const total = cursor ? cursor.tot : await metricDataTotal(deps.influx, where, firstRead, variants);

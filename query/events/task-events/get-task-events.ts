@@ -72,6 +72,7 @@ function selectionOf(company: string, cursor: TaskEventsCursor): TaskEventsSelec
 }
 
 export function getTaskEventsOperation(deps: QueryDeps) {
+  const csv = new InfluxCsvReader(deps.config, deps.storeCalls);
   return defineOperation({
     name: 'events.get_task_events',
     minVersion: '1.0',
@@ -109,7 +110,7 @@ export function getTaskEventsOperation(deps: QueryDeps) {
       const selection = selectionOf(company, cursor);
       const reader = new TaskEventsReader(
         deps.influx,
-        new InfluxCsvReader(deps.config, deps.storeCalls),
+        csv,
         new LogSegments(deps.redis, deps.keyPrefix),
         (task, direction) =>
           MergedLogReader.open(deps.redis, deps.keyPrefix, task, { direction, chunk: LOG_READ_CHUNK, readAhead: true }),
