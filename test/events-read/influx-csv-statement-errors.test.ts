@@ -2,7 +2,7 @@
 // error in CSV), and a streamed (chunked) one cut by a failure simply ends: a CSV read must take
 // neither a failed statement for an empty answer nor a cut answer for a whole one.
 import { inject, describe, expect, it } from 'vitest';
-import { InfluxCsvReader } from '../../query/events/store/influx-csv.js';
+import { InfluxCsvReader, PAGE_CHUNK_ROWS } from '../../query/events/store/influx-csv.js';
 import { ScalarCsvParser } from '../../query/events/store/scalar-csv-rows.js';
 import { decodeInfluxRows } from '../../query/events/store/stored-events.js';
 import { eventsAnswer } from '../../query/events/task-events/task-events-answer.js';
@@ -89,12 +89,16 @@ describe('InfluxCsvReader', () => {
       expect((await reader(database).parsed('SELECT * FROM "scalar"', new ScalarCsvParser())).rows).toEqual([]);
       await writePoints(influx, 25_000);
       const statement = 'SELECT * FROM "scalar" ORDER BY time ASC';
-      const { rows } = await reader(database).parsed(statement, new ScalarCsvParser());
       const [series] = (await influx.query(statement))[0]!.series!;
-      expect(rows).toHaveLength(25_000);
       const text = (answer: ReturnType<typeof eventsAnswer>) =>
         typeof answer === 'string' ? answer : answer.finish().toString('utf8');
-      expect(text(eventsAnswer(rows, ']}'))).toBe(text(eventsAnswer(decodeInfluxRows(series!, 'scalar'), ']}')));
+      const expected = text(eventsAnswer(decodeInfluxRows(series!, 'scalar'), ']}'));
+      // InfluxDB's default chunks of 10,000 rows, the pages' chunks, and chunks of an odd size.
+      for (const chunkRows of [undefined, PAGE_CHUNK_ROWS, 7]) {
+        const { rows } = await reader(database).parsed(statement, new ScalarCsvParser(), { chunkRows });
+        expect(rows).toHaveLength(25_000);
+        expect(text(eventsAnswer(rows, ']}'))).toBe(expected);
+      }
     });
   });
 

@@ -12,7 +12,7 @@ import { TAG } from '../../../shared/events/storage-layout.js';
 import type { QueryDeps } from '../../query-deps.js';
 import { decodeCursor, encodeCursor, invalidScrollIdError } from '../common/scroll-cursor.js';
 import { namespaceOf, type Namespace } from '../store/entity-access.js';
-import { InfluxCsvReader } from '../store/influx-csv.js';
+import { InfluxCsvReader, PAGE_CHUNK_ROWS } from '../store/influx-csv.js';
 import { allOf, entityWhere, NO_ITER, tagEquals, timeCompare, type EntityRef } from '../store/influx-where.js';
 import { readableListings } from '../metrics/readable-listings.js';
 import { ScalarCsvParser } from '../store/scalar-csv-rows.js';
@@ -122,7 +122,11 @@ async function nextPage(
 ): Promise<{ events: SequencedEvent[]; firstRead: { rows: SequencedEvent[]; complete: boolean } }> {
   const bound = after === null ? undefined : after.i === null ? NO_ITER : timeCompare('<=', after.i);
   const limit = METRIC_DATA_PAGE + 2 * variants;
-  const read = await rows(csv, `SELECT * FROM "scalar" WHERE ${allOf(where, bound)} ORDER BY time DESC LIMIT ${limit}`);
+  const read = await rows(
+    csv,
+    `SELECT * FROM "scalar" WHERE ${allOf(where, bound)} ORDER BY time DESC LIMIT ${limit}`,
+    PAGE_CHUNK_ROWS,
+  );
   const firstRead = { rows: read, complete: read.length < limit };
   let events = read;
   if (events.length === limit) {
@@ -153,6 +157,6 @@ function pageAfter(events: readonly SequencedEvent[], after: Position | null): S
   return start < 0 ? [] : positioned.slice(start, start + METRIC_DATA_PAGE).map((e) => e.event);
 }
 
-async function rows(csv: InfluxCsvReader, statement: string): Promise<SequencedEvent[]> {
-  return (await csv.parsed(statement, new ScalarCsvParser())).rows;
+async function rows(csv: InfluxCsvReader, statement: string, chunkRows?: number): Promise<SequencedEvent[]> {
+  return (await csv.parsed(statement, new ScalarCsvParser(), { chunkRows })).rows;
 }

@@ -33,7 +33,7 @@ import { hasIterationLogs, LogSegments } from './log-segments.js';
 import type { ListingEntry } from './metric-listing.js';
 import { decodeInfluxRows, type SequencedEvent } from './stored-events.js';
 import { withPlotBodies } from './plot-bodies.js';
-import type { InfluxCsvReader } from './influx-csv.js';
+import { PAGE_CHUNK_ROWS, type InfluxCsvReader } from './influx-csv.js';
 import { ScalarCsvParser } from './scalar-csv-rows.js';
 
 export interface TaskEventsSelection {
@@ -178,6 +178,7 @@ export class TaskEventsReader {
       measurement,
       allOf(HAS_ITER, after),
       `ORDER BY time ${asc ? 'ASC' : 'DESC'} LIMIT ${limit}`,
+      PAGE_CHUNK_ROWS,
     );
     return { measurement, events, cut: events.length === limit };
   }
@@ -187,9 +188,11 @@ export class TaskEventsReader {
     measurement: Measurement,
     condition: string,
     tail = '',
+    /** For a bounded read (a LIMIT): scalars then come in small chunks, parsed as InfluxDB reads on (influx-csv.ts). */
+    chunkRows?: number,
   ): Promise<SequencedEvent[]> {
     const statement = `SELECT * FROM "${measurement}" WHERE ${this.where(selection, condition)} ${tail}`.trimEnd();
-    if (measurement === 'scalar') return (await this.csv.parsed(statement, new ScalarCsvParser())).rows;
+    if (measurement === 'scalar') return (await this.csv.parsed(statement, new ScalarCsvParser(), { chunkRows })).rows;
     const series = seriesOf(await this.influx.query(statement))[0];
     return series === undefined ? [] : decodeInfluxRows(series, measurement);
   }
