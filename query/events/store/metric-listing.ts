@@ -18,17 +18,32 @@ export interface ListingEntry {
 }
 
 const SEPARATOR = '\u001f';
+const ONE = 49; // '1'
 
-/** Parses the members of one set; a series listed with both flags counts as regular. */
+/**
+ * Parses the members of one set; a series listed with both flags counts as regular. A member is cut
+ * at its separators by position and its series named by its text up to the flag: with split() and
+ * a key joined again from the parts, a listing of 29 members took 19-32 µs, this way 7-11 µs
+ * (micro-benchmark), in reads whose whole own work is some tens of µs.
+ */
 export function parseListing(members: Iterable<string>): ListingEntry[] {
   const byKey = new Map<string, ListingEntry>();
   for (const member of members) {
-    const parts = member.split(SEPARATOR);
-    if (parts.length !== 4) continue;
-    const [type, metric, variant, flag] = parts as [string, string, string, string];
-    const key = `${type}${SEPARATOR}${metric}${SEPARATOR}${variant}`;
-    const regular = flag === '1' || (byKey.get(key)?.regular ?? false);
-    byKey.set(key, { type, metric, variant, regular });
+    const first = member.indexOf(SEPARATOR);
+    const second = first < 0 ? -1 : member.indexOf(SEPARATOR, first + 1);
+    const third = second < 0 ? -1 : member.indexOf(SEPARATOR, second + 1);
+    if (third < 0 || member.includes(SEPARATOR, third + 1)) continue;
+    const key = member.slice(0, third);
+    const regular = member.length === third + 2 && member.charCodeAt(third + 1) === ONE;
+    const known = byKey.get(key);
+    if (known === undefined)
+      byKey.set(key, {
+        type: member.slice(0, first),
+        metric: member.slice(first + 1, second),
+        variant: member.slice(second + 1, third),
+        regular,
+      });
+    else if (regular && !known.regular) byKey.set(key, { ...known, regular });
   }
   return [...byKey.values()];
 }
