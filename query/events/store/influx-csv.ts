@@ -94,8 +94,8 @@ export class InfluxCsvReader {
     signal?: AbortSignal,
     chunkRows = CHUNK_ROWS,
   ): Promise<void> {
-    // Chunked: InfluxDB writes each 10,000 rows as they are read (a whole answer is held and
-    // written at its end), and they are parsed as they come. The raw page of 200k points: api p50
+    // Chunked: InfluxDB writes each chunk of rows once it has read them (a whole answer is held
+    // and written at its end), and they are parsed as they come. The raw page of 200k points: api p50
     // 437-441 ms against 590-594 ms whole (docs/performance.md, "Streamed CSV reads").
     const params = new URLSearchParams({
       db: this.config.INFLUX_DB,
