@@ -1,6 +1,8 @@
 // InfluxDB's CSV answers leave out a statement's error (InfluxDB 1.6 writes only a request-level
 // error in CSV), and a streamed (chunked) one cut by a failure simply ends: a CSV read must take
 // neither a failed statement for an empty answer nor a cut answer for a whole one.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { inject, describe, expect, it } from 'vitest';
 import { InfluxCsvReader, PAGE_CHUNK_ROWS } from '../../query/events/store/influx-csv.js';
 import { ScalarCsvParser } from '../../query/events/store/scalar-csv-rows.js';
@@ -83,10 +85,10 @@ describe('InfluxCsvReader', () => {
   it('reads scalar rows as bytes, in several chunks, into the events the JSON answer holds', async () => {
     await withDatabase(inject('stack').influxUrl, async (database, influx) => {
       const missing = unique('gone');
-      const failed = reader(missing).parsed('SELECT * FROM "scalar"', new ScalarCsvParser());
+      const failed = reader(missing).parsed('SELECT * FROM "scalar"', () => new ScalarCsvParser());
       await expect(failed).rejects.toThrow(`database not found: ${missing}`);
       expect(isTransientStoreError(await failed.catch((e: unknown) => e))).toBe(false);
-      expect((await reader(database).parsed('SELECT * FROM "scalar"', new ScalarCsvParser())).rows).toEqual([]);
+      expect((await reader(database).parsed('SELECT * FROM "scalar"', () => new ScalarCsvParser())).rows).toEqual([]);
       await writePoints(influx, 25_000);
       const statement = 'SELECT * FROM "scalar" ORDER BY time ASC';
       const [series] = (await influx.query(statement))[0]!.series!;
@@ -95,9 +97,41 @@ describe('InfluxCsvReader', () => {
       const expected = text(eventsAnswer(decodeInfluxRows(series!, 'scalar'), ']}'));
       // InfluxDB's default chunks of 10,000 rows, the pages' chunks, and chunks of an odd size.
       for (const chunkRows of [undefined, PAGE_CHUNK_ROWS, 7]) {
-        const { rows } = await reader(database).parsed(statement, new ScalarCsvParser(), { chunkRows });
+        const { rows } = await reader(database).parsed(statement, () => new ScalarCsvParser(), { chunkRows });
         expect(rows).toHaveLength(25_000);
         expect(text(eventsAnswer(rows, ']}'))).toBe(expected);
+      }
+    });
+  });
+
+  it('reads again, instead of failing, when a database got its first points between the CSV answer and the check', async () => {
+    // A database without any measurement answers CSV with nothing at all (not even the completion
+    // statement's answer). Points written just after (the first ones a writer stores) then made
+    // the JSON check see rows, and the read failed as cut (503). A proxy writes them at that moment.
+    await withDatabase(inject('stack').influxUrl, async (database, influx) => {
+      let csvAnswers = 0;
+      const proxy = createServer((request, response) => {
+        void (async () => {
+          const upstream = await fetch(`${inject('stack').influxUrl}${request.url}`, {
+            headers: { accept: request.headers.accept ?? '*/*' },
+          });
+          const body = Buffer.from(await upstream.arrayBuffer());
+          if (request.headers.accept === 'application/csv' && csvAnswers++ === 0) {
+            expect(body.length).toBe(0);
+            await influx.write('scalar,c=co,e=t1,n=t,m=loss,v=v1 y=0.5,at=1i,ts=1i,q=1i,w="" 3\n');
+          }
+          response.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? '' });
+          response.end(body);
+        })();
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+      try {
+        const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+        const { rows } = await reader(database, url).parsed('SELECT * FROM "scalar"', () => new ScalarCsvParser());
+        expect(rows.map((row) => row.event)).toMatchObject([{ metric: 'loss', variant: 'v1', iter: 3, value: 0.5 }]);
+        expect(csvAnswers).toBe(2);
+      } finally {
+        proxy.close();
       }
     });
   });
@@ -113,7 +147,7 @@ describe('InfluxCsvReader', () => {
           (e: unknown) => e,
         );
         expect(isTransientStoreError(error), String(error)).toBe(true);
-        const parsed = reader(database, server.url).parsed('SELECT * FROM "scalar"', new ScalarCsvParser());
+        const parsed = reader(database, server.url).parsed('SELECT * FROM "scalar"', () => new ScalarCsvParser());
         const parseError = await parsed.then(
           ({ rows }) => new Error(`a cut answer was returned: ${rows.length} of 200000 rows`),
           (e: unknown) => e,

@@ -158,5 +158,5 @@ function pageAfter(events: readonly SequencedEvent[], after: Position | null): S
 }
 
 async function rows(csv: InfluxCsvReader, statement: string, chunkRows?: number): Promise<SequencedEvent[]> {
-  return (await csv.parsed(statement, new ScalarCsvParser(), { chunkRows })).rows;
+  return (await csv.parsed(statement, () => new ScalarCsvParser(), { chunkRows })).rows;
 }

@@ -63,28 +63,32 @@ export class InfluxCsvReader {
     signal?: AbortSignal,
     options: CsvParseOptions = {},
   ): Promise<CsvColumns> {
-    const parser = new CsvColumnsParser(numbers, strings, options);
-    const decoder = new TextDecoder();
-    await this.stream(statement, (piece) => parser.push(decoder.decode(piece, { stream: true })), signal);
-    parser.push(decoder.decode());
-    const columns = parser.end();
-    await this.refuseCut(statement, parser.complete, parser.rowCount, signal);
-    return columns;
+    return this.whole(statement, signal, async () => {
+      const parser = new CsvColumnsParser(numbers, strings, options);
+      const decoder = new TextDecoder();
+      await this.stream(statement, (piece) => parser.push(decoder.decode(piece, { stream: true })), signal);
+      parser.push(decoder.decode());
+      const answer = parser.end();
+      return { answer, complete: parser.complete, rows: parser.rowCount };
+    });
   }
 
   /**
-   * One statement's answer read by `parser` piece by piece as it arrives (for readers that work on
-   * bytes, scalar-csv-rows.ts); like `columns`, a cut answer is never returned.
+   * One statement's answer read by a parser of `newParser` piece by piece as it arrives (for
+   * readers that work on bytes, scalar-csv-rows.ts); like `columns`, a cut answer is never returned
+   * (a second read gets a parser of its own).
    */
   async parsed<T extends { complete: boolean; rows: readonly unknown[] }>(
     statement: string,
-    parser: { push(piece: Uint8Array): void; end(): T },
+    newParser: () => { push(piece: Uint8Array): void; end(): T },
     { signal, chunkRows = CHUNK_ROWS }: CsvReadOptions = {},
   ): Promise<T> {
-    await this.stream(statement, (piece) => parser.push(piece), signal, chunkRows);
-    const answer = parser.end();
-    await this.refuseCut(statement, answer.complete, answer.rows.length, signal);
-    return answer;
+    return this.whole(statement, signal, async () => {
+      const parser = newParser();
+      await this.stream(statement, (piece) => parser.push(piece), signal, chunkRows);
+      const answer = parser.end();
+      return { answer, complete: answer.complete, rows: answer.rows.length };
+    });
   }
 
   /** Sends the statement and the completion statement, and hands each piece of the answer to `read` as it comes. */
@@ -118,16 +122,30 @@ export class InfluxCsvReader {
     );
   }
 
-  /** Throws for an answer that did not end with the completion statement's, unless it was empty and no failure. */
-  private async refuseCut(statement: string, complete: boolean, rows: number, signal?: AbortSignal): Promise<void> {
-    if (complete) return;
-    // InfluxDB leaves a failed statement's error out of CSV: the JSON answer, which carries it,
-    // tells a failure (database not found, engine closed at shutdown, the query cut) from an
-    // empty database (no measurement for COMPLETION_STATEMENT to show). It throws for a failure;
-    // rows in either answer mean the CSV one was cut, and a cut answer is never returned.
-    const results = await this.json.query(statement, { signal });
-    if (rows > 0 || results.some((r) => r.series?.some((series) => series.values.length > 0)))
+  /**
+   * The answer `read` gives, once it ended with the completion statement's, or was empty and no
+   * failure; never a cut one. InfluxDB leaves a failed statement's error out of CSV: the JSON
+   * answer, which carries it, tells a failure (database not found, engine closed at shutdown, the
+   * query cut) from an empty database (no measurement for COMPLETION_STATEMENT to show). It throws
+   * for a failure; rows in either answer mean the CSV one was cut, and a cut answer is never
+   * returned. Except once: a CSV answer without a row, while the JSON one has some, is read again,
+   * because a database without any measurement answers CSV with nothing at all, and its first
+   * points may arrive between the two (a read racing the first write: it answered 503).
+   */
+  private async whole<A>(
+    statement: string,
+    signal: AbortSignal | undefined,
+    read: () => Promise<{ answer: A; complete: boolean; rows: number }>,
+  ): Promise<A> {
+    for (let attempt = 1; ; attempt++) {
+      const { answer, complete, rows } = await read();
+      if (complete) return answer;
+      const results = await this.json.query(statement, { signal });
+      const jsonRows = results.some((r) => r.series?.some((series) => series.values.length > 0));
+      if (rows === 0 && !jsonRows) return answer;
+      if (rows === 0 && attempt === 1) continue;
       throw new StoreUnavailableError('influx', 'InfluxDB ended an answer before its end (the query was cut)');
+    }
   }
 
   /** The selected number columns of one statement, as arrays in answer order. */

@@ -192,7 +192,8 @@ export class TaskEventsReader {
     chunkRows?: number,
   ): Promise<SequencedEvent[]> {
     const statement = `SELECT * FROM "${measurement}" WHERE ${this.where(selection, condition)} ${tail}`.trimEnd();
-    if (measurement === 'scalar') return (await this.csv.parsed(statement, new ScalarCsvParser(), { chunkRows })).rows;
+    if (measurement === 'scalar')
+      return (await this.csv.parsed(statement, () => new ScalarCsvParser(), { chunkRows })).rows;
     const series = seriesOf(await this.influx.query(statement))[0];
     return series === undefined ? [] : decodeInfluxRows(series, measurement);
   }
