@@ -18,24 +18,25 @@ export function cellText(bytes: Buffer, cells: Cells, role: number): string | un
 }
 
 /**
- * The JSON of the cells of some columns, remembered per distinct cells in a direct-mapped table
- * keyed by a hash of their bytes: a series' names repeat over every one of its rows, and a hit
- * costs a hash and a comparison instead of decoding, JSON.stringify and a new buffer.
+ * What is made of the cells of some columns (their JSON, a decoded name), remembered per distinct
+ * cells in a direct-mapped table keyed by a hash of their bytes: a series' names repeat over every
+ * one of its rows, and a hit costs a hash and a comparison instead of decoding, JSON.stringify and
+ * a new buffer or string.
  */
 const PIECE_SLOTS = 256;
 
-export class PieceCache {
+export class PieceCache<T> {
   /** Per slot, the cells' lengths (-1 for a column the answer lacks) and bytes one after the other. */
   private readonly lengths: Array<Int32Array | undefined> = new Array<Int32Array | undefined>(PIECE_SLOTS);
   private readonly keys: Buffer[] = new Array<Buffer>(PIECE_SLOTS);
-  private readonly pieces: Buffer[] = new Array<Buffer>(PIECE_SLOTS);
+  private readonly pieces: T[] = new Array<T>(PIECE_SLOTS);
 
   constructor(
     private readonly roles: readonly number[],
-    private readonly build: (bytes: Buffer, cells: Cells) => string,
+    private readonly build: (bytes: Buffer, cells: Cells) => T,
   ) {}
 
-  of(bytes: Buffer, cells: Cells): Buffer {
+  of(bytes: Buffer, cells: Cells): T {
     const roles = this.roles;
     // FNV-1a over each cell's length and bytes picks the slot.
     let hash = 0x811c9dc5;
@@ -48,7 +49,7 @@ export class PieceCache {
     const slot = (hash ^ (hash >>> 16)) & (PIECE_SLOTS - 1);
     const lengths = this.lengths[slot];
     if (lengths !== undefined && this.matches(bytes, cells, lengths, this.keys[slot]!)) return this.pieces[slot]!;
-    const piece = Buffer.from(this.build(bytes, cells));
+    const piece = this.build(bytes, cells);
     const known = new Int32Array(roles.length);
     const parts: Buffer[] = [];
     roles.forEach((role, r) => {

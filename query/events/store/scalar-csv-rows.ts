@@ -24,15 +24,10 @@ import type { JsonBytesWriter } from '../../../shared/protocol/json-bytes.js';
 import { epochMsToIso } from '../common/iso-time.js';
 import { cellText, PieceCache, type Cells } from './csv-cell-pieces.js';
 import { copiesAsIs, jsonNumber, numberOf } from './csv-number-text.js';
+import { CsvByteRows, OTHER, type CsvRowReader } from './csv-byte-rows.js';
 import type { SequencedEvent, StoredEvent } from './stored-events.js';
 
-const NL = 10;
-const CR = 13;
-const QUOTE = 34;
-const COMMA = 44;
-
 /** What a column is to the event; the other columns (the company tag, unknown ones) are skipped. */
-const OTHER = 0;
 const TIME = 1;
 const AT = 2;
 const ENTITY = 3;
@@ -56,11 +51,6 @@ const ROLE_OF: Record<string, number> = {
   y: VALUE,
 };
 const ROLES = 11;
-
-/** The statement run after the read (influx-csv.ts, COMPLETION_STATEMENT): its header and its row. */
-const COMPLETION_HEADER = Buffer.from('name,tags,name');
-const COMPLETION_ROW = Buffer.from('measurements,');
-const HEADER_START = Buffer.from('name,tags,');
 
 const ascii = (text: string) => Buffer.from(text, 'latin1');
 const HEAD = `,{"type":${JSON.stringify(EVENT_TYPE_OF.scalar)},"task":`;
@@ -103,123 +93,28 @@ export interface ScalarCsvAnswer {
  * parse with the transfer: InfluxDB's ~100 KB answer of a page of 1,000 scalars comes in 10-14
  * pieces over 2-4 ms. Throws on an answer that is not such CSV.
  */
-export class ScalarCsvParser {
+export class ScalarCsvParser implements CsvRowReader {
   private readonly rows: SequencedEvent[] = [];
-  private readonly cells: Cells = new Int32Array(ROLES * 2);
+  private readonly scan = new CsvByteRows(ROLES, this);
   private writer: ScalarJsonWriter | undefined;
-  private roleAt: Int32Array = new Int32Array(0);
-  private header: Buffer | undefined;
-  private state: 'rows' | 'completion' | 'complete' = 'rows';
-  /** The unfinished last line of the pieces so far. */
-  private pending: Buffer | undefined;
 
   push(piece: Uint8Array): void {
-    const bytes = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
-    this.parse(this.pending === undefined ? bytes : Buffer.concat([this.pending, bytes]), false);
+    this.scan.push(piece);
   }
 
   /** The answer has ended. */
   end(): ScalarCsvAnswer {
-    if (this.pending !== undefined) {
-      try {
-        this.parse(this.pending, true);
-      } catch (error) {
-        // An answer cut inside a header or a quoted cell: it is not whole, whatever its last line is.
-        if (this.state === 'complete') throw error;
-        return { rows: this.rows, complete: false };
-      }
-    }
-    return { rows: this.rows, complete: this.state === 'complete' };
+    return { rows: this.rows, complete: this.scan.end() };
   }
 
-  private parse(answer: Buffer, final: boolean): void {
-    this.pending = undefined;
-    const { cells, rows } = this;
-    const n = answer.length;
-    let i = 0;
-    while (i < n) {
-      // A piece may end inside `name,tags,`: whether the line is a header is known with the next.
-      if (!final && n - i < HEADER_START.length && startsWith(HEADER_START, 0, n - i, answer.subarray(i)))
-        return this.keep(answer, i);
-      if (this.state !== 'rows' || answer[i] === NL || answer[i] === CR || startsWith(answer, i, n, HEADER_START)) {
-        let lineEnd = answer.indexOf(NL, i);
-        if (lineEnd < 0) {
-          if (!final) return this.keep(answer, i);
-          lineEnd = n;
-        }
-        this.line(answer, i, lineEnd > i && answer[lineEnd - 1] === CR ? lineEnd - 1 : lineEnd);
-        i = lineEnd + 1;
-        continue;
-      }
-      const writer = this.writer;
-      if (writer === undefined) throw new Error('InfluxDB CSV answer has rows before its header');
-      const roleAt = this.roleAt;
-      cells.fill(-1);
-      // Cell by cell, in one pass over the row's bytes (a native indexOf a cell cost more than the
-      // loop); a quoted cell ends at a quote not followed by another, and may hold newlines.
-      let at = i;
-      let rowEnd = -1;
-      for (let column = 0; ; column++) {
-        let end = at;
-        if (answer[at] === QUOTE) {
-          end++;
-          for (;;) {
-            while (end < n && answer[end] !== QUOTE) end++;
-            if (end >= n) break;
-            end++;
-            if (answer[end] !== QUOTE) break;
-            end++;
-          }
-          if (end >= n && !final) return this.keep(answer, i);
-          if (answer[end - 1] !== QUOTE || end - at < 2)
-            throw new Error(`InfluxDB CSV answer has an unterminated quoted cell in row ${rows.length + 1}`);
-        } else {
-          while (end < n && answer[end] !== COMMA && answer[end] !== NL) end++;
-          if (end >= n && !final) return this.keep(answer, i);
-        }
-        const next = end;
-        if (end > at && answer[end - 1] === CR && (end >= n || answer[end] === NL)) end--;
-        const role = column < roleAt.length ? roleAt[column]! : OTHER;
-        if (role !== OTHER) {
-          cells[role * 2] = at;
-          cells[role * 2 + 1] = end;
-        }
-        if (next < n && answer[next] === COMMA) {
-          at = next + 1;
-          continue;
-        }
-        // A row ends at its newline (a quoted last cell is followed by one), or at the answer's end.
-        rowEnd = next < n ? answer.indexOf(NL, next) : n;
-        if (rowEnd < 0) {
-          if (!final) return this.keep(answer, i);
-          rowEnd = n;
-        }
-        break;
-      }
-      rows.push(writer.row(answer, cells));
-      i = rowEnd + 1;
-    }
+  header(names: readonly string[], pieceBytes: number): Int32Array {
+    const roles = rolesOf(names);
+    this.writer = new ScalarJsonWriter(Math.max(64 * 1024, pieceBytes * 3), roles);
+    return roles;
   }
 
-  /** A line other than a row: a header, the separator between statements, the completion statement's answer. */
-  private line(answer: Buffer, start: number, end: number): void {
-    if (end === start) return;
-    if (this.state === 'completion') {
-      if (startsWith(answer, start, end, COMPLETION_ROW)) this.state = 'complete';
-      return;
-    }
-    if (this.state !== 'rows' || (this.header !== undefined && equals(answer, start, end, this.header))) return;
-    if (equals(answer, start, end, COMPLETION_HEADER)) this.state = 'completion';
-    else if (this.header !== undefined) throw new Error('InfluxDB CSV answer changed its columns');
-    else {
-      this.header = Buffer.from(answer.subarray(start, end));
-      this.roleAt = rolesOf(this.header.toString('latin1'));
-      this.writer = new ScalarJsonWriter(Math.max(64 * 1024, answer.length * 3), this.roleAt);
-    }
-  }
-
-  private keep(answer: Buffer, from: number): void {
-    this.pending = Buffer.from(answer.subarray(from));
+  row(bytes: Buffer, cells: Cells): void {
+    this.rows.push(this.writer!.row(bytes, cells));
   }
 }
 
@@ -230,25 +125,14 @@ export function scalarCsvRows(answer: Uint8Array): ScalarCsvAnswer {
   return parser.end();
 }
 
-function rolesOf(header: string): Int32Array {
-  const names = header.split(',');
-  if (names[2] !== 'time') throw new Error(`InfluxDB CSV answer without time third: ${header}`);
+function rolesOf(names: readonly string[]): Int32Array {
+  if (names[2] !== 'time') throw new Error(`InfluxDB CSV answer without time third: ${names.join(',')}`);
   const roles = new Int32Array(names.length);
   names.forEach((name, column) => {
     if (column >= 2) roles[column] = ROLE_OF[name] ?? OTHER;
   });
   if (!roles.includes(AT)) throw new Error('InfluxDB CSV answer of scalars without `at`');
   return roles;
-}
-
-function startsWith(bytes: Buffer, start: number, end: number, prefix: Buffer): boolean {
-  if (end - start < prefix.length) return false;
-  for (let k = 0; k < prefix.length; k++) if (bytes[start + k] !== prefix[k]) return false;
-  return true;
-}
-
-function equals(bytes: Buffer, start: number, end: number, other: Buffer): boolean {
-  return end - start === other.length && startsWith(bytes, start, end, other);
 }
 
 const tagJson = (bytes: Buffer, cells: Cells, role: number) =>
@@ -259,26 +143,25 @@ class ScalarJsonWriter {
   private out: Buffer;
   private end = 0;
   /** `,{"type":...,"task":...` and, when the answer has the column, `,"timestamp":`. */
-  private readonly heads: PieceCache;
+  private readonly heads: PieceCache<Buffer>;
   /** From `,"metric":` to `,"@timestamp":`. */
-  private readonly series: PieceCache;
+  private readonly series: PieceCache<Buffer>;
   private readonly isoJson = new Map<number, Buffer>();
   private readonly numbers = new Map<string, Buffer>();
 
   constructor(bytes: number, roles: Int32Array) {
     this.out = Buffer.allocUnsafe(bytes);
     const timestampMember = roles.includes(TIMESTAMP) ? ',"timestamp":' : '';
-    this.heads = new PieceCache(
-      [ENTITY],
-      (answer, cells) => `${HEAD}${tagJson(answer, cells, ENTITY)}${timestampMember}`,
+    this.heads = new PieceCache([ENTITY], (answer, cells) =>
+      Buffer.from(`${HEAD}${tagJson(answer, cells, ENTITY)}${timestampMember}`),
     );
     this.series = new PieceCache([METRIC, VARIANT, WORKER, NAMESPACE], (answer, cells) => {
       // An empty worker cell is the empty worker (the module's comment).
       const worker = cellText(answer, cells, WORKER);
-      return (
+      return Buffer.from(
         `,"metric":${tagJson(answer, cells, METRIC)},"variant":${tagJson(answer, cells, VARIANT)}` +
-        `${worker === undefined ? '' : `,"worker":${JSON.stringify(worker)}`}` +
-        `,"model_event":${cellText(answer, cells, NAMESPACE) === 'm'},"@timestamp":`
+          `${worker === undefined ? '' : `,"worker":${JSON.stringify(worker)}`}` +
+          `,"model_event":${cellText(answer, cells, NAMESPACE) === 'm'},"@timestamp":`,
       );
     });
   }
