@@ -7,6 +7,8 @@
  * envelope, so wrapping the answer copies nothing.
  */
 const HEADROOM = 1024;
+/** Spans up to this many bytes are copied by a loop (`bytes`). */
+const SHORT_BYTES = 64;
 
 export class JsonBytesWriter {
   private buffer: Buffer;
@@ -29,12 +31,31 @@ export class JsonBytesWriter {
     return this;
   }
 
+  /**
+   * Text of one-byte characters only (numbers, punctuation), copied character by character: for the
+   * short texts written once per value, a native write costs more than the loop.
+   */
+  ascii(text: string): this {
+    this.flushSpan();
+    this.reserve(text.length);
+    const buffer = this.buffer;
+    let at = this.end;
+    for (let k = 0; k < text.length; k++) buffer[at++] = text.charCodeAt(k);
+    this.end = at;
+    return this;
+  }
+
   /** `bytes` from offset `from` up to offset `to`. */
   bytes(bytes: Uint8Array, from = 0, to = bytes.length): this {
     this.flushSpan();
     const size = to - from;
     this.reserve(size);
-    this.buffer.set(from === 0 && to === bytes.length ? bytes : bytes.subarray(from, to), this.end);
+    if (size <= SHORT_BYTES) {
+      // Byte by byte: a view and a native copy cost more than the loop for a short span.
+      const buffer = this.buffer;
+      let at = this.end;
+      for (let k = from; k < to; k++) buffer[at++] = bytes[k]!;
+    } else this.buffer.set(from === 0 && to === bytes.length ? bytes : bytes.subarray(from, to), this.end);
     this.end += size;
     return this;
   }

@@ -74,12 +74,13 @@ export function mergeSorted(lists: readonly RawPoint[][], batch: number): RawPoi
 export interface RawColumns {
   readonly length: number;
   readonly x: ArrayLike<number>;
+  /** Each row's y, or what stands for it in the page's answer (store/raw-page-csv.ts: a reference to its bytes). */
   readonly y: ArrayLike<number>;
   readonly variant: readonly string[];
   arrival(i: number): { ts: number; seq: number };
 }
 
-/** One variant's points of a page, in page order. */
+/** One variant's points of a page, in page order (y as the page holds it: RawColumns.y). */
 export interface RawSeries {
   variant: string;
   x: number[];

@@ -4,7 +4,7 @@
  * position, the first call's batch size and the total once counted.
  */
 import { apiError } from '../../../shared/errors/error-catalogue.js';
-import { defineOperation } from '../../../shared/protocol/operation.js';
+import { defineOperation, JsonText } from '../../../shared/protocol/operation.js';
 import { bool, int, requestSchema, str } from '../../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../../query-deps.js';
 import { decodeCursor, encodeCursor, invalidScrollIdError } from '../common/scroll-cursor.js';
@@ -14,6 +14,8 @@ import { countSelection, iterPage, timestampPage, type RawSelection } from '../s
 import { seriesOfPage, seriesOfPoints, type RawSeries } from './raw-point-order.js';
 import { namespaceOf, type Namespace } from '../store/entity-access.js';
 import { InfluxCsvReader } from '../store/influx-csv.js';
+import { numberJson } from '../store/csv-number-text.js';
+import { JsonBytesWriter } from '../../../shared/protocol/json-bytes.js';
 import { readableListings } from '../metrics/readable-listings.js';
 
 export const RAW_DEFAULT_BATCH = 10_000;
@@ -104,10 +106,16 @@ export function scalarMetricsIterRawOperation(deps: QueryDeps) {
         filterVariants: cursor.vs !== null,
       };
       const byTimestamp = cursor.k !== 'iter';
-      const [series, total] = await Promise.all([
+      const [{ series, writeYs }, total] = await Promise.all([
         byTimestamp
-          ? timestampPage(csv, selection, cursor.p, batch).then(seriesOfPoints)
-          : iterPage(csv, selection, cursor.p, batch).then(seriesOfPage),
+          ? timestampPage(csv, selection, cursor.p, batch).then((points) => ({
+              series: seriesOfPoints(points),
+              writeYs: writeNumbers,
+            }))
+          : iterPage(csv, selection, cursor.p, batch).then(({ columns, values }) => ({
+              series: seriesOfPage(columns),
+              writeYs: (out: JsonBytesWriter, refs: readonly number[]) => values.write(out, refs),
+            })),
         cursor.tot === null && request.count_total
           ? countSelection(deps.influx, selection, byTimestamp ? 'timestamp' : 'iter')
           : Promise.resolve(cursor.tot),
@@ -118,18 +126,47 @@ export function scalarMetricsIterRawOperation(deps: QueryDeps) {
         null,
       );
       const next: RawCursor = { ...cursor, p: lastX ?? cursor.p, tot: total };
-      return {
-        returned,
-        total,
-        scroll_id: encodeCursor(deps.signingSecret, company, next, PURPOSE),
-        variants: variantsOf(series, cursor.k),
-      };
+      const out = new JsonBytesWriter(returned * 24 + 1024).text(
+        `{"returned":${returned},"total":${JSON.stringify(total)},` +
+          `"scroll_id":${JSON.stringify(encodeCursor(deps.signingSecret, company, next, PURPOSE))},"variants":`,
+      );
+      writeVariants(out, series, cursor.k, writeYs);
+      return new JsonText(out.text('}'));
     },
   });
 }
 
-function variantsOf(series: readonly RawSeries[], key: ScalarKey) {
-  const variants = plainMap<Record<string, number[]>>();
-  for (const s of series) variants[s.variant] = { y: s.y, [key]: s.x };
-  return variants;
+/**
+ * `{variant: {y: [...], <key>: [...]}}`, written as bytes: a page of 200,000 points as objects
+ * and JSON.stringify read and wrote every y again (store/raw-page-csv.ts). Variants in the order an
+ * object holds them, as JSON.stringify of one would write them.
+ */
+function writeVariants(
+  out: JsonBytesWriter,
+  series: readonly RawSeries[],
+  key: ScalarKey,
+  writeYs: (out: JsonBytesWriter, ys: readonly number[]) => void,
+): void {
+  const byVariant = plainMap<RawSeries>();
+  for (const s of series) byVariant[s.variant] = s;
+  const xMember = `],${JSON.stringify(key)}:[`;
+  let first = true;
+  out.text('{');
+  for (const variant of Object.keys(byVariant)) {
+    const { x, y } = byVariant[variant]!;
+    out.text(`${first ? '' : ','}${JSON.stringify(variant)}:{"y":[`);
+    first = false;
+    writeYs(out, y);
+    out.text(xMember);
+    writeNumbers(out, x);
+    out.text(']}');
+  }
+  out.text('}');
+}
+
+function writeNumbers(out: JsonBytesWriter, values: readonly number[]): void {
+  for (let i = 0; i < values.length; i++) {
+    if (i > 0) out.ascii(',');
+    out.ascii(numberJson(values[i]!));
+  }
 }

@@ -15,7 +15,11 @@ const NINE = 57;
 /** A value as JSON.stringify writes it inside an object (numbers of InfluxDB's text that need it). */
 export function jsonNumber(text: string): string {
   if (text === 'true' || text === 'false') return text;
-  const value = Number(text);
+  return numberJson(Number(text));
+}
+
+/** A number as JSON.stringify writes it inside an object. */
+export function numberJson(value: number): string {
   if (Number.isSafeInteger(value)) return safeIntegerText(value);
   return Number.isFinite(value) ? String(value) : 'null';
 }

@@ -78,7 +78,7 @@ export class InfluxCsvReader {
    * readers that work on bytes, scalar-csv-rows.ts); like `columns`, a cut answer is never returned
    * (a second read gets a parser of its own).
    */
-  async parsed<T extends { complete: boolean; rows: readonly unknown[] }>(
+  async parsed<T extends { complete: boolean; rows: { readonly length: number } }>(
     statement: string,
     newParser: () => { push(piece: Uint8Array): void; end(): T },
     { signal, chunkRows = CHUNK_ROWS }: CsvReadOptions = {},

@@ -7,11 +7,12 @@
  * ORDER BY time LIMIT batch + variants` covers the page and the rest of its
  * last iteration (one point per series and iteration); a full answer whose
  * last row is still that iteration is completed by a `time = x` read. Read
- * as CSV like the timestamp pages: JSON.parse of a 200k-row answer was most
- * of what the page cost beyond InfluxDB. The page stays in columns (x, y,
- * variant), grouped by variant for the answer without an object per point;
- * ts and q, which only order the variants whose first points share an x,
- * are read from those rows alone (raw-point-order.ts seriesOfPage).
+ * as CSV bytes (raw-page-csv.ts): JSON.parse of a 200k-row answer was most
+ * of what the page cost beyond InfluxDB, then reading and writing its y
+ * values again. The page stays in columns (x, y as references to their
+ * bytes, variant), grouped by variant for the answer without an object per
+ * point; ts and q, which only order the variants whose first points share
+ * an x, are read from those rows alone (raw-point-order.ts seriesOfPage).
  *
  * key=timestamp/iso_time: x is the `ts` field, which InfluxDB cannot order
  * by. Each variant's points with `ts > p` are read (CSV, one request per
@@ -23,9 +24,10 @@
 import type { InfluxStore } from '../../../shared/stores/influx-store.js';
 import { mapLimited } from '../common/map-limited.js';
 import type { InfluxCsvReader } from './influx-csv.js';
+import { JsonNumberLists, RawPageCsvParser, type RawPageColumns } from './raw-page-csv.js';
 import { seriesOf } from './influx-rows.js';
 import { allOf, entityWhere, HAS_ITER, tagEquals, timeCompare, type EntityRef } from './influx-where.js';
-import { decodeTagValue, TAG } from '../../../shared/events/storage-layout.js';
+import { TAG } from '../../../shared/events/storage-layout.js';
 import {
   byXThenArrival,
   isSorted,
@@ -51,18 +53,23 @@ function selectionWhere(s: RawSelection): string {
   return allOf(entityWhere(s.ref), tagEquals(TAG.metric, s.metric), variants);
 }
 
-/** The page as columns (x ascending, the ties of an x unordered: raw-point-order.ts seriesOfPage orders what they decide). */
+/**
+ * The page as columns (x ascending, the ties of an x unordered: raw-point-order.ts seriesOfPage orders
+ * what they decide); its y are references to `values`, which writes them into the answer.
+ */
 export async function iterPage(
   csv: InfluxCsvReader,
   s: RawSelection,
   after: number | null,
   batch: number,
-): Promise<RawColumns> {
-  if (s.variants.length === 0) return NO_COLUMNS;
+): Promise<{ columns: RawColumns; values: JsonNumberLists }> {
+  const values = new JsonNumberLists();
+  if (s.variants.length === 0) return { columns: NO_COLUMNS, values };
   const where = allOf(selectionWhere(s), HAS_ITER, after === null ? undefined : timeCompare('>', after));
   const limit = batch + s.variants.length;
   let rows = await pointColumns(
     csv,
+    values,
     `SELECT "y", "ts", "q", "v" FROM "scalar" WHERE ${where} ORDER BY time ASC LIMIT ${limit}`,
   );
   if (rows.length === limit) {
@@ -70,45 +77,23 @@ export async function iterPage(
     const lastX = rows.x[rows.length - 1]!;
     const rest = await pointColumns(
       csv,
+      values,
       `SELECT "y", "ts", "q", "v" FROM "scalar" WHERE ${allOf(selectionWhere(s), timeCompare('=', lastX))}`,
     );
     rows = joined(rows, rows.x.indexOf(lastX), rest);
   }
-  return prefix(rows, pageLength(rows.x, batch));
+  return { columns: prefix(rows, pageLength(rows.x, batch)), values };
 }
 
 const NO_COLUMNS: RawColumns = { length: 0, x: [], y: [], variant: [], arrival: () => ({ ts: 0, seq: 0 }) };
 
-interface PointColumns extends RawColumns {
-  readonly x: Float64Array;
-  readonly y: Float64Array;
-}
-
-/** The rows of a statement selecting y, ts, q and v, as columns; ts and q are read only for the rows asked. */
-async function pointColumns(csv: InfluxCsvReader, statement: string): Promise<PointColumns> {
-  const answer = await csv.columns(statement, ['time', 'y'], ['v'], undefined, { rereadable: true });
-  const [x, y] = answer.numbers as [Float64Array, Float64Array];
-  // Tag values repeat over the rows: each distinct one is decoded once.
-  const decoded = new Map<string, string>();
-  const variant = answer.strings[0]!.map((stored) => {
-    let name = decoded.get(stored);
-    if (name === undefined) decoded.set(stored, (name = decodeTagValue(stored)));
-    return name;
-  });
-  return {
-    length: x.length,
-    x,
-    y,
-    variant,
-    arrival(i) {
-      const [ts, seq] = answer.reread(i, ['ts', 'q']);
-      return { ts: ts!, seq: seq! };
-    },
-  };
+/** The rows of a statement selecting y, ts, q and v, their y kept in `values`. */
+async function pointColumns(csv: InfluxCsvReader, values: JsonNumberLists, statement: string): Promise<RawPageColumns> {
+  return (await csv.parsed(statement, () => new RawPageCsvParser(values))).rows;
 }
 
 /** The first `cut` rows of `head`, then every row of `tail`. */
-function joined(head: PointColumns, cut: number, tail: PointColumns): PointColumns {
+function joined(head: RawPageColumns, cut: number, tail: RawPageColumns): RawPageColumns {
   const concat = (a: Float64Array, b: Float64Array) => {
     const out = new Float64Array(cut + b.length);
     out.set(a.subarray(0, cut));
@@ -124,7 +109,7 @@ function joined(head: PointColumns, cut: number, tail: PointColumns): PointColum
   };
 }
 
-function prefix(rows: PointColumns, length: number): PointColumns {
+function prefix(rows: RawPageColumns, length: number): RawPageColumns {
   if (length === rows.length) return rows;
   return {
     length,
