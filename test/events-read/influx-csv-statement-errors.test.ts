@@ -5,9 +5,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inject, describe, expect, it } from 'vitest';
 import { InfluxCsvReader, PAGE_CHUNK_ROWS } from '../../query/events/store/influx-csv.js';
+import { JsonNumberLists, RawPageCsvParser } from '../../query/events/store/raw-page-csv.js';
 import { ScalarCsvParser } from '../../query/events/store/scalar-csv-rows.js';
 import { decodeInfluxRows } from '../../query/events/store/stored-events.js';
 import { eventsAnswer } from '../../query/events/task-events/task-events-answer.js';
+import { decodeTagValue } from '../../shared/events/storage-layout.js';
+import { JsonBytesWriter } from '../../shared/protocol/json-bytes.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
 import { isTransientStoreError } from '../../shared/stores/store-errors.js';
 import { unique } from '../harness/service-harness.js';
@@ -68,7 +71,7 @@ describe('InfluxCsvReader', () => {
     await withDatabase(inject('stack').influxUrl, async (database, influx) => {
       await writePoints(influx, 25_000);
       const statement = 'SELECT "y", "q", "v" FROM "scalar" ORDER BY time ASC';
-      const csv = await reader(database).columns(statement, ['time', 'y', 'q'], ['v'], undefined, { rereadable: true });
+      const csv = await reader(database).columns(statement, ['time', 'y', 'q'], ['v']);
       const [series] = (await influx.query(statement))[0]!.series!;
       const rows = series!.values;
       expect(rows).toHaveLength(25_000);
@@ -78,7 +81,6 @@ describe('InfluxCsvReader', () => {
       expect([...csv.numbers[1]!]).toEqual(rows.map((row) => row[at('y')]));
       expect([...csv.numbers[2]!]).toEqual(rows.map((row) => row[at('q')]));
       expect(csv.strings[0]).toEqual(rows.map((row) => row[at('v')]));
-      expect(csv.reread(24_999, ['q'])).toEqual([rows[24_999]![at('q')]]);
     });
   });
 
@@ -100,6 +102,28 @@ describe('InfluxCsvReader', () => {
         const { rows } = await reader(database).parsed(statement, () => new ScalarCsvParser(), { chunkRows });
         expect(rows).toHaveLength(25_000);
         expect(text(eventsAnswer(rows, ']}'))).toBe(expected);
+      }
+    });
+  });
+
+  it('reads a raw page as bytes, in several chunks, into what the JSON answer holds', async () => {
+    await withDatabase(inject('stack').influxUrl, async (database, influx) => {
+      await writePoints(influx, 25_000);
+      // The raw page's columns (scalar-raw-pages.ts); these points' `at` stands in for `ts`.
+      const statement = 'SELECT "y", "at" AS "ts", "q", "v" FROM "scalar" ORDER BY time ASC';
+      const [series] = (await influx.query(statement))[0]!.series!;
+      const at = (name: string) => series!.columns.indexOf(name);
+      const rows = series!.values;
+      for (const chunkRows of [undefined, PAGE_CHUNK_ROWS, 7]) {
+        const values = new JsonNumberLists();
+        const page = (await reader(database).parsed(statement, () => new RawPageCsvParser(values), { chunkRows })).rows;
+        expect(page.length).toBe(25_000);
+        expect([...page.x]).toEqual(rows.map((row) => row[at('time')]));
+        expect(page.variant).toEqual(rows.map((row) => decodeTagValue(row[at('v')] as string)));
+        expect(page.arrival(24_999)).toEqual({ ts: rows[24_999]![at('ts')], seq: rows[24_999]![at('q')] });
+        const out = new JsonBytesWriter();
+        values.write(out, [...page.y]);
+        expect(out.finish().toString()).toBe(rows.map((row) => JSON.stringify(row[at('y')])).join(','));
       }
     });
   });

@@ -73,14 +73,6 @@ describe('parseCsvColumns', () => {
     expect(parseCsvColumns(text, [], ['v']).strings).toEqual([values]);
   });
 
-  it('reads more number columns of one row again when asked to keep rows', () => {
-    const rereadable = parseCsvColumns(answer, ['time'], ['v'], { rereadable: true });
-    expect(rereadable.reread(1, ['ts', 'q'])).toEqual([6, 8]);
-    expect(rereadable.reread(3, ['y'])).toEqual([3]);
-    expect(() => rereadable.reread(4, ['y'])).toThrow(RangeError);
-    expect(parseCsvColumns(answer, ['time'], ['v']).reread(0, ['ts'])).toEqual([]);
-  });
-
   it('fails on an unterminated quoted cell instead of reading past it', () => {
     expect(() => parseCsvColumns('name,tags,time,v\nscalar,,1,"open\n', ['time'], ['v'])).toThrow(/unterminated/);
   });
@@ -126,7 +118,7 @@ describe('CsvColumnsParser', () => {
         fc.array(fc.nat(), { maxLength: 40 }),
         (rows, complete, cuts) => {
           const text = streamedAnswer(rows, complete);
-          const parser = new CsvColumnsParser(['time', 'y', 'q'], ['v'], { rereadable: true });
+          const parser = new CsvColumnsParser(['time', 'y', 'q'], ['v']);
           for (const piece of pieces(text, cuts)) parser.push(piece);
           const columns = parser.end();
           expect(parser.complete).toBe(complete);
@@ -137,7 +129,6 @@ describe('CsvColumnsParser', () => {
             rows.map((r) => r.q),
           ]);
           expect(columns.strings).toEqual([rows.map((r) => r.v)]);
-          if (rows.length > 0) expect(columns.reread(rows.length - 1, ['q'])).toEqual([rows.at(-1)!.q]);
         },
       ),
       { numRuns: 3_000 },

@@ -11,16 +11,6 @@
 export interface CsvColumns {
   numbers: Float64Array[];
   strings: string[][];
-  /**
-   * The named number columns of one row, read again from the answer: for a column that only a few
-   * rows need (parsing a number column costs ~15% of a parse); an empty list without `rereadable`.
-   */
-  reread(row: number, numbers: readonly string[]): number[];
-}
-
-export interface CsvParseOptions {
-  /** Keep where each row starts, so that `reread` can read more of a row later. */
-  rereadable?: boolean;
 }
 
 /** Parses InfluxDB's CSV answer into the named number columns; exported for its unit test. */
@@ -34,16 +24,9 @@ export function parseNumericCsv(text: string, columns: readonly string[]): Float
  */
 const INTERN_SLOTS = 64;
 
-const NOT_REREADABLE = () => [];
-
 /** Parses a whole CSV answer into the named number and string columns; exported for its unit test. */
-export function parseCsvColumns(
-  text: string,
-  numbers: readonly string[],
-  strings: readonly string[] = [],
-  options: CsvParseOptions = {},
-): CsvColumns {
-  const parser = new CsvColumnsParser(numbers, strings, options);
+export function parseCsvColumns(text: string, numbers: readonly string[], strings: readonly string[] = []): CsvColumns {
+  const parser = new CsvColumnsParser(numbers, strings);
   parser.push(text);
   return parser.end();
 }
@@ -75,15 +58,11 @@ export class CsvColumnsParser {
   private numberOut: Float64Array[];
   private readonly stringOut: string[][];
   private readonly interned: Array<Array<string | undefined>>;
-  /** Rereadable answers: the pieces, and per row its piece, start and end. */
-  private readonly pieces: string[] = [];
-  private places = new Int32Array(0);
   private state: 'rows' | 'completion' | 'complete' = 'rows';
 
   constructor(
     private readonly numbers: readonly string[],
     private readonly strings: readonly string[] = [],
-    private readonly options: CsvParseOptions = {},
   ) {
     this.numberOut = numbers.map(() => new Float64Array(0));
     this.stringOut = strings.map(() => []);
@@ -109,20 +88,9 @@ export class CsvColumnsParser {
     this.parse(this.pending, true);
     this.pending = '';
     const rows = this.rows;
-    const header = this.header;
-    const pieces = this.pieces;
-    const places = this.places;
     return {
       numbers: this.numberOut.map((column) => (column.length === rows ? column : column.subarray(0, rows))),
       strings: this.stringOut.map((column) => (column.length === rows ? column : column.slice(0, rows))),
-      reread:
-        !this.options.rereadable || header === undefined
-          ? NOT_REREADABLE
-          : (at, names) => {
-              if (at < 0 || at >= rows) throw new RangeError(`no row ${at} in a CSV answer of ${rows} rows`);
-              const line = pieces[places[at * 3]!]!.slice(places[at * 3 + 1]!, places[at * 3 + 2]!);
-              return parseCsvColumns(`${header}\n${line}`, names).numbers.map((column) => column[0]!);
-            },
     };
   }
 
@@ -146,19 +114,14 @@ export class CsvColumnsParser {
   /** Room for `more` rows beyond those read. */
   private reserve(more: number): void {
     const needed = this.rows + more;
-    const capacity = this.numberOut[0]?.length ?? this.places.length / 3;
-    if (needed <= capacity && (!this.options.rereadable || needed * 3 <= this.places.length)) return;
+    const capacity = this.numberOut[0]?.length ?? 0;
+    if (needed <= capacity) return;
     const grown = Math.max(needed, capacity * 2, 1024);
     this.numberOut = this.numberOut.map((column) => {
       const wider = new Float64Array(grown);
       wider.set(column.subarray(0, this.rows));
       return wider;
     });
-    if (this.options.rereadable) {
-      const wider = new Int32Array(grown * 3);
-      wider.set(this.places.subarray(0, this.rows * 3));
-      this.places = wider;
-    }
   }
 
   /**
@@ -189,9 +152,6 @@ export class CsvColumnsParser {
     const wanted = this.wanted;
     const numberOut = this.numberOut;
     const stringOut = this.stringOut;
-    const places = this.places;
-    const rereadable = this.options.rereadable === true;
-    const piece = this.pieces.length;
     let row = this.rows;
     while (i < n) {
       let rowEnd = text.indexOf('\n', i);
@@ -265,15 +225,9 @@ export class CsvColumnsParser {
         i = rowStart;
         break;
       }
-      if (rereadable) {
-        places[row * 3] = piece;
-        places[row * 3 + 1] = rowStart;
-        places[row * 3 + 2] = rowEnd;
-      }
       row++;
       if (row > this.rows + lines) throw new Error('InfluxDB CSV answer: more rows than lines');
     }
-    if (rereadable && row > this.rows) this.pieces.push(text);
     this.rows = row;
     this.keep(text, i);
   }

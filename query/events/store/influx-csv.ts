@@ -16,7 +16,7 @@ import {
 } from '../../../shared/stores/influx-store.js';
 import { UNTIMED, type StoreCalls } from '../../../shared/stores/store-calls.js';
 import { StoreUnavailableError } from '../../../shared/stores/store-errors.js';
-import { COMPLETION_STATEMENT, CsvColumnsParser, type CsvColumns, type CsvParseOptions } from './csv-columns-parser.js';
+import { COMPLETION_STATEMENT, CsvColumnsParser, type CsvColumns } from './csv-columns-parser.js';
 
 /** Rows per chunk of a streamed answer (InfluxDB's default). */
 const CHUNK_ROWS = 10_000;
@@ -61,10 +61,9 @@ export class InfluxCsvReader {
     numbers: readonly string[],
     strings: readonly string[] = [],
     signal?: AbortSignal,
-    options: CsvParseOptions = {},
   ): Promise<CsvColumns> {
     return this.whole(statement, signal, async () => {
-      const parser = new CsvColumnsParser(numbers, strings, options);
+      const parser = new CsvColumnsParser(numbers, strings);
       const decoder = new TextDecoder();
       await this.stream(statement, (piece) => parser.push(decoder.decode(piece, { stream: true })), signal);
       parser.push(decoder.decode());
