@@ -70,7 +70,8 @@ export class JsonNumberLists {
     let list = this.lists.get(name);
     if (list === undefined) {
       this.lists.set(name, (list = this.texts.length));
-      this.texts.push(Buffer.allocUnsafe(4096));
+      // Small at first: a metric may have thousands of variants, each with a few points on the page.
+      this.texts.push(Buffer.allocUnsafe(64));
       this.ends.push(0);
     }
     return list;
