@@ -74,7 +74,7 @@ export function mergeSorted(lists: readonly RawPoint[][], batch: number): RawPoi
 export interface RawColumns {
   readonly length: number;
   readonly x: ArrayLike<number>;
-  /** Each row's y, or what stands for it in the page's answer (store/raw-page-csv.ts: a reference to its bytes). */
+  /** Each row's y, or what stands for it in the page's answer (store/raw-page-csv.ts: a reference to its JSON text). */
   readonly y: ArrayLike<number>;
   readonly variant: readonly string[];
   arrival(i: number): { ts: number; seq: number };

@@ -9,8 +9,8 @@
  * last row is still that iteration is completed by a `time = x` read. Read
  * as CSV bytes (raw-page-csv.ts): JSON.parse of a 200k-row answer was most
  * of what the page cost beyond InfluxDB, then reading and writing its y
- * values again. The page stays in columns (x, y as references to their
- * bytes, variant), grouped by variant for the answer without an object per
+ * values again. The page stays in columns (x, y as references to its JSON
+ * text, variant), grouped by variant for the answer without an object per
  * point; ts and q, which only order the variants whose first points share
  * an x, are read from those rows alone (raw-point-order.ts seriesOfPage).
  *
