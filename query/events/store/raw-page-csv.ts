@@ -133,9 +133,10 @@ export class JsonNumberLists {
 const COMMA = 44;
 const NULL = Buffer.from('null');
 
-function grown(places: Int32Array): Int32Array {
-  const wider = new Int32Array(places.length * 2);
-  wider.set(places);
+/** A typed array twice as long, holding `from` at its start. */
+function grown<A extends Int32Array | Float64Array>(from: A): A {
+  const wider = new (from.constructor as new (length: number) => A)(from.length * 2);
+  wider.set(from);
   return wider;
 }
 
@@ -161,8 +162,7 @@ export class RawPageCsvParser implements CsvRowReader {
   private length = 0;
   private x = new Float64Array(1024);
   private y = new Float64Array(1024);
-  /** Per row, references of its ts and q cells in `arrivals`. */
-  private arrivalRefs = new Int32Array(2 * 1024);
+  /** Each row's ts and q cells, in row order: row r's are references 2r and 2r + 1. */
   private readonly arrivals = new CsvNumberCells();
   private readonly variant: string[] = [];
   private readonly variants: PieceCache<{ name: string; list: number }>;
@@ -180,7 +180,7 @@ export class RawPageCsvParser implements CsvRowReader {
 
   end(): RawPageCsv {
     const complete = this.scan.end();
-    const { length, arrivals, arrivalRefs } = this;
+    const { length, arrivals } = this;
     return {
       complete,
       rows: {
@@ -190,10 +190,7 @@ export class RawPageCsvParser implements CsvRowReader {
         variant: this.variant,
         arrival(row) {
           if (row < 0 || row >= length) throw new RangeError(`no row ${row} in a page of ${length} rows`);
-          return {
-            ts: arrivals.value(arrivalRefs[row * 2]!) ?? 0,
-            seq: arrivals.value(arrivalRefs[row * 2 + 1]!) ?? 0,
-          };
+          return { ts: arrivals.value(row * 2) ?? 0, seq: arrivals.value(row * 2 + 1) ?? 0 };
         },
       },
     };
@@ -212,25 +209,15 @@ export class RawPageCsvParser implements CsvRowReader {
 
   row(bytes: Buffer, cells: Cells): void {
     const row = this.length++;
-    if (row === this.x.length) this.grow();
+    if (row === this.x.length) {
+      this.x = grown(this.x);
+      this.y = grown(this.y);
+    }
     const variant = this.variants.of(bytes, cells);
     this.variant.push(variant.name);
     this.x[row] = numberOf(bytes, cells[TIME * 2]!, cells[TIME * 2 + 1]!) ?? 0;
     this.y[row] = this.values.add(variant.list, bytes, cells[VALUE * 2]!, cells[VALUE * 2 + 1]!);
-    this.arrivalRefs[row * 2] = this.arrivals.add(bytes, cells[TIMESTAMP * 2]!, cells[TIMESTAMP * 2 + 1]!);
-    this.arrivalRefs[row * 2 + 1] = this.arrivals.add(bytes, cells[SEQ * 2]!, cells[SEQ * 2 + 1]!);
-  }
-
-  private grow(): void {
-    const wider = (from: Float64Array) => {
-      const to = new Float64Array(from.length * 2);
-      to.set(from);
-      return to;
-    };
-    this.x = wider(this.x);
-    this.y = wider(this.y);
-    const refs = new Int32Array(this.arrivalRefs.length * 2);
-    refs.set(this.arrivalRefs);
-    this.arrivalRefs = refs;
+    this.arrivals.add(bytes, cells[TIMESTAMP * 2]!, cells[TIMESTAMP * 2 + 1]!);
+    this.arrivals.add(bytes, cells[SEQ * 2]!, cells[SEQ * 2 + 1]!);
   }
 }
