@@ -15,9 +15,12 @@ import type { ProjectNamesSource } from '../shared/companion/clearml-project-nam
 import type { EntityFactsSource } from '../shared/entities/entity-facts.js';
 import { CompanionEntityAccess } from './events/store/companion-entity-access.js';
 import { EntityAccess } from './events/store/entity-access.js';
+import { ListingCache } from './events/store/listing-cache.js';
+import { MetricListings } from './events/store/metric-listing.js';
 
 export class QueryDeps {
   private entityAccess?: EntityAccess;
+  private metricListings?: MetricListings;
 
   constructor(
     readonly config: Readonly<Config>,
@@ -67,5 +70,15 @@ export class QueryDeps {
         : new EntityAccess(this.redis, this.config.REDIS_KEY_PREFIX);
     }
     return this.entityAccess;
+  }
+
+  /** The metric listings, with what this process keeps of them (LISTING_CACHE_BYTES): one per process. */
+  get listings(): MetricListings {
+    this.metricListings ??= new MetricListings(
+      () => this.redis,
+      this.config.REDIS_KEY_PREFIX,
+      new ListingCache(this.config.LISTING_CACHE_BYTES),
+    );
+    return this.metricListings;
   }
 }

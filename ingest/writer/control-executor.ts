@@ -14,6 +14,7 @@ import {
   PLOT_BODY_MEASUREMENT,
   FIELD,
   LAST_SCALAR_AT_FIELD,
+  LISTING_VERSION_FIELD,
   MAX_ITER_FIELD,
 } from '../../shared/events/storage-layout.js';
 import { anchorMeasurements } from './measurement-anchors.js';
@@ -78,13 +79,17 @@ export class ControlExecutor {
       for (const key of segments) deleted += await this.redis.xLen(key);
       await this.redis.del([...segments, this.keys.logSegmentCount(entity)]);
     }
-    await this.redis.del([
-      this.keys.metricListing(company, namespace, entity),
-      this.keys.imageIndex(company, namespace, entity),
-      this.keys.imageIndexUrls(company, namespace, entity),
-    ]);
-    // No events left: the next summary starts the kept figures afresh (its entity has no listing).
-    await this.redis.hDel(this.keys.entity(company, namespace, entity), [LAST_SCALAR_AT_FIELD, MAX_ITER_FIELD]);
+    // No events left: the next summary starts the kept figures afresh (its entity has no listing). One
+    // MULTI (all in the company's slot): a reader never sees the listing gone while its version stays.
+    await this.redis
+      .multi()
+      .del([
+        this.keys.metricListing(company, namespace, entity),
+        this.keys.imageIndex(company, namespace, entity),
+        this.keys.imageIndexUrls(company, namespace, entity),
+      ])
+      .hDel(this.keys.entity(company, namespace, entity), [LAST_SCALAR_AT_FIELD, MAX_ITER_FIELD, LISTING_VERSION_FIELD])
+      .exec();
     return deleted;
   }
 

@@ -21,7 +21,7 @@
  * finite, else the weighted mean of the two means, which lies between them.
  */
 import { LOG_REPORT_CHANGE_LUA, reportChangeLogKeys } from '../../shared/entities/report-change-log.js';
-import { LAST_SCALAR_AT_FIELD, MAX_ITER_FIELD } from '../../shared/events/storage-layout.js';
+import { LAST_SCALAR_AT_FIELD, LISTING_VERSION_FIELD, MAX_ITER_FIELD } from '../../shared/events/storage-layout.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
 import type { EntitySummary } from '../../shared/events/wire-format.js';
 import type { RedisClient } from '../../shared/stores/redis-store.js';
@@ -53,7 +53,7 @@ local seq, chunk, firstSeq = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV
 -- Refuse before writing anything: a script stopped halfway keeps what it wrote, and a chunk
 -- dead-lettered with part of it applied would count that part twice when replayed.
 local expected = {{1, 'hash', 'entity record'}, {2, 'hash', 'last_metrics'}, {3, 'set', 'metric listing'},
-  {7, 'hash', 'image index'}, {8, 'hash', 'image index URLs'}}
+  {7, 'hash', 'image index'}, {8, 'hash', 'image index URLs'}, {9, 'string', 'listing version counter'}}
 for _, e in ipairs(expected) do
   local t = redis.call('TYPE', KEYS[e[1]]).ok
   if t ~= 'none' and t ~= e[2] then
@@ -239,7 +239,11 @@ for m = 1, members do
   local payload = ARGV[${HEAD} + m]
   if m == 1 or payload ~= '[]' then applyImageUses(KEYS[7], KEYS[8], listingWasEmpty, payload) end
 end
-if listed > 0 then redis.call('SADD', KEYS[3], unpack(ARGV, listing, listing + listed - 1)) end
+-- A new member gives the listing a new version: readers holding the listing of an older one read it again.
+if listed > 0 and redis.call('SADD', KEYS[3], unpack(ARGV, listing, listing + listed - 1)) > 0 then
+  record[#record + 1] = '${LISTING_VERSION_FIELD}'
+  record[#record + 1] = redis.call('INCR', KEYS[9])
+end
 record[#record + 1] = 'summary_seq'
 record[#record + 1] = ARGV[1]
 record[#record + 1] = 'summary_chunk'
@@ -309,6 +313,7 @@ export class SummaryApplier {
       log.reportChangesFloor(c),
       this.keys.imageIndex(c, n, e),
       this.keys.imageIndexUrls(c, n, e),
+      this.keys.listingVersions(c),
     ];
     const reply = Number(await APPLY.run(this.client, keys, args));
     return reply === 1 ? 'applied' : reply === 0 ? 'skipped' : 'partly applied before';

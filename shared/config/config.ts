@@ -293,6 +293,12 @@ export const configSchema = z
     PLOT_COMPRESSION_THRESHOLD: nonNegativeInt()
       .default(100_000)
       .meta({ description: 'plot_str length from which plots are stored compressed (0: never)' }),
+    LISTING_CACHE_BYTES: nonNegativeInt('bytes')
+      .default(16 * 1024 * 1024)
+      .meta({
+        description:
+          'Metric listings a query process keeps between reads, in bytes (0: none); one is reused while its version in Redis stays the same',
+      }),
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
         error: 'expected one of fatal, error, warn, info, debug, trace, silent',

@@ -184,3 +184,16 @@ export const LAST_SCALAR_AT_FIELD = 'last_scalar_at';
  * summary from an ingest that did not send it arrived.
  */
 export const MAX_ITER_FIELD = 'max_iter';
+
+/**
+ * Field of the entity hash that names the state of its metric listing:
+ * the writer sets it, in the script that adds members, to a new value of
+ * its company's counter (redis-keys `listingVersions`) whenever a member is
+ * added, and removes it with the listing when the entity's events are
+ * deleted. Values are never reused within a company, so a reader that
+ * holds a listing read together with this field (one MULTI) may answer
+ * from it while the field still reads the same (query/events/store/
+ * listing-cache.ts). Absent: no listing, or one written before the field
+ * was kept; readers then read the listing.
+ */
+export const LISTING_VERSION_FIELD = 'listing_version';

@@ -56,6 +56,8 @@ export function redisKeys(prefix: string) {
     lastMetrics: (companyId: string, namespace: Namespace, id: string) => `${entity(companyId, namespace, id)}:lm`,
     /** Set: metric listing of an entity, members `type\u001fmetric\u001fvariant\u001f<0|1 has a regular iteration>`. */
     metricListing: (companyId: string, namespace: Namespace, id: string) => `${entity(companyId, namespace, id)}:mv`,
+    /** String: the company's counter of metric listing versions (storage-layout LISTING_VERSION_FIELD); only grows. */
+    listingVersions: (companyId: string) => `${company(companyId)}:listing_versions`,
     /** Hash: the recent-iteration index of an entity's debug images (shared/events/image-index.ts), field JSON [metric, variant]. */
     imageIndex: (companyId: string, namespace: Namespace, id: string) => `${entity(companyId, namespace, id)}:ii`,
     /** Hash: the latest uses of each image URL, per variant, that keep the image index's validity. */

@@ -3,19 +3,18 @@
  */
 import type { QueryDeps } from '../../query-deps.js';
 import type { Namespace } from '../store/entity-access.js';
-import { MetricListings } from '../store/metric-listing.js';
 
-/** The listings of `ids` once every requested entity is known readable; both read at once (one Redis round trip). */
-export async function readableListings(
+/**
+ * The listings of `ids` (distinct) once every requested entity is known readable: with the entity
+ * check in one Redis round trip, or the check alone while this process keeps the listing's current
+ * version (metric-listing.ts `readable`).
+ */
+export function readableListings(
   deps: QueryDeps,
   company: string,
   namespace: Namespace,
   requested: readonly string[],
   ids: readonly string[],
 ) {
-  const [, perEntity] = await Promise.all([
-    deps.entities.requireReadable(company, namespace, requested),
-    new MetricListings(deps.redis, deps.keyPrefix).of(company, namespace, ids),
-  ]);
-  return perEntity;
+  return deps.listings.readable(deps.entities, company, namespace, requested, ids);
 }

@@ -16,7 +16,6 @@ import type { EntityRecord, Namespace } from '../store/entity-access.js';
 import { InfluxCsvReader } from '../store/influx-csv.js';
 import { seriesKey } from '../store/influx-rows.js';
 import { metricFilterWhere, type EntityRef } from '../store/influx-where.js';
-import { MetricListings } from '../store/metric-listing.js';
 import { xAxisLabels } from '../store/x-axis-labels.js';
 
 export interface HistogramOptions {
@@ -54,11 +53,7 @@ export class ScalarHistograms {
 
   /** Every series of one entity's histogram. */
   async ofEntity(ref: EntityRef, options: HistogramOptions): Promise<EntitySeries[]> {
-    const listing = await new MetricListings(this.deps.redis, this.deps.keyPrefix).one(
-      ref.company,
-      ref.namespace,
-      ref.id,
-    );
+    const listing = await this.deps.listings.one(ref.company, ref.namespace, ref.id);
     // Only series with an iteration above -2^31 take part, for every key (§4.1).
     const series = listing.filter(
       (e) => e.type === 'training_stats_scalar' && e.regular && options.filter.matches(e.metric, e.variant),

@@ -103,5 +103,6 @@ function recordOf(fact: EntityFact, own: EntityRecord | undefined): EntityRecord
     ...(fact.ready === undefined ? {} : { ready: fact.ready ? '1' : '0' }),
     ...(own?.lastScalarAt === undefined ? {} : { lastScalarAt: own.lastScalarAt }),
     ...(own?.maxIter === undefined ? {} : { maxIter: own.maxIter }),
+    ...(own?.listingVersion === undefined ? {} : { listingVersion: own.listingVersion }),
   };
 }

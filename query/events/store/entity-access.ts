@@ -4,7 +4,7 @@
  * other companies' ids are unknown to reads.
  */
 import { apiError, apiErrorWithMessage } from '../../../shared/errors/error-catalogue.js';
-import { LAST_SCALAR_AT_FIELD, MAX_ITER_FIELD } from '../../../shared/events/storage-layout.js';
+import { LAST_SCALAR_AT_FIELD, LISTING_VERSION_FIELD, MAX_ITER_FIELD } from '../../../shared/events/storage-layout.js';
 import { redisKeys } from '../../../shared/stores/redis-keys.js';
 import type { RedisClient } from '../../../shared/stores/redis-store.js';
 
@@ -22,9 +22,20 @@ export interface EntityRecord {
   lastScalarAt?: number;
   /** Greatest iteration of its InfluxDB events as the writer keeps it (null: none has one); absent when the writer does not know it (storage-layout MAX_ITER_FIELD). */
   maxIter?: number | null;
+  /** The state of its metric listing as the writer names it (storage-layout LISTING_VERSION_FIELD); absent when not kept. */
+  listingVersion?: string;
 }
 
-const FIELDS = ['company', 'name', 'status', 'type', 'ready', LAST_SCALAR_AT_FIELD, MAX_ITER_FIELD] as const;
+const FIELDS = [
+  'company',
+  'name',
+  'status',
+  'type',
+  'ready',
+  LAST_SCALAR_AT_FIELD,
+  MAX_ITER_FIELD,
+  LISTING_VERSION_FIELD,
+] as const;
 
 export const namespaceOf = (modelEvents: boolean | undefined): Namespace => (modelEvents ? 'm' : 't');
 
@@ -57,7 +68,7 @@ export class EntityAccess {
     }
     return rows.map((row, i) => {
       if (!row || row[0] === null || row[0] === undefined) return undefined;
-      const [company, name, status, type, ready, lastScalarAt, maxIter] = row;
+      const [company, name, status, type, ready, lastScalarAt, maxIter, listingVersion] = row;
       return {
         id: ids[i]!,
         company: company!,
@@ -67,6 +78,7 @@ export class EntityAccess {
         ready: ready ?? undefined,
         lastScalarAt: lastScalarAt === null || lastScalarAt === undefined ? undefined : Number(lastScalarAt),
         maxIter: maxIter === null || maxIter === undefined ? undefined : maxIter === '' ? null : Number(maxIter),
+        listingVersion: listingVersion ?? undefined,
       };
     });
   }

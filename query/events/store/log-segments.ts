@@ -74,7 +74,7 @@ export class LogSegments {
 
   /** The greatest iteration of the task's log events; undefined when the listing says none has one. */
   async maxIteration(company: string, task: string, listing?: readonly ListingEntry[]): Promise<number | undefined> {
-    const entries = listing ?? (await new MetricListings(this.redis, this.prefix).one(company, 't', task));
+    const entries = listing ?? (await new MetricListings(() => this.redis, this.prefix).one(company, 't', task));
     if (!hasIterationLogs(entries)) return undefined;
     let max: number | undefined;
     for (const e of await this.all(task)) if (e.iter !== undefined && (max === undefined || e.iter > max)) max = e.iter;
