@@ -7,6 +7,7 @@ import { bool } from '../../../shared/protocol/request-fields.js';
 import type { QueryDeps } from '../../query-deps.js';
 import { distinct, eventTypeField, withTasksList } from '../common/event-read-fields.js';
 import { namespaceOf } from '../store/entity-access.js';
+import { listingView } from './listing-views.js';
 import { ofType } from './metric-variants-map.js';
 import { readableListings } from './readable-listings.js';
 
@@ -20,13 +21,18 @@ export function getTaskMetricsOperation(deps: QueryDeps) {
       const ids = distinct(request.tasks);
       const perEntity = await readableListings(deps, context.identity.company, namespace, request.tasks, ids);
       return {
-        metrics: ids.map((task, i) => ({
-          task,
-          // Single values and events without an iteration do not count here (events.md §1.6).
-          metrics: distinct(
-            perEntity[i]!.filter((e) => e.regular && ofType(request.event_type)(e)).map((e) => e.metric),
-          ).sort(compareCodePoints),
-        })),
+        metrics: ids.map((task, i) => {
+          const entries = perEntity[i]!;
+          return {
+            task,
+            // Single values and events without an iteration do not count here (events.md §1.6).
+            metrics: listingView(entries, `get_task_metrics ${request.event_type}`, () =>
+              distinct(entries.filter((e) => e.regular && ofType(request.event_type)(e)).map((e) => e.metric)).sort(
+                compareCodePoints,
+              ),
+            ),
+          };
+        }),
       };
     },
   });
