@@ -19,6 +19,8 @@ export interface CaseContext {
   task: string;
   /** A get_task_events cursor positioned after the first page (scalars, batch 1000). */
   scrollId: string;
+  /** A task of BENCH_WIDE_VARIANTS scalar series (100 metrics) of one point each. */
+  wideTask: string;
 }
 
 /** Page-bounded scalar reads measured both against their store work and for scaling. */
@@ -52,6 +54,17 @@ export const SCALAR_CASES: BenchCase[] = [
     operation: 'events.get_scalar_metrics_and_variants',
     body: ({ task }) => ({ task }),
     calls: 300,
+  },
+  {
+    label: 'events.get_task_metrics[wide task]',
+    operation: 'events.get_task_metrics',
+    body: ({ wideTask }) => ({ tasks: [wideTask] }),
+    calls: 300,
+  },
+  {
+    label: 'events.get_scalar_metrics_and_variants[wide task]',
+    operation: 'events.get_scalar_metrics_and_variants',
+    body: ({ wideTask }) => ({ task: wideTask }),
   },
   {
     label: 'events.scalar_metrics_iter_histogram[key=iter]',

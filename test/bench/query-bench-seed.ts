@@ -144,3 +144,23 @@ export async function seed(plan: SeedPlan, post: Post, progress: (line: string) 
     }),
   ]);
 }
+
+/**
+ * A task with `variants` scalar series of one point each (in 100 metrics): what a model with
+ * per-class metrics reports. Its listing reads show whether they cost what they answer or a pass
+ * over every variant (docs/events-read.md, "Metric listings kept between reads").
+ */
+export async function seedWide(task: string, variants: number, t0: number, post: Post): Promise<void> {
+  await addBatch(
+    post,
+    Array.from({ length: variants }, (_, i) => ({
+      type: 'training_stats_scalar',
+      task,
+      metric: `class-metric-${i % 100}`,
+      variant: `class-${i}`,
+      iter: 0,
+      value: i,
+      timestamp: t0,
+    })),
+  );
+}

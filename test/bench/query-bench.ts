@@ -32,7 +32,8 @@
  * (store + delivery)>`, the worst of each.
  *
  * Environment: BENCH_POINTS (1000000), BENCH_LOGS (200000), BENCH_PLOTS
- * (2000), BENCH_IMAGES (5000), BENCH_CALLS (at most 100 per case, within
+ * (2000), BENCH_IMAGES (5000), BENCH_WIDE_VARIANTS (10000: the series of a
+ * third task of one point each, for the listing reads), BENCH_CALLS (at most 100 per case, within
  * BENCH_CASE_SECONDS, 20, and at least 3),
  * BENCH_SETTLE_SECONDS (20), then at most BENCH_CACHE_WAIT_SECONDS (120)
  * until InfluxDB's write cache is in TSM, BENCH_SCALE_CALLS (150 per task and
@@ -55,7 +56,7 @@ import { z } from 'zod';
 import type { ClientAnswer, ClientRequest } from './http-client-worker.js';
 import { describeRecording, StoreRecorder, type Recording } from './query-bench-recorder.js';
 import { CONTROL_CASES, OTHER_CASES, SCALAR_CASES, SCALING_CASES, type CaseContext } from './query-bench-cases.js';
-import { seed, SERIES, type SeedPlan } from './query-bench-seed.js';
+import { seed, seedWide, SERIES, type SeedPlan } from './query-bench-seed.js';
 import { openBenchEnvironment, percentile, progress } from './bench-environment.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -271,9 +272,12 @@ async function main(): Promise<void> {
       images: Math.max(5, Math.floor(plan.images / 100)),
     };
     const influx = new InfluxStore({ url: config.INFLUX_URL, database: config.INFLUX_DB });
-    for (const p of [plan, small]) {
-      await seed(p, data, progress);
-      const expected = p.points + p.singleValues + p.logs + p.plots + p.images;
+    const wide = { task: 'bench-wide-task', variants: env('BENCH_WIDE_VARIANTS', 10_000) };
+    progress(`seeding task ${wide.task}: ${wide.variants} scalar series of one point`);
+    await seedWide(wide.task, wide.variants, plan.t0, data);
+    for (const p of [plan, small, { task: wide.task, expected: wide.variants }]) {
+      if ('points' in p) await seed(p, data, progress);
+      const expected = 'points' in p ? p.points + p.singleValues + p.logs + p.plots + p.images : p.expected;
       progress(`waiting until the writer stored all ${expected} events of ${p.task}`);
       for (let last = -1; ;) {
         const total = (await data('events.get_task_events', { task: p.task, batch_size: 1 })).total as number;
@@ -297,7 +301,7 @@ async function main(): Promise<void> {
       event_type: 'training_stats_scalar',
       batch_size: 1000,
     });
-    const context: CaseContext = { task: plan.task, scrollId: first.scroll_id };
+    const context: CaseContext = { task: plan.task, scrollId: first.scroll_id, wideTask: wide.task };
 
     const floor: number[] = [];
     for (let i = 0; i < 200; i++) {
