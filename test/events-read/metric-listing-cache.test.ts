@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EntityAccess, type Namespace } from '../../query/events/store/entity-access.js';
 import { ListingCache } from '../../query/events/store/listing-cache.js';
 import { MetricListings, type ListingEntry } from '../../query/events/store/metric-listing.js';
-import type { RedisClient } from '../../shared/stores/redis-store.js';
+import { StoreRecorder } from '../bench/query-bench-recorder.js';
 import { scalar } from '../harness/event-builders.js';
 import {
   expectError,
@@ -21,55 +21,32 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => r?.stop());
 
-/** The test's Redis client, counting the commands sent through it (MULTI blocks by their commands). */
-function countingClient(client: RedisClient) {
-  const sent: string[] = [];
-  const proxy = new Proxy(client, {
-    get(target, property) {
-      const value = Reflect.get(target, property);
-      if (typeof value !== 'function' || typeof property !== 'string') return value;
-      if (property === 'multi')
-        return () => {
-          const names: string[] = [];
-          const multi = target.multi();
-          const wrapped: object = new Proxy(multi, {
-            get(m, p) {
-              const v = Reflect.get(m, p);
-              if (typeof v !== 'function' || typeof p !== 'string') return v;
-              if (p === 'exec')
-                return () => {
-                  sent.push(`MULTI(${names.join(',')})`);
-                  return v.apply(m, []);
-                };
-              return (...args: unknown[]) => {
-                names.push(p);
-                v.apply(m, args);
-                return wrapped;
-              };
-            },
-          });
-          return wrapped;
-        };
-      return (...args: unknown[]) => {
-        sent.push(property);
-        return value.apply(target, args);
-      };
-    },
-  }) as RedisClient;
-  return { client: proxy, sent };
-}
-
-/** A reader of its own (its own kept listings), whose commands are counted. */
+/** A reader of its own (its own kept listings), whose commands are recorded (bench:query's recorder). */
 function reader() {
-  const counting = countingClient(r.redis);
+  const recorder = new StoreRecorder(r.h.config.INFLUX_URL);
+  const client = recorder.recordingClient(r.redis);
   const prefix = r.h.config.REDIS_KEY_PREFIX;
-  const listings = new MetricListings(() => counting.client, prefix, new ListingCache(1 << 20));
-  const entities = new EntityAccess(counting.client, prefix);
+  const listings = new MetricListings(() => client, prefix, new ListingCache(1 << 20));
+  const entities = new EntityAccess(client, prefix);
+  const sent: string[] = [];
   return {
-    sent: counting.sent,
+    /** The commands of the last read, in the order they were sent (MULTI blocks by their commands). */
+    sent,
     async read(ids: string[], namespace: Namespace = 't'): Promise<Array<readonly ListingEntry[]>> {
-      counting.sent.length = 0;
-      return [...(await listings.readable(entities, r.company('a'), namespace, ids, ids))];
+      let read: ReadonlyArray<readonly ListingEntry[]> = [];
+      const steps = await recorder.record(async () => {
+        read = await listings.readable(entities, r.company('a'), namespace, ids, ids);
+      });
+      sent.length = 0;
+      for (const step of steps)
+        sent.push(
+          step.kind === 'multi'
+            ? `MULTI(${step.commands.map(([name]) => name).join(',')})`
+            : step.kind === 'redis'
+              ? step.method
+              : step.kind,
+        );
+      return [...read];
     },
   };
 }
