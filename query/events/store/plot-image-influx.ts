@@ -97,7 +97,7 @@ export async function runStatement(influx: InfluxStore, statement: string): Prom
  * (encodeTagValue turns it into `~`), so it means absent.
  */
 function withoutEmptyTags(series: InfluxSeries): InfluxSeries {
-  if (series.tags === undefined) return series;
+  if (series.tags === undefined || !Object.values(series.tags).includes('')) return series;
   const tags = Object.fromEntries(Object.entries(series.tags).filter(([, v]) => v !== ''));
   return { ...series, tags };
 }
