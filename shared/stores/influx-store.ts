@@ -1,13 +1,15 @@
 /**
  * InfluxDB through its v1 HTTP API (line-protocol /write, InfluxQL /query):
  * served by InfluxDB 1.x, by 2.x compatibility endpoints and by 3.x. Plain
- * fetch rather than the client library's transport or its v2 Write/Query
- * APIs: docs/storage.md, "The InfluxDB client library", says why (and what
- * of the library the service does use: its line-protocol escaping).
+ * HTTP calls (influx-http.ts) rather than the client library's transport or
+ * its v2 Write/Query APIs: docs/storage.md, "The InfluxDB client library",
+ * says why (and what of the library the service does use: its line-protocol
+ * escaping).
  */
 import type { Config } from '../config/config.js';
 import { UNTIMED, type StoreCalls } from './store-calls.js';
 import { statementErrorStatus } from './influx-statement-errors.js';
+import { influxHttp } from './influx-http.js';
 import { StoreUnavailableError } from './store-errors.js';
 
 export interface InfluxSeries {
@@ -110,9 +112,10 @@ export async function withInfluxTimeout<T>(
 }
 
 /**
- * Query answers uncompressed: fetch asks for gzip by default, and InfluxDB
- * then compresses answers of megabytes that Node decompresses again, CPU on
- * both sides to save bandwidth on what is a local or in-cluster link.
+ * Query answers uncompressed: InfluxDB compresses an answer when asked, and
+ * compressing answers of megabytes that Node decompresses again is CPU on
+ * both sides to save bandwidth on what is a local or in-cluster link (fetch
+ * asked for gzip by default; the header stays, saying what is wanted).
  */
 export const QUERY_HEADERS = { 'accept-encoding': 'identity' } as const;
 
@@ -143,8 +146,14 @@ export class InfluxStore {
 
   private async pingOnce(signal?: AbortSignal): Promise<void> {
     await withInfluxTimeout(this.timeoutMs, signal, async (s) => {
-      const response = await fetch(`${this.base}/ping`, { headers: this.headers(), signal: s });
-      if (response.status !== 204) throw new InfluxError(`InfluxDB /ping answered ${response.status}`, response.status);
+      const response = await influxHttp.request(`${this.base}/ping`, {
+        method: 'GET',
+        headers: this.headers(),
+        signal: s,
+      });
+      await response.body.dump();
+      if (response.statusCode !== 204)
+        throw new InfluxError(`InfluxDB /ping answered ${response.statusCode}`, response.statusCode);
     });
   }
 
@@ -155,18 +164,22 @@ export class InfluxStore {
 
   private async writeOnce(lines: string | Buffer, signal?: AbortSignal): Promise<void> {
     await withInfluxTimeout(this.timeoutMs, signal, async (s) => {
-      const response = await fetch(`${this.base}/write?db=${encodeURIComponent(this.database)}&precision=ns`, {
-        method: 'POST',
-        headers: this.headers({ 'content-type': 'text/plain; charset=utf-8' }),
-        body: lines,
-        signal: s,
-      });
-      if (response.status !== 204) {
+      const response = await influxHttp.request(
+        `${this.base}/write?db=${encodeURIComponent(this.database)}&precision=ns`,
+        {
+          method: 'POST',
+          headers: this.headers({ 'content-type': 'text/plain; charset=utf-8' }),
+          body: lines,
+          signal: s,
+        },
+      );
+      if (response.statusCode !== 204) {
         throw new InfluxError(
-          `InfluxDB write failed (${response.status}): ${(await response.text()).slice(0, 500)}`,
-          response.status,
+          `InfluxDB write failed (${response.statusCode}): ${(await response.body.text()).slice(0, 500)}`,
+          response.statusCode,
         );
       }
+      await response.body.dump();
     });
   }
 
@@ -185,16 +198,20 @@ export class InfluxStore {
     const params = new URLSearchParams({ db: this.database, q: statements, epoch: 'ns' });
     const method = options.method ?? 'GET';
     const [status, text] = await withInfluxTimeout(this.timeoutMs, options.signal, async (signal) => {
-      const response = await fetch(method === 'GET' ? `${this.base}/query?${params}` : `${this.base}/query`, {
-        method,
-        headers: this.headers({
-          ...QUERY_HEADERS,
-          ...(method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-        }),
-        body: method === 'POST' ? params : undefined,
-        signal,
-      });
-      return [response.status, await response.text()] as const;
+      const form = params.toString();
+      const response = await influxHttp.request(
+        method === 'GET' ? `${this.base}/query?${form}` : `${this.base}/query`,
+        {
+          method,
+          headers: this.headers({
+            ...QUERY_HEADERS,
+            ...(method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+          }),
+          ...(method === 'POST' ? { body: form } : {}),
+          signal,
+        },
+      );
+      return [response.statusCode, await response.body.text()] as const;
     });
     if (status !== 200) throw new InfluxError(`InfluxDB query failed (${status}): ${text.slice(0, 500)}`, status);
     let parsed: { results?: InfluxResult[]; error?: string };

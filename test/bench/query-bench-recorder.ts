@@ -1,19 +1,25 @@
 /**
  * Records the store work of one API call, to replay it directly as the
- * benchmark's baseline: every InfluxDB /query request (through fetch, which
- * both the JSON and CSV readers use) and every Redis command issued through
- * the query target's client (plain commands and MULTI blocks).
+ * benchmark's baseline: every InfluxDB /query request (through
+ * influxHttp.request, which both the JSON and CSV readers use) and every
+ * Redis command issued through the query target's client (plain commands
+ * and MULTI blocks). The replay sends them with the benchmark's own
+ * clients: undici's `request` on a pool of its own (the library the
+ * service's InfluxDB calls use, not their code), and its own Redis client.
  *
  * The replay keeps the operation's concurrency: a step is taken to have
  * been issued when the step that finished last before it started had
  * finished (or at once when none had), so it is replayed right after that
  * step's replay; steps issued together run together.
  */
+import { Readable } from 'node:stream';
+import { Agent, request } from 'undici';
 import type { RedisClient } from '../../shared/stores/redis-store.js';
 import { INFLUX_DEFAULT_TIMEOUT_MS } from '../../shared/stores/influx-store.js';
+import { influxHttp, type InfluxHttpAnswer, type InfluxHttpCall } from '../../shared/stores/influx-http.js';
 
 type Step =
-  | { kind: 'influx'; url: string; init: RequestInit | undefined; start: number; end: number }
+  | { kind: 'influx'; url: string; call: InfluxHttpCall; start: number; end: number }
   | { kind: 'redis'; method: string; args: unknown[]; start: number; end: number }
   | { kind: 'multi'; commands: Array<[string, unknown[]]>; start: number; end: number };
 
@@ -21,24 +27,25 @@ export type Recording = Step[];
 
 export class StoreRecorder {
   private steps: Step[] | undefined;
-  private readonly realFetch = globalThis.fetch;
+  private readonly realRequest = influxHttp.request;
+  /** The replay's own connections to InfluxDB. */
+  private readonly pool = new Agent();
 
   constructor(private readonly influxUrl: string) {}
 
-  /** Routes fetch through the recorder (InfluxDB queries only are recorded). */
-  installFetch(): void {
+  /** Routes the service's InfluxDB calls through the recorder (queries only are recorded). */
+  installInfluxHttp(): void {
     const influxQuery = `${this.influxUrl.replace(/\/+$/, '')}/query`;
-    const realFetch = this.realFetch;
-    globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
-      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-      if (this.steps === undefined || !url.startsWith(influxQuery)) return realFetch(input, init);
-      const step: Step = { kind: 'influx', url, init, start: performance.now(), end: Number.POSITIVE_INFINITY };
+    const realRequest = this.realRequest;
+    influxHttp.request = async (url: string, call: InfluxHttpCall): Promise<InfluxHttpAnswer> => {
+      if (this.steps === undefined || !url.startsWith(influxQuery)) return realRequest(url, call);
+      const step: Step = { kind: 'influx', url, call, start: performance.now(), end: Number.POSITIVE_INFINITY };
       this.steps.push(step);
-      const response = await realFetch(input, init);
+      const answer = await realRequest(url, call);
       // The body is part of the work: the recording ends when the caller has read it.
-      const text = await response.text();
+      const bytes = Buffer.from(await answer.body.arrayBuffer());
       step.end = performance.now();
-      return new Response(text, { status: response.status, headers: response.headers });
+      return { statusCode: answer.statusCode, body: bodyOf(bytes) };
     };
   }
 
@@ -123,10 +130,9 @@ export class StoreRecorder {
     if (step.kind === 'influx') {
       // The recorded call's signal (its timeout, influx-store.ts) aborts 30 s after the recording:
       // each replay gets one of its own, as each call does.
-      const init = step.init?.signal
-        ? { ...step.init, signal: AbortSignal.timeout(INFLUX_DEFAULT_TIMEOUT_MS) }
-        : step.init;
-      await (await this.realFetch(step.url, init)).text();
+      const { method, headers, body } = step.call;
+      const signal = AbortSignal.timeout(INFLUX_DEFAULT_TIMEOUT_MS);
+      await (await request(step.url, { method, headers, body, signal, dispatcher: this.pool })).body.text();
     } else if (step.kind === 'redis') {
       await (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[step.method]!(...step.args);
     } else {
@@ -168,4 +174,14 @@ function redisCommandName(step: Extract<Step, { kind: 'redis' }>): string {
   if (step.method !== 'sendCommand') return step.method;
   const [args, options] = step.args as [unknown[], { typeMapping?: object } | undefined];
   return `${String(args[0])}${options?.typeMapping ? '(bytes)' : ''}`;
+}
+
+/** A read answer's bytes as a body the service's readers take (text, dump, iteration). */
+function bodyOf(bytes: Buffer): InfluxHttpAnswer['body'] {
+  const body = Readable.from([bytes]) as Readable & Record<string, unknown>;
+  body.text = async () => bytes.toString('utf8');
+  body.json = async () => JSON.parse(bytes.toString('utf8'));
+  body.arrayBuffer = async () => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  body.dump = async () => undefined;
+  return body as unknown as InfluxHttpAnswer['body'];
 }

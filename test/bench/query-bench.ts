@@ -221,7 +221,7 @@ async function main(): Promise<void> {
   const credential = { access_key: 'BENCHKEY', secret_key: 'bench-secret', company: 'bench', user: 'bench-user' };
   const config = environment.inProcessConfig(credential);
   const recorder = new StoreRecorder(config.INFLUX_URL);
-  recorder.installFetch();
+  recorder.installInfluxHttp();
   const service = await startService({
     target: 'all',
     config,

@@ -14,6 +14,7 @@ import {
   QUERY_HEADERS,
   withInfluxTimeout,
 } from '../../../shared/stores/influx-store.js';
+import { influxHttp } from '../../../shared/stores/influx-http.js';
 import { UNTIMED, type StoreCalls } from '../../../shared/stores/store-calls.js';
 import { StoreUnavailableError } from '../../../shared/stores/store-errors.js';
 import { COMPLETION_STATEMENT, CsvColumnsParser, type CsvColumns } from './csv-columns-parser.js';
@@ -111,12 +112,19 @@ export class InfluxCsvReader {
     if (this.auth) headers.authorization = this.auth;
     await this.calls.time('influx', 'query_csv', () =>
       withInfluxTimeout(this.config.INFLUX_TIMEOUT_MS, signal, async (s) => {
-        const response = await fetch(`${this.base}/query?${params}`, { headers, signal: s });
-        if (response.status !== 200 || response.body === null) {
-          const body = await response.text();
-          throw new InfluxError(`InfluxDB query failed (${response.status}): ${body.slice(0, 500)}`, response.status);
+        const response = await influxHttp.request(`${this.base}/query?${params}`, {
+          method: 'GET',
+          headers,
+          signal: s,
+        });
+        if (response.statusCode !== 200) {
+          const body = await response.body.text();
+          throw new InfluxError(
+            `InfluxDB query failed (${response.statusCode}): ${body.slice(0, 500)}`,
+            response.statusCode,
+          );
         }
-        for await (const chunk of response.body) read(chunk);
+        for await (const chunk of response.body) read(chunk as Buffer);
       }),
     );
   }
