@@ -2,8 +2,9 @@
  * The HTTP calls to InfluxDB (/ping, /write, /query): undici's `request` on a keep-alive pool of
  * this process. `fetch` (undici too, with WHATWG Request/Response and streams around each call)
  * cost ~500-600 µs of CPU per call against a local server answering 800 bytes, `request` ~130-180
- * (docs/performance.md, "InfluxDB calls without fetch"): two to three such calls are most of
- * a plot or image read's CPU. (The writer posts its batches with node:http, influx-point-writer.ts.)
+ * (client and server in one process; docs/performance.md, "InfluxDB calls without fetch"): two to
+ * three such calls were most of a plot or image read's CPU. (The writer posts its batches with
+ * node:http, influx-point-writer.ts.)
  *
  * `influxHttp.request` is the one door: bench:query records the store work of a read there.
  */
