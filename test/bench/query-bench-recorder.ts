@@ -4,19 +4,18 @@
  * influxHttp.request, which both the JSON and CSV readers use) and every
  * Redis command issued through the query target's client (plain commands
  * and MULTI blocks). The replay sends them with the benchmark's own
- * clients: undici's `request` on a pool of its own (the library the
- * service's InfluxDB calls use, not their code), and its own Redis client.
+ * clients: an InfluxHttp of its own (the service's HTTP client, node:http on
+ * keep-alive connections, without the store's timeouts, metrics or
+ * parsing, on connections of its own) and its own Redis client.
  *
  * The replay keeps the operation's concurrency: a step is taken to have
  * been issued when the step that finished last before it started had
  * finished (or at once when none had), so it is replayed right after that
  * step's replay; steps issued together run together.
  */
-import { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
 import type { RedisClient } from '../../shared/stores/redis-store.js';
 import { INFLUX_DEFAULT_TIMEOUT_MS } from '../../shared/stores/influx-store.js';
-import { influxHttp, type InfluxHttpAnswer, type InfluxHttpCall } from '../../shared/stores/influx-http.js';
+import { InfluxHttp, influxHttp, type InfluxHttpAnswer, type InfluxHttpCall } from '../../shared/stores/influx-http.js';
 
 type Step =
   | { kind: 'influx'; url: string; call: InfluxHttpCall; start: number; end: number }
@@ -27,9 +26,9 @@ export type Recording = Step[];
 
 export class StoreRecorder {
   private steps: Step[] | undefined;
-  private readonly realRequest = influxHttp.request;
+  private readonly realRequest = influxHttp.request.bind(influxHttp);
   /** The replay's own connections to InfluxDB. */
-  private readonly pool = new Agent();
+  private readonly http = new InfluxHttp();
 
   constructor(private readonly influxUrl: string) {}
 
@@ -43,9 +42,9 @@ export class StoreRecorder {
       this.steps.push(step);
       const answer = await realRequest(url, call);
       // The body is part of the work: the recording ends when the caller has read it.
-      const bytes = Buffer.from(await answer.body.arrayBuffer());
+      const text = await answer.body.text();
       step.end = performance.now();
-      return { statusCode: answer.statusCode, body: bodyOf(bytes) };
+      return { statusCode: answer.statusCode, body: bodyOf(text) };
     };
   }
 
@@ -132,7 +131,7 @@ export class StoreRecorder {
       // each replay gets one of its own, as each call does.
       const { method, headers, body } = step.call;
       const signal = AbortSignal.timeout(INFLUX_DEFAULT_TIMEOUT_MS);
-      await (await request(step.url, { method, headers, body, signal, dispatcher: this.pool })).body.text();
+      await (await this.http.request(step.url, { method, headers, body, signal })).body.text();
     } else if (step.kind === 'redis') {
       await (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[step.method]!(...step.args);
     } else {
@@ -176,12 +175,13 @@ function redisCommandName(step: Extract<Step, { kind: 'redis' }>): string {
   return `${String(args[0])}${options?.typeMapping ? '(bytes)' : ''}`;
 }
 
-/** A read answer's bytes as a body the service's readers take (text, dump, iteration). */
-function bodyOf(bytes: Buffer): InfluxHttpAnswer['body'] {
-  const body = Readable.from([bytes]) as Readable & Record<string, unknown>;
-  body.text = async () => bytes.toString('utf8');
-  body.json = async () => JSON.parse(bytes.toString('utf8'));
-  body.arrayBuffer = async () => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-  body.dump = async () => undefined;
-  return body as unknown as InfluxHttpAnswer['body'];
+/** A read answer as a body the service's readers take (text, dump, iteration). */
+function bodyOf(text: string): InfluxHttpAnswer['body'] {
+  return {
+    async *[Symbol.asyncIterator]() {
+      yield Buffer.from(text);
+    },
+    text: async () => text,
+    dump: async () => undefined,
+  };
 }
