@@ -8,8 +8,13 @@
  * iterations, which the reads use) are what production has. Until
  * 2026-12-01 the scalars were written straight into InfluxDB in ingest's
  * layout, one series after the other, with one event a series through
- * ingest: last_metrics then counted 2 events a series.
+ * ingest: last_metrics then counted 2 events a series. Once written, the
+ * benchmark waits until InfluxDB holds it in its files (untilCacheSnapshotted).
  */
+
+import type { InfluxStore } from '../../shared/stores/influx-store.js';
+import { columnIndex, seriesOf } from '../../query/events/store/influx-rows.js';
+import { progress } from './bench-environment.js';
 
 export const SERIES = [
   ['loss', 'train'],
@@ -163,4 +168,17 @@ export async function seedWide(task: string, variants: number, t0: number, post:
       timestamp: t0,
     })),
   );
+}
+
+/** Waits (at most `waitSeconds`) until InfluxDB's write cache is empty in every shard. */
+export async function untilCacheSnapshotted(influx: InfluxStore, waitSeconds: number): Promise<void> {
+  const deadline = performance.now() + waitSeconds * 1000;
+  for (;;) {
+    const stats = seriesOf(await influx.query(`SHOW STATS FOR 'tsm1_cache'`));
+    const cached = stats.reduce((sum, s) => sum + Number(s.values[0]?.[columnIndex(s, 'memBytes')] ?? 0), 0);
+    if (cached === 0) return progress('InfluxDB write cache snapshotted to TSM');
+    if (performance.now() > deadline)
+      return progress(`InfluxDB still caches ${cached} bytes after ${waitSeconds} s: measuring anyway`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
 }

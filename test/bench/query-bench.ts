@@ -23,7 +23,10 @@
  * moving its answer. A control case (query-bench-cases.ts, CONTROL_CASES)
  * measures an API call whose only work is another read's recorded store
  * work: what the measure reads for no read code at all (printed, not
- * counted). Then the scaling section: each page-bounded read on the big
+ * counted). Each case also prints the main thread's CPU a call (p50, from
+ * /proc/thread-self/schedstat) of the three: what a read costs this process
+ * over its store clients and the delivery, whatever the machine did meanwhile.
+ * Then the scaling section: each page-bounded read on the big
  * task and on one with 1% of its data, alternating, each beside the replay
  * of its own store work (printed: whether what grows is the stores' or the
  * read code's; the big / small of the API calls counts). Last line:
@@ -40,7 +43,6 @@
  * scaling case), BENCH_CASES (comma-separated label parts: only those
  * cases).
  */
-import { Worker } from 'node:worker_threads';
 import { createClient } from 'redis';
 import { eventOperations } from '../../query/events/event-operations.js';
 import { QueryDeps } from '../../query/query-deps.js';
@@ -50,14 +52,14 @@ import type { TargetModule } from '../../shared/launcher/target.js';
 import { createLogger } from '../../shared/observability/logger.js';
 import { defineOperation, JsonText } from '../../shared/protocol/operation.js';
 import { InfluxStore } from '../../shared/stores/influx-store.js';
-import { columnIndex, seriesOf } from '../../query/events/store/influx-rows.js';
 import type { RedisClient } from '../../shared/stores/redis-store.js';
 import { z } from 'zod';
-import type { ClientAnswer, ClientRequest } from './http-client-worker.js';
+import { WorkerClient } from './query-bench-client.js';
 import { describeRecording, StoreRecorder, type Recording } from './query-bench-recorder.js';
 import { CONTROL_CASES, OTHER_CASES, SCALAR_CASES, SCALING_CASES, type CaseContext } from './query-bench-cases.js';
-import { seed, seedWide, SERIES, type SeedPlan } from './query-bench-seed.js';
+import { seed, seedWide, SERIES, untilCacheSnapshotted, type SeedPlan } from './query-bench-seed.js';
 import { openBenchEnvironment, percentile, progress } from './bench-environment.js';
+import { threadCpuNanoseconds } from './process-cpu.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 // 300, not 100 (until 2026-12-02): the p50 of 100 rounds of a few-millisecond read wandered by ±0.05 in
@@ -114,48 +116,6 @@ const benchQuery: TargetModule = (services) => {
   return { ...parts, operations: [...(parts.operations ?? []), ...reads, noop, sized, replayed] };
 };
 
-/** API calls through the client worker (http-client-worker.ts). */
-class WorkerClient {
-  private readonly worker = new Worker(new URL('./http-client-worker.js', import.meta.url));
-  private readonly pending = new Map<number, (answer: ClientAnswer) => void>();
-  private nextId = 0;
-
-  constructor() {
-    this.worker.on('message', (answer: ClientAnswer) => {
-      this.pending.get(answer.id)?.(answer);
-      this.pending.delete(answer.id);
-    });
-    this.worker.unref();
-  }
-
-  /** One call; `ms` is its time as the client saw it, `text` the body when `keepBody`. */
-  request(
-    url: string,
-    auth: string,
-    body: string,
-    options: { contentType?: string; keepBody?: boolean } = {},
-  ): Promise<{ status: number; ms: number; text: string }> {
-    const id = this.nextId++;
-    const headers = {
-      'content-type': options.contentType ?? 'application/json',
-      'content-length': Buffer.byteLength(body),
-      authorization: auth,
-    };
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, (answer) =>
-        'error' in answer
-          ? reject(new Error(answer.error))
-          : resolve({ status: answer.status, ms: answer.ms, text: answer.text ?? '' }),
-      );
-      this.worker.postMessage({ id, url, headers, body, keepBody: options.keepBody ?? false } satisfies ClientRequest);
-    });
-  }
-
-  close(): Promise<number> {
-    return this.worker.terminate();
-  }
-}
-
 async function scaling(
   big: SeedPlan,
   small: SeedPlan,
@@ -201,19 +161,6 @@ async function scaling(
     if (b / sm > worst.scale) worst = { scale: b / sm, label: c.label };
   }
   return worst;
-}
-
-/** Waits (at most CACHE_WAIT_SECONDS) until InfluxDB's write cache is empty in every shard. */
-async function untilCacheSnapshotted(influx: InfluxStore): Promise<void> {
-  const deadline = performance.now() + CACHE_WAIT_SECONDS * 1000;
-  for (;;) {
-    const stats = seriesOf(await influx.query(`SHOW STATS FOR 'tsm1_cache'`));
-    const cached = stats.reduce((sum, s) => sum + Number(s.values[0]?.[columnIndex(s, 'memBytes')] ?? 0), 0);
-    if (cached === 0) return progress('InfluxDB write cache snapshotted to TSM');
-    if (performance.now() > deadline)
-      return progress(`InfluxDB still caches ${cached} bytes after ${CACHE_WAIT_SECONDS} s: measuring anyway`);
-    await new Promise((r) => setTimeout(r, 1000));
-  }
 }
 
 async function main(): Promise<void> {
@@ -297,7 +244,7 @@ async function main(): Promise<void> {
     // InfluxDB snapshots an idle cache after 10 s, deploy/local-stack/server-configs.ts).
     progress(`letting the stores settle for ${SETTLE_SECONDS} s`);
     await new Promise((r) => setTimeout(r, SETTLE_SECONDS * 1000));
-    await untilCacheSnapshotted(influx);
+    await untilCacheSnapshotted(influx, CACHE_WAIT_SECONDS);
 
     const first = await data('events.get_task_events', {
       task: plan.task,
@@ -343,6 +290,15 @@ async function main(): Promise<void> {
       const api: number[] = [];
       const stores: number[] = [];
       const delivery: number[] = [];
+      // The main thread's CPU in each sampled call (the service, the replay's clients and the delivery
+      // all run there; the HTTP client is on its own thread): what each costs this process, whatever
+      // else the machine did meanwhile.
+      const cpu = { api: [] as number[], store: [] as number[], delivery: [] as number[] };
+      const onCpu = async (into: number[], work: () => Promise<void>) => {
+        const before = threadCpuNanoseconds();
+        await work();
+        into.push((threadCpuNanoseconds() - before) / 1000);
+      };
       const dataBytes = Buffer.byteLength(JSON.stringify(check.data));
       const deliver = async () => (await call('bench.sized', { bytes: Math.max(16, dataBytes) })).ms;
       const calls = c.calls ?? CALLS;
@@ -350,17 +306,20 @@ async function main(): Promise<void> {
       // The three are sampled in turn, at the same moments: the machine's state then weighs on each alike
       // (measured one after the other, a sub-millisecond read's ratio moved by ±0.3 between runs).
       const samplers = [
-        async () => {
-          api.push((await call(c.operation, body)).ms);
-        },
-        async () => {
-          const started = performance.now();
-          await recorder.replay(recording, redis);
-          stores.push(performance.now() - started);
-        },
-        async () => {
-          delivery.push(await deliver());
-        },
+        () =>
+          onCpu(cpu.api, async () => {
+            api.push((await call(c.operation, body)).ms);
+          }),
+        () =>
+          onCpu(cpu.store, async () => {
+            const started = performance.now();
+            await recorder.replay(recording, redis);
+            stores.push(performance.now() - started);
+          }),
+        () =>
+          onCpu(cpu.delivery, async () => {
+            delivery.push(await deliver());
+          }),
       ];
       for (let i = 0; i < calls && (i < 3 || performance.now() < deadline); i++) {
         // Rotating which goes first: none profits from caches another just warmed.
@@ -395,6 +354,11 @@ async function main(): Promise<void> {
           `${(apiP50 / (storeP50 + Math.min(inTurnP50, aloneP50))).toFixed(2)}; per round, median ${paired.toFixed(2)})`,
       );
       progress(`  store work: ${describeRecording(recording)}`);
+      const [cpuApi, cpuStore, cpuDelivery] = [cpu.api, cpu.store, cpu.delivery].map((x) => percentile(x, 50));
+      progress(
+        `  main thread CPU a call (p50): api ${cpuApi!.toFixed(0)} µs, store work ${cpuStore!.toFixed(0)} µs, ` +
+          `delivery ${cpuDelivery!.toFixed(0)} µs; api - store - delivery ${(cpuApi! - cpuStore! - cpuDelivery!).toFixed(0)} µs`,
+      );
     }
     const scale = await scaling(
       plan,
