@@ -87,6 +87,23 @@ describe('InfluxDB transport', () => {
     }
   });
 
+  it('gives up on an answer that stops in the middle within the call timeout, as transient', async () => {
+    const stalling = await tcpServer((socket) =>
+      socket.once('data', () =>
+        socket.write(
+          'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\nc\r\n{"results":[\r\n',
+        ),
+      ),
+    );
+    const started = performance.now();
+    const error = await store(stalling.url, 300)
+      .query('SHOW DATABASES')
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(isTransientStoreError(error)).toBe(true);
+    expect(performance.now() - started).toBeLessThan(3_000);
+  });
+
   it('gives up on a server that never answers within the call timeout, as transient', async () => {
     const silent = await tcpServer(() => undefined);
     const started = performance.now();
