@@ -56,10 +56,6 @@ export class InfluxHttp {
       request.end(call.body);
     });
   }
-
-  close(): void {
-    for (const agent of Object.values(this.agents)) agent.destroy();
-  }
 }
 
 function bodyOf(response: http.IncomingMessage): InfluxHttpBody {

@@ -124,7 +124,7 @@ export class InfluxCsvReader {
             response.statusCode,
           );
         }
-        for await (const chunk of response.body) read(chunk as Buffer);
+        for await (const chunk of response.body) read(chunk);
       }),
     );
   }
