@@ -36,16 +36,22 @@ export class StoreRecorder {
   installInfluxHttp(): void {
     const influxQuery = `${this.influxUrl.replace(/\/+$/, '')}/query`;
     const realRequest = this.realRequest;
-    influxHttp.request = async (url: string, call: InfluxHttpCall): Promise<InfluxHttpAnswer> => {
-      if (this.steps === undefined || !url.startsWith(influxQuery)) return realRequest(url, call);
-      const step: Step = { kind: 'influx', url, call, start: performance.now(), end: Number.POSITIVE_INFINITY };
-      this.steps.push(step);
-      const answer = await realRequest(url, call);
-      // The body is part of the work: the recording ends when the caller has read it.
-      const text = await answer.body.text();
-      step.end = performance.now();
-      return { statusCode: answer.statusCode, body: bodyOf(text) };
-    };
+    // Outside a recording (every timed call) the service's call goes straight through: no async
+    // wrapper of the benchmark's own is counted in the API's figures.
+    influxHttp.request = (url: string, call: InfluxHttpCall): Promise<InfluxHttpAnswer> =>
+      this.steps === undefined || !url.startsWith(influxQuery)
+        ? realRequest(url, call)
+        : this.recordInflux(this.steps, url, call);
+  }
+
+  private async recordInflux(steps: Step[], url: string, call: InfluxHttpCall): Promise<InfluxHttpAnswer> {
+    const step: Step = { kind: 'influx', url, call, start: performance.now(), end: Number.POSITIVE_INFINITY };
+    steps.push(step);
+    const answer = await this.realRequest(url, call);
+    // The body is part of the work: the recording ends when the caller has read it.
+    const text = await answer.body.text();
+    step.end = performance.now();
+    return { statusCode: answer.statusCode, body: bodyOf(text) };
   }
 
   /** A client whose commands are recorded while a recording runs; give it to the query target. */
