@@ -9,11 +9,11 @@
  * 2026-12-01 the scalars were written straight into InfluxDB in ingest's
  * layout, one series after the other, with one event a series through
  * ingest: last_metrics then counted 2 events a series. Once written, the
- * benchmark waits until InfluxDB holds it in its files (untilCacheSnapshotted).
+ * benchmark waits until InfluxDB holds it in its files and is done compacting them (untilInfluxSettled).
  */
 
 import type { InfluxStore } from '../../shared/stores/influx-store.js';
-import { columnIndex, seriesOf } from '../../query/events/store/influx-rows.js';
+import { seriesOf } from '../../query/events/store/influx-rows.js';
 import { progress } from './bench-environment.js';
 
 export const SERIES = [
@@ -170,15 +170,41 @@ export async function seedWide(task: string, variants: number, t0: number, post:
   );
 }
 
-/** Waits (at most `waitSeconds`) until InfluxDB's write cache is empty in every shard. */
-export async function untilCacheSnapshotted(influx: InfluxStore, waitSeconds: number): Promise<void> {
+/**
+ * Waits (at most `waitSeconds`) until InfluxDB's write cache is empty in every shard and no
+ * compaction runs or waits: until then every query copies the cached points of the series it
+ * touches, and a compaction takes one of the machine's cores from whatever is measured.
+ */
+export async function untilInfluxSettled(influx: InfluxStore, waitSeconds: number): Promise<void> {
   const deadline = performance.now() + waitSeconds * 1000;
+  const started = performance.now();
+  let quiet = 0;
   for (;;) {
-    const stats = seriesOf(await influx.query(`SHOW STATS FOR 'tsm1_cache'`));
-    const cached = stats.reduce((sum, s) => sum + Number(s.values[0]?.[columnIndex(s, 'memBytes')] ?? 0), 0);
-    if (cached === 0) return progress('InfluxDB write cache snapshotted to TSM');
+    const cached = sumOf(await influx.query(`SHOW STATS FOR 'tsm1_cache'`), (name) => name === 'memBytes');
+    // Compactions running or planned, in every shard (InfluxDB plans them each second).
+    const compacting = sumOf(await influx.query(`SHOW STATS FOR 'tsm1_engine'`), (name) =>
+      /Compaction(s?Active|Queue)$/.test(name),
+    );
+    quiet = cached === 0 && compacting === 0 ? quiet + 1 : 0;
+    // Idle over three polls in a row: a level compaction is planned within a second of the last.
+    if (quiet === 3) {
+      const seconds = ((performance.now() - started) / 1000).toFixed(0);
+      return progress(`InfluxDB settled: write cache in TSM, no compaction running or queued (waited ${seconds} s)`);
+    }
     if (performance.now() > deadline)
-      return progress(`InfluxDB still caches ${cached} bytes after ${waitSeconds} s: measuring anyway`);
+      return progress(
+        `InfluxDB still caches ${cached} bytes and runs or queues ${compacting} compactions after ${waitSeconds} s: measuring anyway`,
+      );
     await new Promise((r) => setTimeout(r, 1000));
   }
+}
+
+/** The sum over every series of a SHOW STATS answer of the columns `counts` picks. */
+function sumOf(results: Awaited<ReturnType<InfluxStore['query']>>, counts: (column: string) => boolean): number {
+  let sum = 0;
+  for (const series of seriesOf(results))
+    series.columns.forEach((column, i) => {
+      if (counts(column)) sum += Number(series.values[0]?.[i] ?? 0);
+    });
+  return sum;
 }

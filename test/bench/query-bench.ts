@@ -39,7 +39,7 @@
  * third task of one point each, for the listing reads), BENCH_CALLS (at most 300 per case, within
  * BENCH_CASE_SECONDS, 20, and at least 3),
  * BENCH_SETTLE_SECONDS (20), then at most BENCH_CACHE_WAIT_SECONDS (120)
- * until InfluxDB's write cache is in TSM, BENCH_SCALE_CALLS (150 per task and
+ * until InfluxDB's write cache is in TSM and its compactions done, BENCH_SCALE_CALLS (150 per task and
  * scaling case), BENCH_CASES (comma-separated label parts: only those
  * cases).
  */
@@ -57,7 +57,7 @@ import { z } from 'zod';
 import { WorkerClient } from './query-bench-client.js';
 import { describeRecording, StoreRecorder, type Recording } from './query-bench-recorder.js';
 import { CONTROL_CASES, OTHER_CASES, SCALAR_CASES, SCALING_CASES, type CaseContext } from './query-bench-cases.js';
-import { seed, seedWide, SERIES, untilCacheSnapshotted, type SeedPlan } from './query-bench-seed.js';
+import { seed, seedWide, SERIES, untilInfluxSettled, type SeedPlan } from './query-bench-seed.js';
 import { openBenchEnvironment, percentile, progress } from './bench-environment.js';
 import { threadCpuNanoseconds } from './process-cpu.js';
 
@@ -240,11 +240,11 @@ async function main(): Promise<void> {
 
     // InfluxDB compacts what was just written: measuring during that would measure the compaction.
     // And until its write cache is snapshotted to TSM, every query copies the cached points of each
-    // series it touches: the benchmark measures stored data, so it waits for that (the stack's
+    // series it touches: the benchmark measures stored data, so it waits for both (the stack's
     // InfluxDB snapshots an idle cache after 10 s, deploy/local-stack/server-configs.ts).
     progress(`letting the stores settle for ${SETTLE_SECONDS} s`);
     await new Promise((r) => setTimeout(r, SETTLE_SECONDS * 1000));
-    await untilCacheSnapshotted(influx, CACHE_WAIT_SECONDS);
+    await untilInfluxSettled(influx, CACHE_WAIT_SECONDS);
 
     const first = await data('events.get_task_events', {
       task: plan.task,
