@@ -135,6 +135,22 @@ describe('CsvColumnsParser', () => {
     );
   });
 
+  it('reads an answer given as bytes cut anywhere, inside a character too, as the whole answer', () => {
+    fc.assert(
+      fc.property(fc.array(answerRow, { maxLength: 20 }), fc.array(fc.nat(), { maxLength: 40 }), (rows, cuts) => {
+        const bytes = Buffer.from(streamedAnswer(rows, true));
+        const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+        const parser = new CsvColumnsParser(['time'], ['v']);
+        [...at, bytes.length].forEach((end, i) => parser.pushBytes(bytes.subarray(i === 0 ? 0 : at[i - 1], end)));
+        const columns = parser.end();
+        expect(parser.complete).toBe(true);
+        expect(columns.strings).toEqual([rows.map((r) => Buffer.from(r.v).toString())]);
+        expect([...columns.numbers[0]!]).toEqual(rows.map((r) => r.time));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
   it('skips a header InfluxDB writes again, and fails on one that changes the columns', () => {
     const header = 'name,tags,time,y\n';
     const again = parseCsvColumns(`${header}scalar,,1,2\n${header}scalar,,2,3\n`, ['y']);

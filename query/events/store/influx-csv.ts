@@ -65,9 +65,7 @@ export class InfluxCsvReader {
   ): Promise<CsvColumns> {
     return this.whole(statement, signal, async () => {
       const parser = new CsvColumnsParser(numbers, strings);
-      const decoder = new TextDecoder();
-      await this.stream(statement, (piece) => parser.push(decoder.decode(piece, { stream: true })), signal);
-      parser.push(decoder.decode());
+      await this.stream(statement, (piece) => parser.pushBytes(piece), signal);
       const answer = parser.end();
       return { answer, complete: parser.complete, rows: parser.rowCount };
     });
