@@ -62,8 +62,6 @@ export interface PublishConnection {
   jetstream(): JetStreamClient;
 }
 
-const encoder = new TextEncoder();
-
 export class EventPublisher {
   private readonly window: PublishWindow;
 
@@ -72,10 +70,6 @@ export class EventPublisher {
     private readonly options: EventPublisherOptions,
   ) {
     this.window = options.window ?? new PublishWindow(Number.POSITIVE_INFINITY);
-  }
-
-  static encode(payload: string): Uint8Array {
-    return encoder.encode(payload);
   }
 
   /** Publishes every message; resolves once JetStream has each (a message it already had counts: a re-send). */
