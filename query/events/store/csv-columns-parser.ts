@@ -89,8 +89,9 @@ export class CsvColumnsParser {
 
   /**
    * The next piece of the answer as bytes, which may end inside a character. Decoded by Node's
-   * StringDecoder: TextDecoder's `stream` mode cost ~110 µs per 64 KiB against ~11 (Node 20), ~60 ms
-   * of a 1M-point histogram by timestamp (docs/performance.md, "Decoding streamed CSV").
+   * StringDecoder: TextDecoder's `stream` mode cost ~110 µs per 64 KiB against ~11 (Node 20); a
+   * 1M-point histogram by timestamp cost 852-919 ms of CPU with it, 686-691 without
+   * (docs/performance.md, "Decoding streamed CSV").
    */
   pushBytes(piece: Uint8Array): void {
     this.decoder ??= new StringDecoder('utf8');
