@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ListingCache } from './listing-cache.js';
 import { parseListing } from './metric-listing.js';
 
@@ -6,6 +6,10 @@ const listing = (...members: string[]) => ({ members, entries: parseListing(memb
 const member = (metric: string, size = 0) => `training_stats_scalar\u001f${metric}${'x'.repeat(size)}\u001fv\u001f1`;
 
 describe('ListingCache', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('answers a kept listing for its own version only', () => {
     const cache = new ListingCache(1 << 20);
     const l = listing(member('a'));
@@ -32,6 +36,21 @@ describe('ListingCache', () => {
     cache.set('k', '7', l.entries, l.members);
     expect(cache.enabled).toBe(false);
     expect(cache.holds('k')).toBe(false);
+  });
+
+  it('looks a listing up without starting a timer', () => {
+    vi.useFakeTimers();
+    const cache = new ListingCache(1 << 20);
+    const l = listing(member('a'));
+    cache.set('k', '7', l.entries, l.members);
+    vi.advanceTimersByTime(10);
+    const timers = vi.getTimerCount();
+    for (let i = 0; i < 3; i++) {
+      expect(cache.holds('k')).toBe(true);
+      expect(cache.get('k', '7')).toBe(l.entries);
+      expect(vi.getTimerCount()).toBe(timers);
+      vi.advanceTimersByTime(10);
+    }
   });
 
   it('stays within its bytes, dropping the least recently used first, and never keeps a listing above them', () => {

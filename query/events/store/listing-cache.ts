@@ -37,7 +37,14 @@ export class ListingCache {
   constructor(maxBytes: number) {
     this.kept =
       maxBytes > 0
-        ? new LRUCache<string, Kept>({ maxSize: maxBytes, sizeCalculation: (k) => k.size, ttl: MAX_AGE_MS })
+        ? new LRUCache<string, Kept>({
+            maxSize: maxBytes,
+            sizeCalculation: (k) => k.size,
+            ttl: MAX_AGE_MS,
+            // The clock read on each lookup (~50 ns). By default lru-cache keeps a read for 1 ms and
+            // starts a timer to forget it: with a read every few ms, a timer per read.
+            ttlResolution: 0,
+          })
         : undefined;
   }
 
