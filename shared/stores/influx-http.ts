@@ -14,13 +14,14 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import type { InfluxCallLimit } from './influx-call-limit.js';
 
 export interface InfluxHttpCall {
   readonly method: 'GET' | 'POST';
   readonly headers: Record<string, string>;
   readonly body?: string | Buffer;
-  /** The call's deadline and its caller's abort: the one timeout (INFLUX_TIMEOUT_MS). */
-  readonly signal: AbortSignal;
+  /** The call's deadline and its caller's abort (influx-call-limit.ts): the one timeout (INFLUX_TIMEOUT_MS). */
+  readonly limit: InfluxCallLimit;
 }
 
 /** An answer's bytes as they come: read it whole (`text`), piece by piece (iteration), or let it go (`dump`). */
@@ -49,10 +50,11 @@ export class InfluxHttp {
     return new Promise<InfluxHttpAnswer>((resolve, reject) => {
       const request = (secure ? https : http).request(
         target,
-        { method: call.method, headers, agent: this.agents[secure ? 'https:' : 'http:'], signal: call.signal },
+        { method: call.method, headers, agent: this.agents[secure ? 'https:' : 'http:'] },
         (response) => resolve({ statusCode: response.statusCode ?? 0, body: bodyOf(response) }),
       );
       request.on('error', reject);
+      call.limit.attach(request);
       request.end(call.body);
     });
   }

@@ -10,7 +10,7 @@ import type { Config } from '../config/config.js';
 import { UNTIMED, type StoreCalls } from './store-calls.js';
 import { statementErrorStatus } from './influx-statement-errors.js';
 import { influxHttp } from './influx-http.js';
-import { StoreUnavailableError } from './store-errors.js';
+import { withInfluxLimit } from './influx-call-limit.js';
 
 export interface InfluxSeries {
   name: string;
@@ -88,30 +88,6 @@ export function influxAuthorization(username: string | undefined, password: stri
 }
 
 /**
- * The signal of one InfluxDB call: aborted by the caller (client gone) or
- * when the call's time is up. A SIGSTOPped influxd accepts the connection and
- * never answers, so without it a read would wait forever. The timeout
- * becomes a StoreUnavailableError (transient: 503); the caller's abort stays
- * what it was.
- */
-export async function withInfluxTimeout<T>(
-  timeoutMs: number,
-  signal: AbortSignal | undefined,
-  call: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  try {
-    return await call(signal ? AbortSignal.any([signal, timeout]) : timeout);
-  } catch (error) {
-    if (timeout.aborted && !signal?.aborted)
-      throw new StoreUnavailableError('influx', `InfluxDB did not answer within ${timeoutMs} ms (INFLUX_TIMEOUT_MS)`, {
-        cause: error,
-      });
-    throw error;
-  }
-}
-
-/**
  * Query answers uncompressed: InfluxDB compresses an answer when asked, and
  * compressing answers of megabytes that Node decompresses again is CPU on
  * both sides to save bandwidth on what is a local or in-cluster link (fetch
@@ -145,11 +121,11 @@ export class InfluxStore {
   }
 
   private async pingOnce(signal?: AbortSignal): Promise<void> {
-    await withInfluxTimeout(this.timeoutMs, signal, async (s) => {
+    await withInfluxLimit(this.timeoutMs, signal, async (limit) => {
       const response = await influxHttp.request(`${this.base}/ping`, {
         method: 'GET',
         headers: this.headers(),
-        signal: s,
+        limit,
       });
       await response.body.dump();
       if (response.statusCode !== 204)
@@ -163,14 +139,14 @@ export class InfluxStore {
   }
 
   private async writeOnce(lines: string | Buffer, signal?: AbortSignal): Promise<void> {
-    await withInfluxTimeout(this.timeoutMs, signal, async (s) => {
+    await withInfluxLimit(this.timeoutMs, signal, async (limit) => {
       const response = await influxHttp.request(
         `${this.base}/write?db=${encodeURIComponent(this.database)}&precision=ns`,
         {
           method: 'POST',
           headers: this.headers({ 'content-type': 'text/plain; charset=utf-8' }),
           body: lines,
-          signal: s,
+          limit,
         },
       );
       if (response.statusCode !== 204) {
@@ -197,7 +173,7 @@ export class InfluxStore {
   ): Promise<InfluxResult[]> {
     const params = new URLSearchParams({ db: this.database, q: statements, epoch: 'ns' });
     const method = options.method ?? 'GET';
-    const [status, text] = await withInfluxTimeout(this.timeoutMs, options.signal, async (signal) => {
+    const [status, text] = await withInfluxLimit(this.timeoutMs, options.signal, async (limit) => {
       const form = params.toString();
       const response = await influxHttp.request(
         method === 'GET' ? `${this.base}/query?${form}` : `${this.base}/query`,
@@ -208,7 +184,7 @@ export class InfluxStore {
             ...(method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
           }),
           ...(method === 'POST' ? { body: form } : {}),
-          signal,
+          limit,
         },
       );
       return [response.statusCode, await response.body.text()] as const;

@@ -5,7 +5,7 @@
  * Redis command issued through the query target's client (plain commands
  * and MULTI blocks). The replay sends them with the benchmark's own
  * clients: an InfluxHttp of its own (the service's HTTP client, node:http on
- * keep-alive connections, without the store's timeouts, metrics or
+ * keep-alive connections, with the store's deadline but not its metrics or
  * parsing, on connections of its own) and its own Redis client.
  *
  * The replay keeps the operation's concurrency: a step is taken to have
@@ -15,6 +15,7 @@
  */
 import type { RedisClient } from '../../shared/stores/redis-store.js';
 import { INFLUX_DEFAULT_TIMEOUT_MS } from '../../shared/stores/influx-store.js';
+import { withInfluxLimit } from '../../shared/stores/influx-call-limit.js';
 import { InfluxHttp, influxHttp, type InfluxHttpAnswer, type InfluxHttpCall } from '../../shared/stores/influx-http.js';
 
 type Step =
@@ -133,11 +134,12 @@ export class StoreRecorder {
 
   private async run(step: Step, redis: RedisClient): Promise<void> {
     if (step.kind === 'influx') {
-      // The recorded call's signal (its timeout, influx-store.ts) aborts 30 s after the recording:
+      // The recorded call's limit (its deadline, influx-call-limit.ts) was released with the call:
       // each replay gets one of its own, as each call does.
       const { method, headers, body } = step.call;
-      const signal = AbortSignal.timeout(INFLUX_DEFAULT_TIMEOUT_MS);
-      await (await this.http.request(step.url, { method, headers, body, signal })).body.text();
+      await withInfluxLimit(INFLUX_DEFAULT_TIMEOUT_MS, undefined, async (limit) =>
+        (await this.http.request(step.url, { method, headers, body, limit })).body.text(),
+      );
     } else if (step.kind === 'redis') {
       await (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[step.method]!(...step.args);
     } else {

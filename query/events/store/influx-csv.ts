@@ -12,9 +12,9 @@ import {
   type InfluxConfig,
   type InfluxStore,
   QUERY_HEADERS,
-  withInfluxTimeout,
 } from '../../../shared/stores/influx-store.js';
 import { influxHttp } from '../../../shared/stores/influx-http.js';
+import { withInfluxLimit } from '../../../shared/stores/influx-call-limit.js';
 import { UNTIMED, type StoreCalls } from '../../../shared/stores/store-calls.js';
 import { StoreUnavailableError } from '../../../shared/stores/store-errors.js';
 import { COMPLETION_STATEMENT, CsvColumnsParser, type CsvColumns } from './csv-columns-parser.js';
@@ -109,11 +109,11 @@ export class InfluxCsvReader {
     const headers: Record<string, string> = { ...QUERY_HEADERS, accept: 'application/csv' };
     if (this.auth) headers.authorization = this.auth;
     await this.calls.time('influx', 'query_csv', () =>
-      withInfluxTimeout(this.config.INFLUX_TIMEOUT_MS, signal, async (s) => {
+      withInfluxLimit(this.config.INFLUX_TIMEOUT_MS, signal, async (limit) => {
         const response = await influxHttp.request(`${this.base}/query?${params}`, {
           method: 'GET',
           headers,
-          signal: s,
+          limit,
         });
         if (response.statusCode !== 200) {
           const body = await response.body.text();
