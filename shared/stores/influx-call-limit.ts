@@ -86,9 +86,9 @@ export class InfluxCallLimit {
   private stop(reason: Error): void {
     if (this.reason !== undefined) return;
     this.reason = reason;
-    clearTimeout(this.timer);
-    this.signal?.removeEventListener('abort', this.onAbort);
-    this.request?.destroy(reason);
+    const request = this.request;
+    this.release();
+    request?.destroy(reason);
   }
 }
 
