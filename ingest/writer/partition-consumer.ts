@@ -13,6 +13,7 @@
  * consumer is missing altogether: every message waiting on the partition).
  */
 import { AckPolicy, DeliverPolicy, nanos, type ConsumerConfig, type JetStreamManager } from 'nats';
+import { isStreamNotFound } from '../../shared/events/event-streams.js';
 import { consumerName, partitionSubject, streamName } from '../../shared/events/wire-format.js';
 import type { WriterSettings } from './writer-settings.js';
 
@@ -108,6 +109,21 @@ async function lastSeqOf(jsm: JetStreamManager, stream: string, subject: string)
   } catch (error) {
     if (/no message found/i.test((error as Error).message ?? '')) return 0;
     throw error;
+  }
+}
+
+/**
+ * True when JetStream says the consumer (or its stream) does not exist: asked of the
+ * JetStream API, which answers from its assignments, not from the consumer's leader, so a
+ * leader election or a node's loss does not look like a deletion. Any other answer (a
+ * timeout, no responders while JetStream restarts) is not proof: false.
+ */
+export async function consumerMissing(jsm: JetStreamManager, stream: string, consumer: string): Promise<boolean> {
+  try {
+    await jsm.consumers.info(stream, consumer);
+    return false;
+  } catch (error) {
+    return isNotFound(error) || isStreamNotFound(error);
   }
 }
 

@@ -31,6 +31,12 @@ export interface PullerOptions {
   expiresMs: number;
   /** Refusals of at least this long (and 10 in a row) mean the consumer or stream is gone (noConsumerAfterMs). */
   refusedForMs: number;
+  /**
+   * Asks JetStream whether the consumer or its stream is gone (partition-consumer.ts). Pulls on a
+   * missing consumer are dropped by the server without any answer, so a refused or unanswered
+   * pull is followed by this question; missing for refusedForMs, the partition is set up again.
+   */
+  consumerMissing(): Promise<boolean>;
 }
 
 export class PartitionPuller {
@@ -55,6 +61,9 @@ export class PartitionPuller {
   private refusals = 0;
   /** When the current run of refused pulls began. */
   private refusedSince = 0;
+  private checkingConsumer = false;
+  /** When JetStream first answered that the consumer is missing; 0 while it is found. */
+  private missingSince = 0;
   /** Set when pulls keep being refused (consumer deleted, stream gone): the partition must be set up again. */
   failure?: Error;
 
@@ -174,6 +183,7 @@ export class PartitionPuller {
         );
         this.wake?.();
       }
+      this.checkConsumer(text);
       this.backoffUntil = Date.now() + 1_000;
       setTimeout(() => this.maybeRequest(), 1_000).unref();
       return;
@@ -183,12 +193,34 @@ export class PartitionPuller {
     this.maybeRequest();
   }
 
+  private checkConsumer(why: string): void {
+    if (this.checkingConsumer || this.stopped || this.failure) return;
+    this.checkingConsumer = true;
+    const settle = (missing: boolean) => {
+      this.checkingConsumer = false;
+      if (!missing) {
+        this.missingSince = 0;
+        return;
+      }
+      const now = Date.now();
+      if (this.missingSince === 0) this.missingSince = now;
+      if (now - this.missingSince < this.options.refusedForMs || this.failure) return;
+      this.failure = new Error(`consumer ${this.options.consumer} or its stream is missing (${why})`);
+      this.wake?.();
+    };
+    this.options.consumerMissing().then(settle, () => settle(false));
+  }
+
   private maybeRequest(): void {
     if (this.stopped || !this.sub || this.nc.isClosed()) return;
     const now = Date.now();
     if (now < this.backoffUntil) return;
-    // A request the server forgot (reconnect) never sends its 408: give up on it after its expiry.
-    if (this.owed > 0 && now - this.requestOpenedAt < this.options.expiresMs + 2_000) return;
+    // A request the server forgot (reconnect) or dropped (its consumer is missing) never sends its
+    // 408: give up on it after its expiry, and ask whether the consumer is still there.
+    if (this.owed > 0) {
+      if (now - this.requestOpenedAt < this.options.expiresMs + 2_000) return;
+      this.checkConsumer('pull request unanswered');
+    }
     const held = this.outstanding + this.queue.length - this.queueHead;
     const room = this.options.maxHeld - held;
     const bytesRoom = Math.min(

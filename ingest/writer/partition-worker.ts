@@ -16,7 +16,7 @@ import { storeBatch, type BatchStores } from './batch-storer.js';
 import type { ControlRunner } from './control-runner.js';
 import type { Delivery } from './jetstream-delivery.js';
 import { PartitionPuller } from './partition-puller.js';
-import { CONSUMER_CREATION_HOLD_MS, preparePartitionConsumer } from './partition-consumer.js';
+import { CONSUMER_CREATION_HOLD_MS, consumerMissing, preparePartitionConsumer } from './partition-consumer.js';
 import { GaveUp, LeaseLost, untilStored, type RetryOptions } from './store-retry.js';
 import { WriteBatch } from './write-batch.js';
 import { WriteFence } from './write-fence.js';
@@ -139,6 +139,7 @@ export class PartitionWorker {
         maxBytes: settings.pullMaxBytes,
         expiresMs: settings.pullExpiresMs,
         refusedForMs: settings.noConsumerAfterMs,
+        consumerMissing: () => consumerMissing(deps.jsm, prepared.stream, prepared.consumer),
       },
       deps.logger,
     );

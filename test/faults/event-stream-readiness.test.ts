@@ -3,7 +3,7 @@
 // stream taking events again; a stream at its limits, which refuses new messages, keeps ingest not ready.
 import { connect, DiscardPolicy, RetentionPolicy, StorageType, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { streamName } from '../../shared/events/wire-format.js';
+import { partitionOf, streamName } from '../../shared/events/wire-format.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 
 import '../harness/stack-context.js';
@@ -25,6 +25,17 @@ const addLog = (h: Harness, token: string, task: string, msg: string) =>
     headers: { 'content-type': 'application/json-lines' },
     rawBody: JSON.stringify({ type: 'log', task, timestamp: Date.now(), level: 'info', msg }),
   });
+
+/** One new task id for each partition. */
+function tasksOnEveryPartition(partitions: number): string[] {
+  const byPartition = new Map<number, string>();
+  while (byPartition.size < partitions) {
+    const task = unique('t-');
+    const partition = partitionOf('t', task, partitions);
+    if (!byPartition.has(partition)) byPartition.set(partition, task);
+  }
+  return [...byPartition.values()];
+}
 
 describe('the events stream deleted while the service runs', () => {
   let h: Harness;
@@ -56,14 +67,17 @@ describe('the events stream deleted while the service runs', () => {
       streamName(h.config.NATS_STREAM_PREFIX),
     );
     // The stream takes events again (JetStream acknowledged them), and the writer stores them: its
-    // consumers went with the stream and are created again.
-    expect((await addLog(h, token, task, 'after')).status).toBe(200);
-    const stored = await eventually(
-      () => h.call('events.get_task_log', { task }, { token }),
-      (r) => r.status === 200 && (r.body.data.events as Array<{ msg: string }>).some((e) => e.msg === 'after'),
-      { timeoutMs: 45_000, what: 'the event sent after the stream came back is stored' },
-    );
-    expect((stored.body.data.events as Array<{ msg: string }>).map((e) => e.msg)).toContain('after');
+    // consumers went with the stream and are created again, on every partition (an idle one too).
+    const tasks = [task, ...tasksOnEveryPartition(h.config.NATS_PARTITIONS)];
+    for (const t of tasks) expect((await addLog(h, token, t, 'after')).status).toBe(200);
+    for (const t of tasks) {
+      const stored = await eventually(
+        () => h.call('events.get_task_log', { task: t }, { token }),
+        (r) => r.status === 200 && (r.body.data.events as Array<{ msg: string }>).some((e) => e.msg === 'after'),
+        { timeoutMs: 30_000, what: `the event sent to ${t} after the stream came back is stored` },
+      );
+      expect((stored.body.data.events as Array<{ msg: string }>).map((e) => e.msg)).toContain('after');
+    }
   }, 90_000);
 });
 

@@ -124,6 +124,28 @@ describe('consumer deleted while a batch is held', () => {
   });
 });
 
+describe('consumer deleted while its partition waits for messages', () => {
+  it('the partition is taken again from a fresh consumer, and a message published after is stored', async () => {
+    const task = unique('t');
+    const partition = partitionOf('t', task, h.config.NATS_PARTITIONS);
+    await c.publish(task, [scalarRecord(task, 'm', 'v', 1, 1)]);
+    await c.drained();
+    expect(await c.count('scalar', task)).toBe(1);
+    // Nothing held: the writer only has a pull request open on the consumer, which JetStream ends
+    // with a 409; later pulls on the missing consumer are dropped without any answer.
+    await c.jsm.consumers.delete(
+      streamName(h.config.NATS_STREAM_PREFIX),
+      consumerName(h.config.NATS_STREAM_PREFIX, partition),
+    );
+    await c.publish(task, [scalarRecord(task, 'm', 'v', 2, 2)]);
+    await eventually(
+      () => c.count('scalar', task),
+      (n) => n === 2,
+      { timeoutMs: 20_000, what: 'the message published after the deletion is stored' },
+    );
+  });
+});
+
 describe('poison messages', () => {
   it('go to the dead-letter stream with their reason, alone: their siblings and the messages after them are stored', async () => {
     const task = unique('t');
