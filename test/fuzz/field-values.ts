@@ -166,6 +166,15 @@ function plausible(kind: FieldKind | 'unknown', context: FieldContext): fc.Arbit
       return idRef(['report', 'report', 'target'], context);
     case 'project':
       return fc.oneof(idRef(['project'], context), fc.constantFrom<SymbolicTree>(null, '', 'Reports/.reports'));
+    case 'projectPath':
+      // Depth 10 is the limit (reports.md §1.3); thousands of segments once built ~GB of prefix names.
+      return fc.oneof(
+        fc.constantFrom<SymbolicTree>('Team A', ' A / B /', '/.reports', 'X/.reports', 'ab', 'a/bc', '//'),
+        fc.constantFrom(9, 10, 11, 1_000, 30_000).map((n) => Array.from({ length: n }, (_, i) => `p${i}`).join('/')),
+        fc
+          .array(fc.oneof(fc.constantFrom('abc', '.reports', ' ', ''), hostileString), { minLength: 1, maxLength: 12 })
+          .map((segments) => segments.join('/')),
+      );
     case 'metric':
       return metricName;
     case 'variant':

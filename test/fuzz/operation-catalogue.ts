@@ -24,6 +24,7 @@ export type FieldKind =
   | 'model'
   | 'report'
   | 'project'
+  | 'projectPath' // a project name with `/` between its segments
   | 'metric'
   | 'variant'
   | 'strings'
@@ -261,6 +262,7 @@ export const OPERATION_HINTS: Record<string, OperationHint> = {
     fields: {
       name: 'string',
       project: 'project',
+      projectName: 'projectPath',
       comment: 'string',
       tags: 'strings',
       report: 'string',
@@ -281,7 +283,10 @@ export const OPERATION_HINTS: Record<string, OperationHint> = {
   'reports.publish': { fields: REPORT_MESSAGE, destructive: true },
   'reports.archive': { fields: REPORT_MESSAGE, destructive: true },
   'reports.unarchive': { fields: REPORT_MESSAGE, destructive: true },
-  'reports.move': { fields: { task: 'report', project: 'project', project_name: 'string' }, destructive: true },
+  'reports.move': {
+    fields: { task: 'report', project: 'project', project_name: 'projectPath', projectName: 'projectPath' },
+    destructive: true,
+  },
   'reports.delete': { fields: { task: 'report', force: 'bool' }, destructive: true },
   'reports.get_tags': { fields: {} },
   'reports.get_all_ex': { fields: QUERY },

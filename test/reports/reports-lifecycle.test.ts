@@ -145,6 +145,16 @@ describe('reports.create', () => {
     });
     expect(await f.redis.hExists(f.keys.projectNames(f.companyA), 'ab')).toBe(0);
   });
+
+  it('refuses a path of thousands of segments as too deep, in one answer (its prefixes are never built)', async () => {
+    const r = await create();
+    // 30,000 segments: their prefix names would add up to ~1.8 GB.
+    const deep = 'Ql/y7k'.repeat(10_000);
+    const tooDeep = { code: '400/409', msg: 'Project path exceed the maximum allowed depth: max_depth=10' };
+    expect(await f.fail('reports.move', { task: r.id, project_name: deep })).toEqual(tooDeep);
+    expect(await f.fail('reports.create', { name: 'deep one', projectName: deep })).toEqual(tooDeep);
+    expect((await record(r.id)).project).toMatchObject({ id: r.project_id });
+  });
 });
 
 describe('finding the report (§2.1)', () => {

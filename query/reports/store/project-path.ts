@@ -12,6 +12,9 @@ export function reportsProjectSegments(base: string): string[] {
     .filter((segment) => segment !== '');
 }
 
+/** Reports projects are at most this many segments deep (reports.md §1.3). */
+export const MAX_PROJECT_DEPTH = 10;
+
 /** The full names of every prefix of a path: `['A', 'A/B', 'A/B/.reports']`. */
 export function prefixNames(segments: readonly string[]): string[] {
   return segments.map((_, i) => segments.slice(0, i + 1).join('/'));

@@ -5,6 +5,7 @@
  * project cannot race with a report moving into it.
  */
 import { LuaScript } from '../../../shared/stores/lua-script.js';
+import { MAX_PROJECT_DEPTH } from './project-path.js';
 
 /**
  * KEYS (all in the company's hash slot): the company's project names, its
@@ -27,7 +28,7 @@ local full = arg(0, n)
 local found = redis.call('HGET', names, full)
 if found then return {'ok', found} end
 if arg(4, n) == '1' then return {'retry'} end
-if n > 10 then return {'err', 'depth'} end
+if n > ${MAX_PROJECT_DEPTH} then return {'err', 'depth'} end
 local function isPublic(i) return CO ~= '' and arg(5, i) == '1' end
 if isPublic(n) then return {'err', 'public_project', full} end
 local ids = {}

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../../../shared/stores/redis-store.js';
-import { codePointLength, prefixNames, reportsProjectSegments } from './project-path.js';
+import { codePointLength, MAX_PROJECT_DEPTH, prefixNames, reportsProjectSegments } from './project-path.js';
 import { REMOVE_IF_EMPTY, RESOLVE_PROJECT } from './project-scripts.js';
 import type { ReportKeys } from './report-keys.js';
 import { invalidProjectId, publicProjectForbidden, scriptError, type ScriptReply } from './script-errors.js';
@@ -54,6 +54,10 @@ export class ProjectStore {
    */
   async resolveReportsProject(company: string, user: string, now: number, base: string): Promise<string> {
     const segments = reportsProjectSegments(base);
+    // Refused before the prefixes are built: a client's path of n segments has n prefixes of up to
+    // its whole length (30,000 segments of a 60 KB name: ~1.8 GB). Such a project cannot exist (the
+    // script below never creates one), so the script's own check would answer the same.
+    if (segments.length > MAX_PROJECT_DEPTH) throw scriptError(['err', 'depth'], { company });
     const names = prefixNames(segments);
     for (let attempt = 0; ; attempt++) {
       const [existing, publicIds] = await Promise.all([

@@ -1,6 +1,7 @@
 /** The words the report and project scripts answer, as the contract's errors (reports.md §7). */
 import { apiError, type ApiError } from '../../../shared/errors/error-catalogue.js';
 import { pyRepr } from '../../../shared/protocol/python-repr.js';
+import { MAX_PROJECT_DEPTH } from './project-path.js';
 
 export type ScriptReply = [string, ...string[]];
 
@@ -53,7 +54,7 @@ export function scriptError(reply: ScriptReply, context: ReplyContext): ApiError
         ['current', detail],
       ]);
     case 'depth':
-      return apiError('project_path_too_deep', undefined, [['max_depth', 10]]);
+      return apiError('project_path_too_deep', undefined, [['max_depth', MAX_PROJECT_DEPTH]]);
     case 'public_project':
       return apiError('public_project_exists', undefined, [['name', detail]]);
     case 'short':
