@@ -11,6 +11,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { InfluxError } from '../../shared/stores/influx-store.js';
 import { describeError } from './store-errors.js';
+import { trimEndChar } from '../../shared/text/trim-char.js';
 
 const WRITE_TIMEOUT_MS = 60_000;
 
@@ -42,7 +43,7 @@ export class InfluxPointWriter {
       method: 'POST',
       hostname: url.hostname,
       port: url.port,
-      path: `${url.pathname.replace(/\/+$/, '')}/write?db=${encodeURIComponent(target.database)}&precision=ns`,
+      path: `${trimEndChar(url.pathname, '/')}/write?db=${encodeURIComponent(target.database)}&precision=ns`,
       headers,
       agent: this.agent,
       timeout: WRITE_TIMEOUT_MS,

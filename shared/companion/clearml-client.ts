@@ -15,6 +15,7 @@
  */
 import { apiError } from '../errors/error-catalogue.js';
 import type { EntityFact, FactNamespace } from '../entities/entity-facts.js';
+import { trimEndChar } from '../text/trim-char.js';
 
 /** ClearML's largest page (apiserver/database/model/base.py, `max_page_size` default). */
 export const CLEARML_MAX_PAGE = 500;
@@ -37,7 +38,7 @@ export class ClearmlClient {
     serverUrl: string,
     private readonly timeoutMs: number,
   ) {
-    this.base = serverUrl.replace(/\/+$/, '');
+    this.base = trimEndChar(serverUrl, '/');
   }
 
   /** The records of `ids` the ClearML server shows to the holder of `authorization`. */

@@ -12,7 +12,9 @@ export interface ApiVersion {
   readonly text: string;
 }
 
-const PATH = /^\/?(?:v(\d+\.?\d+)\/)?([A-Za-z_][A-Za-z0-9_]+)\.([A-Za-z_][A-Za-z0-9_]+)\/?$/;
+// The version is two digits or more, or digits, a dot, digits: written so that no two
+// quantifiers can share a digit (`\d+\.?\d+` rescanned a long run of digits: 0.45 s for 16 KB).
+const PATH = /^\/?(?:v(\d+(?:\.\d+|\d))\/)?([A-Za-z_][A-Za-z0-9_]+)\.([A-Za-z_][A-Za-z0-9_]+)\/?$/;
 
 export function parseVersion(text: string): ApiVersion {
   const [major, minor = '0'] = text.split('.');

@@ -11,6 +11,7 @@ import { UNTIMED, type StoreCalls } from './store-calls.js';
 import { statementErrorStatus } from './influx-statement-errors.js';
 import { influxHttp } from './influx-http.js';
 import { withInfluxLimit } from './influx-call-limit.js';
+import { trimEndChar } from '../text/trim-char.js';
 
 export interface InfluxSeries {
   name: string;
@@ -104,7 +105,7 @@ export class InfluxStore {
   constructor(private readonly options: InfluxStoreOptions) {
     this.timeoutMs = options.timeoutMs ?? INFLUX_DEFAULT_TIMEOUT_MS;
     this.calls = options.calls ?? UNTIMED;
-    this.base = options.url.replace(/\/+$/, '');
+    this.base = trimEndChar(options.url, '/');
     this.auth = influxAuthorization(options.username, options.password);
   }
 

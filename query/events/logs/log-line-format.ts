@@ -5,6 +5,7 @@
  * the `json` form.
  */
 import { apiError } from '../../../shared/errors/error-catalogue.js';
+import { trimEndChar } from '../../../shared/text/trim-char.js';
 
 export const LOG_LINE_FIELDS = ['asctime', 'timestamp', 'level', 'worker', 'msg'] as const;
 export type LogLineField = (typeof LOG_LINE_FIELDS)[number];
@@ -47,7 +48,7 @@ export function compileLineFormat(format: string): LogLineFormatter {
   if (format === '') throw apiError('missing_required_fields', 'line_format is required for plain text lines');
   let parsed: ParsedFormat;
   try {
-    parsed = parseFormat(format.replace(/\n+$/, ''));
+    parsed = parseFormat(trimEndChar(format, '\n'));
   } catch (error) {
     if (error instanceof LineFormatSyntaxError)
       throw apiError('invalid_fields', 'invalid line format', { error: error.message });

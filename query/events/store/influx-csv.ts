@@ -18,6 +18,7 @@ import { withInfluxLimit } from '../../../shared/stores/influx-call-limit.js';
 import { UNTIMED, type StoreCalls } from '../../../shared/stores/store-calls.js';
 import { StoreUnavailableError } from '../../../shared/stores/store-errors.js';
 import { COMPLETION_STATEMENT, CsvColumnsParser, type CsvColumns } from './csv-columns-parser.js';
+import { trimEndChar } from '../../../shared/text/trim-char.js';
 
 /** Rows per chunk of a streamed answer (InfluxDB's default). */
 const CHUNK_ROWS = 10_000;
@@ -48,7 +49,7 @@ export class InfluxCsvReader {
     private readonly config: InfluxConfig,
     private readonly calls: StoreCalls = UNTIMED,
   ) {
-    this.base = config.INFLUX_URL.replace(/\/+$/, '');
+    this.base = trimEndChar(config.INFLUX_URL, '/');
     this.auth = influxAuthorization(config.INFLUX_USERNAME, config.INFLUX_PASSWORD);
     this.json = influxStoreFor(config, calls);
   }

@@ -53,7 +53,7 @@ export class ProjectStore {
    * 'retry' when one changed meanwhile.
    */
   async resolveReportsProject(company: string, user: string, now: number, base: string): Promise<string> {
-    const segments = reportsProjectSegments(base);
+    const segments = reportsProjectSegments(base, MAX_PROJECT_DEPTH);
     // Refused before the prefixes are built: a client's path of n segments has n prefixes of up to
     // its whole length (30,000 segments of a 60 KB name: ~1.8 GB). Such a project cannot exist (the
     // script below never creates one), so the script's own check would answer the same.
