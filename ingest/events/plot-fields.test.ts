@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { maxJsonContainers } from '../../shared/protocol/client-object.js';
 import { extractSourceUrls, isValidPlotJson, plotLength } from './plot-fields.js';
 
 describe('plotLength', () => {
@@ -89,5 +91,46 @@ describe('isValidPlotJson', () => {
   it('handles deep nesting without recursion', () => {
     const deep = '['.repeat(100_000) + 'NaN' + ']'.repeat(100_000);
     expect(isValidPlotJson(deep)).toBe(true);
+  });
+
+  // A plot with more objects and lists than JSON.parse is given elsewhere is checked by the syntax
+  // scan alone; its answer must be JSON.parse's (Python's, for the non-finite literals).
+  const parses = (text: string) => {
+    try {
+      JSON.parse(text);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const element = fc.constantFrom('{}', '[]', '[{}]', '{"a": []}', '1.5', '"x]"', '"\\""', '{"b": {}}');
+  const containerHeavy = fc
+    .tuple(fc.array(element, { minLength: 2_000, maxLength: 3_000 }), fc.constantFrom(',', ', ', ',\n'))
+    .map(([list, separator]) => `{"data": [${list.join(separator)}]}`);
+  // Edits that break the text in the places a syntax check can get wrong.
+  const edit = fc.tuple(
+    fc.nat(),
+    fc.constantFrom('', ',', ']', '}', '{', '[', '"', ':', '\\', 'NaN', '-Infinity', ' ', '01', 'tru'),
+    fc.integer({ min: 0, max: 2 }),
+  );
+
+  it('a container-heavy plot is valid exactly when it parses, whatever is cut or inserted', () => {
+    fc.assert(
+      fc.property(containerHeavy, fc.array(edit, { maxLength: 2 }), (text, edits) => {
+        for (const [at, insert, cut] of edits) {
+          const i = at % (text.length + 1);
+          text = text.slice(0, i) + insert + text.slice(i + cut);
+        }
+        expect(maxJsonContainers(text.length)).toBeLessThan(text.length / 2);
+        if (text.includes('NaN') || text.includes('Infinity')) {
+          // Python's literals where JSON has a number: valid exactly when the text with a number there
+          // parses (spaced, so that it never joins the characters beside it into one token).
+          expect(isValidPlotJson(text)).toBe(parses(text.replace(/-?Infinity|NaN/g, ' 0 ')));
+        } else {
+          expect(isValidPlotJson(text)).toBe(parses(text));
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

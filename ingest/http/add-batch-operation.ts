@@ -11,6 +11,7 @@ import type { IngestService, IngestSession } from '../events/ingest-port.js';
 import { jsonLinesNotObject, mediaType, MALFORMED_BODY } from '../../shared/protocol/call-data.js';
 import { defineStreamOperation, type CallContext } from '../../shared/protocol/operation.js';
 import { readBodyLimited } from '../../shared/http/body-reader.js';
+import { parseBoundedJson } from '../../shared/protocol/client-object.js';
 import type { IngestMetrics } from '../events/ingest-metrics.js';
 import { IDEMPOTENCY_KEY_HEADER, RequestFingerprint } from '../events/request-fingerprint.js';
 import { NdjsonLines, type ByteRegion } from './ndjson-lines.js';
@@ -71,12 +72,7 @@ export function addBatchOperation(deps: { ingest: IngestService; maxLineBytes: n
 }
 
 function parseLine(line: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    throw MALFORMED_BODY();
-  }
+  const value = parseBoundedJson(line, MALFORMED_BODY);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw jsonLinesNotObject(value, line);
   return value as Record<string, unknown>;
 }
@@ -147,12 +143,7 @@ async function readJsonValue(
   fingerprint.update(bytes);
   const text = bytes.toString('utf8');
   if (text.trim() === '') return;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw MALFORMED_BODY();
-  }
+  const value = parseBoundedJson(text, MALFORMED_BODY);
   const items = Array.isArray(value) ? value : [value];
   for (const item of items) {
     // Only a number's text matters (int or float); a nested array is never stringified (it may be 10,000 deep).

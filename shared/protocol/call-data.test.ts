@@ -6,7 +6,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isApiError, MAX_MESSAGE_CHARS } from '../errors/error-catalogue.js';
 import { buildCallData } from './call-data.js';
-import { adoptClientJson, jsonNestsDeeperThan, MAX_CALL_DATA_DEPTH } from './client-object.js';
+import {
+  adoptClientJson,
+  jsonShapeFault,
+  MAX_CALL_DATA_DEPTH,
+  maxJsonContainers,
+  parseBoundedJson,
+} from './client-object.js';
 
 const PROTOTYPE_MEMBERS = Object.getOwnPropertyNames(Object.prototype).sort();
 
@@ -164,13 +170,21 @@ describe('buildCallData, on generated input', () => {
   });
 });
 
-describe('nesting limit', () => {
-  it('the byte scan agrees with the parsed depth, brackets in strings and escapes included', () => {
+/** Objects and lists in a parsed JSON value, itself included. */
+function containersOf(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  return 1 + Object.values(value as object).reduce<number>((sum, child) => sum + containersOf(child), 0);
+}
+
+describe('shape limits', () => {
+  // Strings holding brackets, quotes and backslashes: the scan must skip them whole.
+  const str = fc
+    .tuple(fc.string({ maxLength: 6 }), fc.constantFrom('[', '{', '"', '\\', ']', '', '\\"', '{}'))
+    .map(([s, c]) => s + c);
+
+  it('the scan agrees with the parsed depth, brackets in strings and escapes included', () => {
     const deepest = (value: unknown): number =>
       value !== null && typeof value === 'object' ? 1 + Math.max(0, ...Object.values(value as object).map(deepest)) : 0;
-    const str = fc
-      .tuple(fc.string({ maxLength: 6 }), fc.constantFrom('[', '{', '"', '\\', ']', ''))
-      .map(([s, c]) => s + c);
     const value = fc.letrec((tie) => ({
       v: fc.oneof(
         { depthSize: 'medium' },
@@ -182,11 +196,47 @@ describe('nesting limit', () => {
     })).v;
     fc.assert(
       fc.property(value, fc.integer({ min: 0, max: 6 }), (v, limit) => {
-        const bytes = Buffer.from(JSON.stringify(v));
-        expect(jsonNestsDeeperThan(bytes, limit)).toBe(deepest(v) > limit);
+        const text = JSON.stringify(v);
+        expect(jsonShapeFault(text, limit) === 'deep').toBe(deepest(v) > limit);
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('the scan agrees with the parsed count of objects and lists, on either side of the bound', () => {
+    // Lists of small containers cross the bound (1,000 and one per 16 characters) at about 1,600 elements.
+    const element = fc.oneof(
+      fc.constantFrom<unknown>({}, [], [{}], { a: [] }, 1, 'x'),
+      str,
+      fc.dictionary(str, fc.constantFrom<unknown>({}, [], 2), { maxKeys: 2 }),
+    );
+    fc.assert(
+      fc.property(fc.array(element, { maxLength: 3_000 }), fc.constantFrom('', ' ', '\n  '), (list, space) => {
+        const text = JSON.stringify(list, null, space);
+        const over = containersOf(list) > maxJsonContainers(text.length);
+        expect(jsonShapeFault(text, Infinity)).toBe(over ? 'containers' : undefined);
+        if (over) expect(() => parseBoundedJson(text, () => new Error('malformed'))).toThrow(/objects and lists/);
+        else expect(parseBoundedJson(text, () => new Error('malformed'))).toEqual(list);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a body of small objects beyond the bound is refused with 400/12, one at the bound is read', () => {
+    const body = (n: number) => `{"task": "t", "a": [${Array(n).fill('{}').join(',')}]}`;
+    const over = (n: number) => containersOf(JSON.parse(body(n))) > maxJsonContainers(body(n).length);
+    let n = 1;
+    while (!over(n)) n += 100;
+    while (over(n - 1)) n--;
+    // A body of n - 1 list elements is exactly at the bound; n elements pass it.
+    expect(containersOf(JSON.parse(body(n - 1)))).toBe(maxJsonContainers(body(n - 1).length));
+    expect((buildCallData(Buffer.from(body(n - 1)), 'application/json', '') as { a: unknown[] }).a).toHaveLength(n - 1);
+    expect(outcome(body(n), 'application/json', '')).toMatchObject({
+      httpStatus: 400,
+      entry: { subcode: 12 },
+      message: `Validation error (request data holds more than ${maxJsonContainers(body(n).length)} objects and lists in ${body(n).length} characters: at most 1000 and one per 16 characters)`,
+    });
+    expect(outcome(`{"a": 1}\n${body(n)}\n`, 'application/json-lines', '')).toMatchObject({ httpStatus: 400 });
   });
 
   it('adoptClientJson walks iteratively (no stack overflow far beyond the limit)', () => {

@@ -6,10 +6,10 @@ import { apiError, apiErrorWithMessage } from '../errors/error-catalogue.js';
 import {
   adoptClientJson,
   assertOwnKeyName,
-  jsonNestsDeeperThan,
   MAX_CALL_DATA_DEPTH,
   nullObject,
   ownValue,
+  parseBoundedJson,
   tooDeepError,
 } from './client-object.js';
 import { pyTypeName } from './python-repr.js';
@@ -81,11 +81,7 @@ export function jsonLinesNotObject(value: unknown, text: string): Error {
 }
 
 export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw MALFORMED_BODY();
-  }
+  return parseBoundedJson(text, MALFORMED_BODY);
 }
 
 /** Splits a JSON-lines body into objects (blank lines skipped; protocol.md §3.1 step 1). */
@@ -129,10 +125,9 @@ export function buildCallData(
   return mergeParameters(jsonBodyObject(body), query);
 }
 
-/** The JSON body as a safe call-data object: depth checked before parsing, prototypes removed after. */
+/** The JSON body as a safe call-data object: depth and size checked before parsing, prototypes removed after. */
 function jsonBodyObject(body: Buffer): Record<string, unknown> {
   const text = body.length === 0 ? '' : body.toString('utf8');
   if (text.trim() === '') return nullObject();
-  if (jsonNestsDeeperThan(body, MAX_CALL_DATA_DEPTH)) throw tooDeepError();
-  return adoptClientJson(bodyToObject(parseJson(text)));
+  return adoptClientJson(bodyToObject(parseBoundedJson(text, MALFORMED_BODY, MAX_CALL_DATA_DEPTH)));
 }

@@ -5,7 +5,7 @@
 // operation may answer 5xx or a message longer than the bound.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_MESSAGE_CHARS } from '../../shared/errors/error-catalogue.js';
-import { MAX_CALL_DATA_DEPTH } from '../../shared/protocol/client-object.js';
+import { MAX_CALL_DATA_DEPTH, maxJsonContainers } from '../../shared/protocol/client-object.js';
 import type { Operation } from '../../shared/protocol/operation.js';
 import { httpRequest } from '../harness/http-request.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
@@ -94,6 +94,24 @@ describe('deep JSON', () => {
           expectBounded(operation.name, field, await send(operation.name, `{"${field}": ${value}}`));
         }
       }
+    }
+  });
+});
+
+describe('many small objects', () => {
+  it('a body holding more objects and lists than its length allows: 400/12 on every buffered operation, before JSON.parse', async () => {
+    // 350,000 empty objects in 1 MiB; JSON.parse spent 43 s and 1.4 GB on 64 MiB of them.
+    const body = `{"task": "t", "tasks": ["t"], "a": [${Array(350_000).fill('{}').join(',')}]}`;
+    const message = `Validation error (request data holds more than ${maxJsonContainers(body.length)} objects and lists in ${body.length} characters: at most 1000 and one per 16 characters)`;
+    for (const operation of operations) {
+      const r = await send(operation.name, body);
+      expect(r.status, `${operation.name}: ${r.text.slice(0, 300)}`).toBe(400);
+      if (operation.kind === 'json')
+        expect(r.json.meta, operation.name).toMatchObject({
+          result_code: 400,
+          result_subcode: 12,
+          result_msg: message,
+        });
     }
   });
 });
