@@ -6,6 +6,7 @@ import { create } from '@bufbuild/protobuf';
 import { status, type handleClientStreamingCall, type handleUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
 import type { IngestResult } from '../events/ingest-port.js';
 import { decodeRequest } from './events-ingest-definition.js';
+import { assertEventsBounded, EVENT_BATCH } from './message-event-count.js';
 import {
   AddResultSchema,
   EventBatchSchema,
@@ -100,6 +101,7 @@ export function addBatchHandler(deps: GrpcIngestDeps): handleClientStreamingCall
         readOneAhead(call, deps.logger);
         for await (const bytes of call) {
           deps.ingestMetrics?.received('grpc', (bytes as Buffer).length);
+          assertEventsBounded(bytes as Buffer, EVENT_BATCH);
           addProtoEvents(session, decodeRequest(EventBatchSchema, bytes as Buffer).events);
           fingerprint.update(bytes as Buffer);
         }

@@ -22,6 +22,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IngestSession } from '../events/ingest-port.js';
 import { decodeRequest } from './events-ingest-definition.js';
 import { EventChunkSchema } from './gen/clearml/events/v1/events_ingest_pb.js';
+import { countMessageEvents, EVENT_CHUNK, maxEventsInMessage, tooManyEventsError } from './message-event-count.js';
 import { decodeProtoEvent } from './proto-event-decoder.js';
 
 type RawEvent = Record<string, unknown>;
@@ -76,13 +77,28 @@ export function readEventChunk(bytes: Buffer): ChunkEvents {
     reader.check();
   } catch (error) {
     if (error !== NOT_PLAIN) throw error;
+    const count = countMessageEvents(bytes, EVENT_CHUNK);
+    if (count !== undefined && count.events > maxEventsInMessage(bytes.length))
+      return refused(count.id, tooManyEventsError(bytes.length));
     return viaProtobufEs(bytes);
   }
+  // Checked events are handed out one at a time, but a chunk of two-byte empty events still costs
+  // a microsecond each on one event loop.
+  if (reader.events > maxEventsInMessage(bytes.length))
+    return refused(reader.chunkId, tooManyEventsError(bytes.length));
   return {
     chunkId: reader.chunkId,
     forEach: (add) => reader.forEach(add, undefined),
     addTo: (session) => reader.forEach((raw) => session.add(raw), session),
   };
+}
+
+/** A chunk refused whole: its id is known, adding its events throws `error` (acknowledged as the chunk's refusal). */
+function refused(chunkId: bigint, error: Error): ChunkEvents {
+  const fail = () => {
+    throw error;
+  };
+  return { chunkId, forEach: fail, addTo: fail };
 }
 
 function viaProtobufEs(bytes: Buffer): ChunkEvents {
@@ -96,6 +112,7 @@ function viaProtobufEs(bytes: Buffer): ChunkEvents {
 /** Reads varints as protobuf-es's BinaryReader does (its varint64read), on bytes the first pass found in bounds. */
 class ChunkReader {
   chunkId = protoInt64.uDec(0, 0);
+  events = 0;
   private pos = 0;
   private lo = 0;
   private hi = 0;
@@ -112,6 +129,7 @@ class ChunkReader {
         this.checkedVarint();
         this.chunkId = protoInt64.uDec(this.lo, this.hi);
       } else if (tag === (2 << 3) + LENGTH_DELIMITED) {
+        this.events++;
         const length = this.checkedLength();
         this.checkEvent(this.pos + length);
       } else throw NOT_PLAIN;

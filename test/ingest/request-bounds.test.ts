@@ -4,7 +4,7 @@
 // registered or stored, and the process's memory does not grow (the service runs in this process).
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { create } from '@bufbuild/protobuf';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { credentials, makeClientConstructor, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsIngestDefinition } from '../../ingest/grpc/events-ingest-definition.js';
@@ -15,6 +15,7 @@ import {
   type ChunkAck,
   type Event,
 } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
+import { maxEventsInMessage } from '../../ingest/grpc/message-event-count.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
 
@@ -101,25 +102,44 @@ describe('distinct entities per request', () => {
   });
 });
 
+type Client = {
+  AddBatch(md: Metadata, cb: (e: ServiceError | null, r: unknown) => void): { write(m: unknown): void; end(): void };
+  StreamEvents(md: Metadata): NodeJS.EventEmitter & { write(m: unknown): void; end(): void };
+  close(): void;
+};
+
+function client(): { grpc: Client; metadata: Metadata } {
+  const Constructor = makeClientConstructor(eventsIngestDefinition, 'clearml.events.v1.EventsIngest');
+  const grpc = new Constructor(
+    `127.0.0.1:${h.service.services.boundPorts.get('grpc')}`,
+    credentials.createInsecure(),
+  ) as unknown as Client;
+  const metadata = new Metadata();
+  metadata.set('authorization', `Bearer ${token}`);
+  return { grpc, metadata };
+}
+
+/** Sends the chunks on one StreamEvents call and answers the acks it got. */
+async function streamAcks(chunks: unknown[]): Promise<ChunkAck[]> {
+  const { grpc, metadata } = client();
+  try {
+    return await new Promise<ChunkAck[]>((resolve, reject) => {
+      const received: ChunkAck[] = [];
+      const call = grpc.StreamEvents(metadata);
+      call.on('data', (ack: ChunkAck) => received.push(ack));
+      call.on('error', reject);
+      call.on('end', () => resolve(received));
+      for (const chunk of chunks) call.write(chunk);
+      call.end();
+    });
+  } finally {
+    grpc.close();
+  }
+}
+
 describe('distinct entities per gRPC call and chunk', () => {
-  type Client = {
-    AddBatch(md: Metadata, cb: (e: ServiceError | null, r: unknown) => void): { write(m: unknown): void; end(): void };
-    StreamEvents(md: Metadata): NodeJS.EventEmitter & { write(m: unknown): void; end(): void };
-    close(): void;
-  };
   const logs = (prefix: string, n: number): Event[] =>
     Array.from({ length: n }, (_, i) => create(EventSchema, { type: 'log', task: `${prefix}-${i}`, msg: 'x' }));
-
-  function client(): { grpc: Client; metadata: Metadata } {
-    const Constructor = makeClientConstructor(eventsIngestDefinition, 'clearml.events.v1.EventsIngest');
-    const grpc = new Constructor(
-      `127.0.0.1:${h.service.services.boundPorts.get('grpc')}`,
-      credentials.createInsecure(),
-    ) as unknown as Client;
-    const metadata = new Metadata();
-    metadata.set('authorization', `Bearer ${token}`);
-    return { grpc, metadata };
-  }
 
   it('AddBatch beyond the cap: RESOURCE_EXHAUSTED with code 413, nothing registered', async () => {
     const prefix = unique('grpc-many-');
@@ -145,28 +165,59 @@ describe('distinct entities per gRPC call and chunk', () => {
   it('StreamEvents: a chunk beyond the cap is refused in its ack, the next chunk is accepted', async () => {
     const prefix = unique('grpc-chunk-');
     const cap = h.config.INGEST_MAX_ENTITIES_PER_REQUEST;
+    const acks = await streamAcks([
+      create(EventChunkSchema, { chunkId: 1n, events: logs(prefix, cap + 1) }),
+      create(EventChunkSchema, { chunkId: 2n, events: logs(`${prefix}-ok`, 3) }),
+    ]);
+    expect(acks.map((a) => [a.chunkId, a.added, a.error?.code])).toEqual([
+      [1n, 0, 413],
+      [2n, 3, undefined],
+    ]);
+    expect(acks[0]!.error!.message).toBe(`Too many entities in one request (limit ${cap} distinct task or model ids)`);
+  });
+});
+
+describe('events per gRPC message', () => {
+  // An empty Event is 2 bytes on the wire and ~150 bytes of heap and 0.85 µs once protobuf-es built it:
+  // a 63 MiB AddBatch message of them ran an ingest process out of heap after 72 s.
+  const empties = (n: number): Event[] => Array.from({ length: n }, () => create(EventSchema, {}));
+  const refusal = (bytes: number) =>
+    `Validation error (request holds more than ${maxEventsInMessage(bytes)} events in ${bytes} bytes: at most 1000 and one per 16 bytes)`;
+
+  it('AddBatch: a message with more events than its size allows is refused with 400/12 before it is decoded', async () => {
+    const batch = create(EventBatchSchema, { events: empties(100_000) });
+    const bytes = toBinary(EventBatchSchema, batch).length;
     const { grpc, metadata } = client();
     try {
-      const acks = await new Promise<ChunkAck[]>((resolve, reject) => {
-        const received: ChunkAck[] = [];
-        const call = grpc.StreamEvents(metadata);
-        call.on('data', (ack: ChunkAck) => received.push(ack));
-        call.on('error', reject);
-        call.on('end', () => resolve(received));
-        call.write(create(EventChunkSchema, { chunkId: 1n, events: logs(prefix, cap + 1) }));
-        call.write(create(EventChunkSchema, { chunkId: 2n, events: logs(`${prefix}-ok`, 3) }));
+      const error = await new Promise<ServiceError>((resolve, reject) => {
+        const call = grpc.AddBatch(metadata, (e) => (e ? resolve(e) : reject(new Error('accepted'))));
+        call.write(batch);
         call.end();
       });
-      expect(acks.map((a) => [a.chunkId, a.added, a.error?.code])).toEqual([
-        [1n, 0, 413],
-        [2n, 3, undefined],
-      ]);
-      expect(acks[0]!.error!.message).toBe(
-        `Too many entities in one request (limit ${cap} distinct task or model ids)`,
-      );
+      expect(error.code).toBe(3);
+      expect(error.details).toBe(refusal(bytes));
+      expect(error.metadata.get('clearml-result-code')).toEqual(['400']);
     } finally {
       grpc.close();
     }
+  });
+
+  it('StreamEvents: such a chunk is refused in its ack, plain or not, and the next chunk is accepted', async () => {
+    const prefix = unique('grpc-empties-');
+    // Empty events are plain protobuf (the chunk reader's own pass); an unknown field sends the chunk to protobuf-es.
+    const plain = create(EventChunkSchema, { chunkId: 1n, events: empties(100_000) });
+    const plainBytes = toBinary(EventChunkSchema, plain);
+    const unknownField = Buffer.concat([plainBytes, Buffer.from([0x18, 0x01])]);
+    const acks = await streamAcks([
+      plain,
+      fromBinary(EventChunkSchema, unknownField, { readUnknownFields: true }),
+      create(EventChunkSchema, { chunkId: 2n, events: [create(EventSchema, { type: 'log', task: prefix, msg: 'x' })] }),
+    ]);
+    expect(acks.map((a) => [a.chunkId, a.added, a.error?.code, a.error?.message])).toEqual([
+      [1n, 0, 400, refusal(plainBytes.length)],
+      [1n, 0, 400, refusal(unknownField.length)],
+      [2n, 1, undefined, undefined],
+    ]);
   });
 });
 
