@@ -10,7 +10,6 @@ import type { Readable } from 'node:stream';
 import type { IngestService, IngestSession } from '../events/ingest-port.js';
 import { jsonLinesNotObject, mediaType, MALFORMED_BODY } from '../../shared/protocol/call-data.js';
 import { defineStreamOperation, type CallContext } from '../../shared/protocol/operation.js';
-import { readBodyLimited } from '../../shared/http/body-reader.js';
 import { parseBoundedJson } from '../../shared/protocol/client-object.js';
 import type { IngestMetrics } from '../events/ingest-metrics.js';
 import { IDEMPOTENCY_KEY_HEADER, RequestFingerprint } from '../events/request-fingerprint.js';
@@ -57,7 +56,7 @@ export function addBatchOperation(deps: { ingest: IngestService; maxLineBytes: n
       try {
         if (NDJSON_TYPES.has(mediaType(meta.contentType)))
           await readNdjson(body, session, deps.maxLineBytes, fingerprint, received);
-        else await readJsonValue(body, session, context, fingerprint, received);
+        else await readJsonValue(await meta.readWhole(body), session, context, fingerprint, received);
       } catch (error) {
         // A body cut off by the client going away is no refusal of ours.
         session.discard(context.signal.aborted ? undefined : error);
@@ -131,14 +130,13 @@ async function addRegionLines(session: IngestSession, chunk: Buffer, region: Byt
   }
 }
 
-async function readJsonValue(
-  body: Readable,
+function readJsonValue(
+  bytes: Buffer,
   session: IngestSession,
   context: CallContext,
   fingerprint: RequestFingerprint,
   received: Received,
-): Promise<void> {
-  const bytes = await readBodyLimited(body, Number.MAX_SAFE_INTEGER, () => new Error('unreachable'));
+): void {
   received.bytes = bytes.length;
   fingerprint.update(bytes);
   const text = bytes.toString('utf8');

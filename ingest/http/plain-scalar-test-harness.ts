@@ -21,6 +21,7 @@ import type { CallContext } from '../../shared/protocol/operation.js';
 import { HeldMemory } from '../publish/held-memory.js';
 import { InflightBudget } from '../publish/inflight-budget.js';
 import { addBatchOperation } from './add-batch-operation.js';
+import { readBodyLimited } from '../../shared/http/body-reader.js';
 
 type Member = [key: string, text: string];
 
@@ -650,7 +651,11 @@ export async function runAddBatch(
         chunks.map((c) => Buffer.from(c)),
         { objectMode: false },
       ),
-      { contentType: 'application/json-lines', search: '' },
+      {
+        contentType: 'application/json-lines',
+        search: '',
+        readWhole: (body) => readBodyLimited(body, Infinity, () => new Error('unreachable')),
+      },
       context,
     )) as IngestResult;
   } catch (error) {

@@ -187,6 +187,12 @@ export const configSchema = z
     MAX_BODY_BYTES: positiveInt('bytes')
       .default(64 * MiB)
       .meta({ description: 'Request body limit of every operation (413 beyond)' }),
+    HTTP_MAX_BUFFERED_BODY_BYTES: positiveInt('bytes')
+      .default(512 * MiB)
+      .meta({
+        description:
+          'Bytes of request bodies a process holds at once, a quarter of it per company (429 + Retry-After beyond; streamed add_batch bodies are bounded by INGEST_MAX_MEMORY_BYTES instead)',
+      }),
     MAX_LINE_BYTES: positiveInt('bytes')
       .optional()
       .meta({ description: 'Longest NDJSON line (413 beyond)', defaultText: 'MAX_BODY_BYTES' }),

@@ -219,6 +219,13 @@ export const errorCatalogue = {
     'Too many entities in one request',
     'Split the request by task or model (INGEST_MAX_ENTITIES_PER_REQUEST sets the limit)',
   ),
+  request_bodies_overloaded: e(
+    429,
+    0,
+    RESOURCE_EXHAUSTED,
+    'Too many request bodies in memory, retry later',
+    'Retry after the Retry-After delay (HTTP_MAX_BUFFERED_BODY_BYTES sets the bound)',
+  ),
   ingest_overloaded: e(
     429,
     0,

@@ -36,6 +36,7 @@ import { isRawReply, JsonStream, JsonText, type CallContext, type OperationRegis
 import { parseRequest } from '../protocol/request-fields.js';
 import { storeUnavailableAnswer } from '../stores/store-errors.js';
 import { byteLimitedStream, readBodyLimited } from './body-reader.js';
+import { BodyMemoryBudget, type BodyHold } from './body-memory-budget.js';
 import { applyCors, assertCookieCallAllowed, type AllowedOrigins } from './cross-site.js';
 import { openApiDocument } from './openapi-document.js';
 import { drainUnreadBody, isLingering, isReadingRefusedBody, lingerAfterAnswer } from './unread-body.js';
@@ -54,6 +55,8 @@ export interface ApiServerOptions {
   moreMetrics?: () => Promise<string>;
   readiness: () => Promise<ReadinessReport>;
   maxBodyBytes: number;
+  /** Bytes of request bodies held in memory at once (HTTP_MAX_BUFFERED_BODY_BYTES). */
+  maxBufferedBodyBytes: number;
   pathPrefix?: string;
   /** Origins whose pages get credentialed CORS answers. */
   corsAllowedOrigins: AllowedOrigins;
@@ -84,6 +87,7 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
   const prefix = options.pathPrefix ?? '';
   const { corsAllowedOrigins, timeouts } = options;
   const httpMetrics = createHttpMetrics(options.metricsRegistry);
+  const bodyBudget = new BodyMemoryBudget(options.maxBufferedBodyBytes, options.metricsRegistry);
   // Built once, from the operations registered by now (a target registers them all before its front is built).
   const openApiJson = JSON.stringify(openApiDocument({ registry, pathPrefix: prefix }));
 
@@ -216,21 +220,56 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
     const credential = effectiveAuthorization(authorization, headerValue(request, 'cookie'));
     let data: unknown;
     const extraHeaders: Record<string, string> = {};
-    if (operation.kind === 'stream') {
-      const body = byteLimitedStream(request.raw, maxBodyBytes, () => tooLarge(maxBodyBytes));
-      data = await withCallerCredential(credential, () =>
-        operation.handle(body, { contentType: headerValue(request, 'content-type'), search }, context),
-      );
-    } else {
-      const body = await readBodyLimited(request.raw, maxBodyBytes, () => tooLarge(maxBodyBytes));
-      const callData = buildCallData(body, headerValue(request, 'content-type'), search);
-      if (Array.isArray(callData)) throw apiError('validation_error', 'request body must be a JSON object');
-      const parsed = parseRequest(operation.request, callData);
-      data = await withCallerCredential(credential, () =>
-        operation.handle(parsed, context, { setHeader: (name, value) => (extraHeaders[name] = value) }),
-      );
+    // Given back once the call is answered: the call data parsed from a body lives until then.
+    const hold = bodyBudget.hold(identity.company);
+    try {
+      const readWhole = (body: Readable) => readHeldBody(body, declaredLength, hold);
+      if (operation.kind === 'stream') {
+        const body = byteLimitedStream(request.raw, maxBodyBytes, () => tooLarge(maxBodyBytes));
+        const contentType = headerValue(request, 'content-type');
+        data = await withCallerCredential(credential, () =>
+          operation.handle(body, { contentType, search, readWhole }, context),
+        );
+      } else {
+        const body = await readWhole(request.raw);
+        const callData = buildCallData(body, headerValue(request, 'content-type'), search);
+        if (Array.isArray(callData)) throw apiError('validation_error', 'request body must be a JSON object');
+        const parsed = parseRequest(operation.request, callData);
+        data = await withCallerCredential(credential, () =>
+          operation.handle(parsed, context, { setHeader: (name, value) => (extraHeaders[name] = value) }),
+        );
+      }
+      await sendAnswer(reply, meta, data, extraHeaders);
+    } finally {
+      hold.release();
     }
+  }
 
+  /**
+   * A body read whole under the budget: its declared length is taken before a byte is read (refused
+   * at once when it does not fit), a chunked body's bytes as they arrive.
+   */
+  function readHeldBody(body: Readable, declaredLength: number, hold: BodyHold): Promise<Buffer> {
+    if (declaredLength > 0) hold.take(declaredLength);
+    let prepaid = declaredLength;
+    return readBodyLimited(
+      body,
+      maxBodyBytes,
+      () => tooLarge(maxBodyBytes),
+      (bytes) => {
+        const beyond = bytes - prepaid;
+        prepaid = Math.max(0, -beyond);
+        if (beyond > 0) hold.take(beyond);
+      },
+    );
+  }
+
+  async function sendAnswer(
+    reply: FastifyReply,
+    meta: EnvelopeMeta,
+    data: unknown,
+    extraHeaders: Record<string, string>,
+  ): Promise<void> {
     if (isRawReply(data)) {
       reply.code(200).headers(data.headers);
       await reply.send(data.body);

@@ -6,23 +6,37 @@
 import { finished, Transform, type Readable } from 'node:stream';
 
 /**
- * The whole body, or `tooLarge()` once it crosses the limit. It reads with listeners rather than an
+ * The whole body, or `tooLarge()` once it crosses the limit; `take` is told each chunk's size before it
+ * is kept, and refuses the body by throwing. It reads with listeners rather than an
  * async iterator: leaving an iterator early destroys the stream, and a request destroyed before its end
  * destroys its socket, the 413 with it (unread-body.ts reads and drops the rest instead).
  */
-export function readBodyLimited(stream: Readable, limit: number, tooLarge: () => Error): Promise<Buffer> {
+export function readBodyLimited(
+  stream: Readable,
+  limit: number,
+  tooLarge: () => Error,
+  take?: (bytes: number) => void,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= limit) {
+      let refusal: unknown = size > limit ? tooLarge() : undefined;
+      if (refusal === undefined && take !== undefined) {
+        try {
+          take(chunk.length);
+        } catch (error) {
+          refusal = error;
+        }
+      }
+      if (refusal === undefined) {
         chunks.push(chunk);
         return;
       }
       stream.off('data', onData);
       stopWatching();
-      reject(tooLarge());
+      reject(refusal);
     };
     stream.on('data', onData);
     const stopWatching = finished(stream, (error) => {

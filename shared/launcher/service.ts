@@ -114,6 +114,7 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
         moreMetrics: writerThread ? () => writerThread.metrics() : undefined,
         readiness: services.readiness,
         maxBodyBytes: config.MAX_BODY_BYTES,
+        maxBufferedBodyBytes: config.HTTP_MAX_BUFFERED_BODY_BYTES,
         pathPrefix: config.API_PATH_PREFIX,
         corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
         timeouts: {

@@ -85,16 +85,20 @@ export interface JsonOperation<Req> extends OperationBase {
   handle(request: Req, context: CallContext, extras: Extras): Promise<unknown>;
 }
 
+/** What a streamed operation is told of its call besides the body. */
+export interface StreamMeta {
+  contentType: string | undefined;
+  search: string;
+  /** Reads the body whole, under the process's budget of bodies held in memory (shared/http/body-memory-budget.ts). */
+  readWhole(body: Readable): Promise<Buffer>;
+}
+
 /** An operation that consumes the raw body itself, as it streams in (events.add_batch). */
 export interface StreamOperation extends OperationBase {
   readonly kind: 'stream';
   /** The body's media types and their JSON Schema, for the API description (no zod schema: the handler reads the body itself). */
   readonly bodyMediaTypes: Readonly<Record<string, JsonSchema>>;
-  handle(
-    body: Readable,
-    meta: { contentType: string | undefined; search: string },
-    context: CallContext,
-  ): Promise<unknown>;
+  handle(body: Readable, meta: StreamMeta, context: CallContext): Promise<unknown>;
 }
 
 export type Operation = JsonOperation<any> | StreamOperation;

@@ -19,6 +19,7 @@ import type { CallContext } from '../../shared/protocol/operation.js';
 import { countMinorCollections } from './gc-counter.js';
 import { BENCH_IDENTITY, ingestChunk, inProcessIngest } from './in-process-ingest.js';
 import { grpcChunk, ndjsonBody } from './scalar-load.js';
+import { readBodyLimited } from '../../shared/http/body-reader.js';
 
 const mode = process.argv[2] === 'grpc' ? 'grpc' : 'http';
 const REQUESTS = Number(process.argv[3] ?? 100);
@@ -50,7 +51,11 @@ async function request(i: number): Promise<IngestResult> {
   } as unknown as CallContext;
   return (await addBatch.handle(
     socketChunks(bodies[i % BODIES]!),
-    { contentType: 'application/json-lines', search: '' },
+    {
+      contentType: 'application/json-lines',
+      search: '',
+      readWhole: (body) => readBodyLimited(body, Infinity, () => new Error('unreachable')),
+    },
     context,
   )) as IngestResult;
 }
