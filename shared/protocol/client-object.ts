@@ -63,7 +63,7 @@ export function maxJsonContainers(length: number): number {
   return 1_000 + Math.floor(length / 16);
 }
 
-/** Shortest text that can hold more containers than maxJsonContainers allows (each takes two characters). */
+/** Shortest well-formed text that can hold more containers than maxJsonContainers allows (each takes two characters). */
 const SHORTEST_CONTAINER_BOMB = 2_286;
 
 export function tooManyContainersError(length: number): ApiError {
@@ -108,11 +108,12 @@ export function jsonHasTooManyContainers(text: string): boolean {
 /**
  * JSON.parse of client text, refused with 400/12 first when it nests deeper
  * than `maxDepth` or holds more containers than maxJsonContainers allows
- * (a text too short to pass either bound is not read); `malformed` builds
- * the error of text JSON.parse rejects.
+ * (a text too short to pass either bound is not read: JSON.parse spends
+ * next to nothing on it, malformed or not); `malformed` builds the error of
+ * text JSON.parse rejects.
  */
 export function parseBoundedJson(text: string, malformed: () => Error, maxDepth = Infinity): unknown {
-  if (text.length >= Math.min(SHORTEST_CONTAINER_BOMB, 2 * maxDepth)) {
+  if (text.length > Math.min(SHORTEST_CONTAINER_BOMB - 1, maxDepth)) {
     const fault = jsonShapeFault(text, maxDepth);
     if (fault === 'deep') throw tooDeepError(maxDepth);
     if (fault === 'containers') throw tooManyContainersError(text.length);
