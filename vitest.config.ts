@@ -36,6 +36,9 @@ export default defineConfig({
           name: 'unit',
           include: ['{shared,ingest,query,deploy}/**/*.test.ts', 'test/architecture/**/*.test.ts'],
           environment: 'node',
+          // Property tests of 20,000 runs take 4-5 s alone and more beside the integration project's stores:
+          // a time-out is no finding of theirs.
+          testTimeout: 30_000,
         },
       },
       {

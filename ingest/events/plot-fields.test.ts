@@ -105,7 +105,7 @@ describe('isValidPlotJson', () => {
   };
   const element = fc.constantFrom('{}', '[]', '[{}]', '{"a": []}', '1.5', '"x]"', '"\\""', '{"b": {}}');
   const containerHeavy = fc
-    .tuple(fc.array(element, { minLength: 2_000, maxLength: 3_000 }), fc.constantFrom(',', ', ', ',\n'))
+    .tuple(fc.array(element, { minLength: 6_000, maxLength: 9_000 }), fc.constantFrom(',', ', ', ',\n'))
     .map(([list, separator]) => `{"data": [${list.join(separator)}]}`);
   // Edits that break the text in the places a syntax check can get wrong.
   const edit = fc.tuple(

@@ -135,7 +135,7 @@ describe('events.add_batch responses', () => {
     const refusal = (text: string) => ({
       result_code: 400,
       result_subcode: 12,
-      result_msg: `Validation error (request data holds more than ${maxJsonContainers(text.length)} objects and lists in ${text.length} characters: at most 1000 and one per 16 characters)`,
+      result_msg: `Validation error (request data holds more than ${maxJsonContainers(text.length)} objects and lists in ${text.length} characters: at most 10000 and one per 16 characters)`,
     });
     expect((await batch(`${ok}\n${bomb}\n${ok}`)).body.meta).toMatchObject(refusal(bomb));
     const inList = `[${ok}, ${bomb}]`;
