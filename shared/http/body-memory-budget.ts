@@ -2,7 +2,7 @@
  * Bounds the request bodies a process holds in memory at once. A buffered
  * call (every operation but a streamed add_batch body) is read whole before
  * it is parsed, and MAX_BODY_BYTES bounds one body, not how many arrive
- * together: 64 concurrent 60 MiB bodies held 3.8 GB. Bytes are taken as the
+ * together: 64 concurrent 60 MiB bodies would hold 3.8 GB. Bytes are taken as the
  * body arrives (its declared Content-Length at once) and given back when the
  * call is answered, since the parsed call data lives until then.
  *
