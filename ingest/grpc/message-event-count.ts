@@ -48,20 +48,13 @@ export interface MessageLayout {
   packable: ReadonlySet<number>;
 }
 
-const FIXED_SIZES: Partial<Record<ScalarType, number>> = {
-  [ScalarType.DOUBLE]: 8,
-  [ScalarType.FIXED64]: 8,
-  [ScalarType.SFIXED64]: 8,
-  [ScalarType.FLOAT]: 4,
-  [ScalarType.FIXED32]: 4,
-  [ScalarType.SFIXED32]: 4,
-};
+const BIT64_SCALARS = new Set([ScalarType.DOUBLE, ScalarType.FIXED64, ScalarType.SFIXED64]);
+const BIT32_SCALARS = new Set([ScalarType.FLOAT, ScalarType.FIXED32, ScalarType.SFIXED32]);
 
 function scalarWireType(scalar: ScalarType): WireType {
   if (scalar === ScalarType.STRING || scalar === ScalarType.BYTES) return WireType.LengthDelimited;
-  const size = FIXED_SIZES[scalar];
-  if (size === 8) return WireType.Bit64;
-  if (size === 4) return WireType.Bit32;
+  if (BIT64_SCALARS.has(scalar)) return WireType.Bit64;
+  if (BIT32_SCALARS.has(scalar)) return WireType.Bit32;
   return WireType.Varint;
 }
 
@@ -70,7 +63,7 @@ function scalarWireType(scalar: ScalarType): WireType {
  * descriptor. Other kinds of field (messages, enums, maps) are read by
  * protobuf-es in ways this walk does not follow: it refuses to describe them.
  */
-export function layoutOf(schema: DescMessage): MessageLayout {
+function layoutOf(schema: DescMessage): MessageLayout {
   const wireTypes = new Map<number, WireType>();
   const packable = new Set<number>();
   for (const field of schema.fields) {
