@@ -248,6 +248,24 @@ describe('shape limits', () => {
     expect(outcome(`{"a": 1}\n${body(n)}\n`, 'application/json-lines', '')).toMatchObject({ httpStatus: 400 });
   });
 
+  it('a JSON-lines body counts the objects and lists of all its lines together, each line short', () => {
+    // Each line alone is far below the bound: 10 million `{}` lines cost 9 s of JSON.parse calls when they were read.
+    const lines = (n: number, line: string) => Array(n).fill(line).join('\n');
+    const over = (n: number, line: string) =>
+      n * containersOf(JSON.parse(line)) > maxJsonContainers(lines(n, line).length);
+    for (const line of ['{}', '{"a": []}', '{"task": "t", "x": {}}']) {
+      let n = 1;
+      while (!over(n, line)) n += 100;
+      while (over(n - 1, line)) n--;
+      expect(buildCallData(Buffer.from(lines(n - 1, line)), 'application/json-lines', '')).toHaveLength(n - 1);
+      expect(outcome(lines(n, line), 'application/json-lines', '')).toMatchObject({
+        httpStatus: 400,
+        entry: { subcode: 12 },
+        message: expect.stringContaining(`objects and lists in ${lines(n, line).length} characters`),
+      });
+    }
+  });
+
   it('adoptClientJson walks iteratively (no stack overflow far beyond the limit)', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 200_000; i++) deep = { a: deep };

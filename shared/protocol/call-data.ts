@@ -8,9 +8,11 @@ import {
   assertOwnKeyName,
   MAX_CALL_DATA_DEPTH,
   nullObject,
+  jsonHasTooManyContainers,
   ownValue,
   parseBoundedJson,
   tooDeepError,
+  tooManyContainersError,
 } from './client-object.js';
 import { pyTypeName } from './python-repr.js';
 
@@ -84,8 +86,13 @@ export function parseJson(text: string): unknown {
   return parseBoundedJson(text, MALFORMED_BODY);
 }
 
-/** Splits a JSON-lines body into objects (blank lines skipped; protocol.md §3.1 step 1). */
+/**
+ * Splits a JSON-lines body into objects (blank lines skipped; protocol.md §3.1 step 1).
+ * The bound on objects and lists holds for the whole body: each line of `{}` is too short
+ * to be counted alone, and ten million of them cost 9 s of JSON.parse calls.
+ */
 export function parseJsonLines(text: string): Record<string, unknown>[] {
+  if (jsonHasTooManyContainers(text)) throw tooManyContainersError(text.length);
   const out: Record<string, unknown>[] = [];
   for (const line of text.split(/\r\n|\r|\n/)) {
     if (line.trim() === '') continue;
