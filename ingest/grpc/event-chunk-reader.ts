@@ -22,7 +22,8 @@ import { isUtf8 } from 'node:buffer';
 import type { IngestSession } from '../events/ingest-port.js';
 import { decodeRequest } from './events-ingest-definition.js';
 import { EventChunkSchema } from './gen/clearml/events/v1/events_ingest_pb.js';
-import { countMessageEvents, EVENT_CHUNK, maxEventsInMessage, tooManyEventsError } from './message-event-count.js';
+import { maxEventsForSize, tooManyEventsInBytesError } from '../events/event-density.js';
+import { countMessageEvents, EVENT_CHUNK } from './message-event-count.js';
 import { decodeProtoEvent } from './proto-event-decoder.js';
 
 type RawEvent = Record<string, unknown>;
@@ -78,14 +79,14 @@ export function readEventChunk(bytes: Buffer): ChunkEvents {
   } catch (error) {
     if (error !== NOT_PLAIN) throw error;
     const count = countMessageEvents(bytes, EVENT_CHUNK);
-    if (count !== undefined && count.events > maxEventsInMessage(bytes.length))
-      return refused(count.id, tooManyEventsError(bytes.length));
+    if (count !== undefined && count.events > maxEventsForSize(bytes.length))
+      return refused(count.id, tooManyEventsInBytesError(bytes.length));
     return viaProtobufEs(bytes);
   }
   // Checked events are handed out one at a time, but a chunk of two-byte empty events still costs
   // a microsecond each on one event loop.
-  if (reader.events > maxEventsInMessage(bytes.length))
-    return refused(reader.chunkId, tooManyEventsError(bytes.length));
+  if (reader.events > maxEventsForSize(bytes.length))
+    return refused(reader.chunkId, tooManyEventsInBytesError(bytes.length));
   return {
     chunkId: reader.chunkId,
     forEach: (add) => reader.forEach(add, undefined),

@@ -7,13 +7,8 @@ import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EventBatchSchema, EventChunkSchema, EventSchema } from './gen/clearml/events/v1/events_ingest_pb.js';
-import {
-  assertEventsBounded,
-  countMessageEvents,
-  EVENT_BATCH,
-  EVENT_CHUNK,
-  maxEventsInMessage,
-} from './message-event-count.js';
+import { maxEventsForSize } from '../events/event-density.js';
+import { assertEventsBounded, countMessageEvents, EVENT_BATCH, EVENT_CHUNK } from './message-event-count.js';
 import { damaged } from './plain-scalar-event-test-harness.js';
 import { chunkBytes, eventOfRecords, record } from './proto-chunk-test-harness.js';
 
@@ -83,13 +78,20 @@ describe('countMessageEvents', () => {
   it('a batch at the bound passes, one event more is refused', () => {
     const batch = (n: number) =>
       toBinary(EventBatchSchema, create(EventBatchSchema, { events: Array(n).fill(create(EventSchema, {})) }));
-    const over = (n: number) => n > maxEventsInMessage(batch(n).length);
+    const over = (n: number) => n > maxEventsForSize(batch(n).length);
     let n = 1_000;
     while (!over(n)) n += 100;
     while (over(n - 1)) n--;
     expect(() => assertEventsBounded(batch(n - 1), EVENT_BATCH)).not.toThrow();
     expect(() => assertEventsBounded(batch(n), EVENT_BATCH)).toThrow(
-      `Validation error (request holds more than ${maxEventsInMessage(batch(n).length)} events in ${batch(n).length} bytes: at most 1000 and one per 16 bytes)`,
+      `Validation error (request holds more than ${maxEventsForSize(batch(n).length)} events in ${batch(n).length} bytes: at most 1000 and one per 16 bytes)`,
     );
+  });
+
+  it('stops reading a batch at the first event beyond the bound (a 64 MiB batch took 1 s to count whole)', () => {
+    // 100,000 empty events, then a field running past the end: only a walk to the end meets it.
+    const bytes = Buffer.concat([Buffer.alloc(200_000, Buffer.from([0x0a, 0x00])), Buffer.from([0x0a, 0x7f])]);
+    expect(() => assertEventsBounded(bytes, EVENT_BATCH)).toThrow(/request holds more than 13500 events/);
+    expect(() => countMessageEvents(bytes, EVENT_BATCH)).toThrow(/The browser \(or proxy\) sent a request/);
   });
 });

@@ -25,22 +25,12 @@
  */
 import { ScalarType, type DescMessage } from '@bufbuild/protobuf';
 import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
-import { apiError, type ApiError } from '../../shared/errors/error-catalogue.js';
+import { apiError } from '../../shared/errors/error-catalogue.js';
+import { maxEventsForSize, tooManyEventsInBytesError } from '../events/event-density.js';
 import { EventBatchSchema, EventChunkSchema, EventSchema } from './gen/clearml/events/v1/events_ingest_pb.js';
 
-export function maxEventsInMessage(bytes: number): number {
-  return 1_000 + Math.floor(bytes / 16);
-}
-
-/** Shortest message that can hold more events than maxEventsInMessage allows (an event takes two bytes). */
+/** Shortest message that can hold more events than maxEventsForSize allows (an event takes two bytes). */
 const SHORTEST_EVENT_BOMB = 2_286;
-
-export function tooManyEventsError(bytes: number): ApiError {
-  return apiError(
-    'validation_error',
-    `request holds more than ${maxEventsInMessage(bytes)} events in ${bytes} bytes: at most 1000 and one per 16 bytes`,
-  );
-}
 
 /** How protobuf-es reads a message's fields: the wire type of each known field, and which are packable lists. */
 export interface MessageLayout {
@@ -93,34 +83,44 @@ export interface EventsMessage {
  * Counts a message's events as protobuf-es will decode them. A message too
  * short to pass the bound is not read (undefined: protobuf-es decides about
  * it); a longer one that either reader refuses, or that is lax (above),
- * throws malformed_body.
+ * throws malformed_body. The walk ends at the first event beyond `stopAbove`.
  */
-export function countMessageEvents(bytes: Uint8Array, message: EventsMessage): MessageCount | undefined {
+export function countMessageEvents(
+  bytes: Uint8Array,
+  message: EventsMessage,
+  stopAbove = Infinity,
+): MessageCount | undefined {
   if (bytes.length < SHORTEST_EVENT_BOMB) return undefined;
   try {
-    return walkMessage(new BinaryReader(bytes), message);
+    return walkMessage(new BinaryReader(bytes), message, stopAbove);
   } catch (err) {
     throw apiError('malformed_body', undefined, undefined, { cause: err });
   }
 }
 
-/** Throws tooManyEventsError when a message holds more events than its size allows. */
+/** Throws tooManyEventsInBytesError when a message holds more events than its size allows. */
 export function assertEventsBounded(bytes: Uint8Array, message: EventsMessage): void {
-  const count = countMessageEvents(bytes, message);
-  if (count !== undefined && count.events > maxEventsInMessage(bytes.length)) throw tooManyEventsError(bytes.length);
+  // A message with an id (a chunk) is read to its end, for the id its refusal names; a batch stops at the bound.
+  const max = maxEventsForSize(bytes.length);
+  const count = countMessageEvents(bytes, message, message.idField === undefined ? max : Infinity);
+  if (count !== undefined && count.events > max) throw tooManyEventsInBytesError(bytes.length);
 }
 
 /** protobuf-es's recursion limit, less the depth of the message being read (1 for the request, 2 for an event). */
 const RECURSION_LIMIT = 100;
 
-function walkMessage(reader: BinaryReader, { eventsField, event, idField }: EventsMessage): MessageCount {
+function walkMessage(
+  reader: BinaryReader,
+  { eventsField, event, idField }: EventsMessage,
+  stopAbove: number,
+): MessageCount {
   const count: MessageCount = { events: 0, id: 0n };
   while (reader.pos < reader.len) {
     const [field, wireType] = reader.tag();
     if (field === eventsField) {
       const length = reader.uint32();
       walkEvent(reader, event, reader.pos + length);
-      count.events++;
+      if (++count.events > stopAbove) return count;
     } else if (field === idField) count.id = BigInt(reader.uint64());
     else reader.skip(wireType, field, RECURSION_LIMIT - 1);
   }

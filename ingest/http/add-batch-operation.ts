@@ -11,6 +11,7 @@ import type { IngestService, IngestSession } from '../events/ingest-port.js';
 import { jsonLinesNotObject, mediaType, MALFORMED_BODY } from '../../shared/protocol/call-data.js';
 import { defineStreamOperation, type CallContext } from '../../shared/protocol/operation.js';
 import { parseBoundedJson } from '../../shared/protocol/client-object.js';
+import { LineEventDensity, maxEventsForSize, tooManyEventsInTextError } from '../events/event-density.js';
 import type { IngestMetrics } from '../events/ingest-metrics.js';
 import { IDEMPOTENCY_KEY_HEADER, RequestFingerprint } from '../events/request-fingerprint.js';
 import { NdjsonLines, type ByteRegion } from './ndjson-lines.js';
@@ -84,25 +85,29 @@ async function readNdjson(
   received: Received,
 ): Promise<void> {
   const lines = new NdjsonLines(maxLineBytes);
+  const density = new LineEventDensity();
   const region: ByteRegion = { start: 0, end: -1 };
   // Leaving the loop by a throw destroys the body stream, as a failed pipeline did.
   for await (const chunk of body as AsyncIterable<Buffer>) {
     fingerprint.update(chunk);
     received.bytes += chunk.length;
     if (session.addPlainScalarLine === undefined) {
-      await addLines(session, lines.linesOf(chunk));
+      await addLines(session, lines.linesOf(chunk), density);
       continue;
     }
-    await addLines(session, lines.linesAndRegionOf(chunk, region));
-    if (region.end >= region.start) await addRegionLines(session, chunk, region);
+    await addLines(session, lines.linesAndRegionOf(chunk, region), density);
+    if (region.end >= region.start) await addRegionLines(session, chunk, region, density);
   }
   const last = lines.end();
-  if (last !== undefined) await addLines(session, [last]);
+  if (last !== undefined) await addLines(session, [last], density);
 }
 
-async function addLines(session: IngestSession, lines: string[]): Promise<void> {
+async function addLines(session: IngestSession, lines: string[], density: LineEventDensity): Promise<void> {
   for (const line of lines) {
-    if (line.trim() !== '') session.add(parseLine(line));
+    if (line.trim() !== '') {
+      density.add(line.length);
+      session.add(parseLine(line));
+    }
     // The body is read on once the request's spill writes caught up (TCP holds the rest).
     const drained = session.drained?.();
     if (drained !== undefined) await drained;
@@ -113,15 +118,25 @@ async function addLines(session: IngestSession, lines: string[]): Promise<void> 
  * The lines of a chunk's region (ndjson-lines.ts), read from the bytes: a plain scalar line
  * by the session's fused path, any other decoded and parsed as `addLines` does.
  */
-async function addRegionLines(session: IngestSession, chunk: Buffer, region: ByteRegion): Promise<void> {
+async function addRegionLines(
+  session: IngestSession,
+  chunk: Buffer,
+  region: ByteRegion,
+  density: LineEventDensity,
+): Promise<void> {
   const { end } = region;
   for (let at = region.start; ;) {
     let stop = session.addPlainScalarLine!(chunk, at, end);
-    if (stop < 0) {
+    // A plain line is ASCII: its bytes are its characters.
+    if (stop >= 0) density.add(stop - at);
+    else {
       stop = chunk.indexOf(LF, at);
       if (stop < 0 || stop > end) stop = end;
       const line = chunk.toString('utf8', at, stop);
-      if (line.trim() !== '') session.add(parseLine(line));
+      if (line.trim() !== '') {
+        density.add(line.length);
+        session.add(parseLine(line));
+      }
     }
     const drained = session.drained?.();
     if (drained !== undefined) await drained;
@@ -143,6 +158,7 @@ function readJsonValue(
   if (text.trim() === '') return;
   const value = parseBoundedJson(text, MALFORMED_BODY);
   const items = Array.isArray(value) ? value : [value];
+  if (items.length > maxEventsForSize(text.length)) throw tooManyEventsInTextError(text.length);
   for (const item of items) {
     // Only a number's text matters (int or float); a nested array is never stringified (it may be 10,000 deep).
     if (item === null || typeof item !== 'object' || Array.isArray(item))

@@ -15,7 +15,7 @@ import {
   type ChunkAck,
   type Event,
 } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
-import { maxEventsInMessage } from '../../ingest/grpc/message-event-count.js';
+import { maxEventsForSize } from '../../ingest/events/event-density.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 import { redisKeys } from '../../shared/stores/redis-keys.js';
 
@@ -182,7 +182,7 @@ describe('events per gRPC message', () => {
   // a 63 MiB AddBatch message of them ran an ingest process out of heap after 72 s.
   const empties = (n: number): Event[] => Array.from({ length: n }, () => create(EventSchema, {}));
   const refusal = (bytes: number) =>
-    `Validation error (request holds more than ${maxEventsInMessage(bytes)} events in ${bytes} bytes: at most 1000 and one per 16 bytes)`;
+    `Validation error (request holds more than ${maxEventsForSize(bytes)} events in ${bytes} bytes: at most 1000 and one per 16 bytes)`;
 
   it('AddBatch: a message with more events than its size allows is refused with 400/12 before it is decoded', async () => {
     const batch = create(EventBatchSchema, { events: empties(100_000) });
@@ -218,6 +218,79 @@ describe('events per gRPC message', () => {
       [1n, 0, 400, refusal(unknownField.length)],
       [2n, 1, undefined, undefined],
     ]);
+  });
+});
+
+describe('events per HTTP add_batch body', () => {
+  // A line of `{}` is an (invalid) event of three characters: JSON.parse and the event checks cost ~1.3 µs each,
+  // 430 ns of CPU a byte of body against 100-210 for log lines. At most 1,000 events and one per 16 characters.
+  const send = (body: string, type = 'application/json-lines') =>
+    h.call('events.add_batch', undefined, { token, headers: { 'content-type': type }, rawBody: body });
+  const owner = (task: string) => redisKeys(h.env.REDIS_KEY_PREFIX!).owner('t', task);
+  const redis = () => h.service.services.stores.redis.client;
+
+  /** Where the rule stops a body of lines, as docs/ingest.md states it: after the first line beyond the bound. */
+  function firstBreach(lines: string[]): { events: number; characters: number } | undefined {
+    let events = 0;
+    let characters = 0;
+    for (const line of lines) {
+      if (line.trim() === '') continue;
+      events++;
+      characters += line.length + 1;
+      if (events > 1_000 + Math.floor(characters / 16))
+        return { events: 1_000 + Math.floor(characters / 16), characters };
+    }
+    return undefined;
+  }
+
+  it('NDJSON: a line beyond the bound refuses the request with 400/12 as it arrives; nothing is registered', async () => {
+    const task = unique('dense-');
+    const lines = [
+      ...Array.from({ length: 20 }, (_, i) => JSON.stringify({ type: 'log', task, msg: `m${i}` })),
+      ...Array<string>(300_000).fill('{}'),
+    ];
+    const breach = firstBreach(lines)!;
+    expect(breach.events).toBeLessThan(1_400); // refused long before the 300,000th line
+    const r = await send(lines.join('\n'));
+    expect(r.status).toBe(400);
+    expect(r.body.meta).toMatchObject({
+      result_subcode: 12,
+      result_msg: `Validation error (request holds more than ${breach.events} events in its first ${breach.characters} characters of lines: at most 1000 and one per 16 characters)`,
+    });
+    expect(await redis().exists(owner(task))).toBe(0);
+  });
+
+  it('NDJSON: a body at the bound is read whole, its invalid events counted', async () => {
+    const task = unique('sparse-');
+    // 1,000 events of `{}`, then lines of 16 characters with their separator: the bound grows by one a line.
+    const lines = [
+      ...Array<string>(1_000).fill('{}'),
+      ...Array<string>(5_000).fill('{"a":"1234567"}'),
+      JSON.stringify({ type: 'log', task, msg: 'kept' }),
+    ];
+    expect(firstBreach(lines)).toBeUndefined();
+    const r = await send(lines.join('\r\n'));
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ added: 1, errors: 6_000 });
+    expect(await redis().exists(owner(task))).toBe(1);
+  });
+
+  it('a JSON array body: the same bound over its text', async () => {
+    const task = unique('array-');
+    const items = (n: number) => [JSON.stringify({ type: 'log', task, msg: 'm' }), ...Array<string>(n).fill('{}')];
+    const text = (n: number) => `[${items(n).join(',')}]`;
+    const bound = (body: string) => 1_000 + Math.floor(body.length / 16);
+    let n = 1_000;
+    while (n + 2 <= bound(text(n + 1))) n += 1;
+    // n + 1 events in text(n): within the bound. One more `{}` passes it.
+    const within = await send(text(n), 'application/json');
+    expect(within.status).toBe(200);
+    expect(within.body.data).toMatchObject({ added: 1, errors: n });
+    const over = await send(text(n + 1), 'application/json');
+    expect(over.status).toBe(400);
+    expect(over.body.meta.result_msg).toBe(
+      `Validation error (request holds more than ${bound(text(n + 1))} events in ${text(n + 1).length} characters: at most 1000 and one per 16 characters)`,
+    );
   });
 });
 
