@@ -46,7 +46,10 @@ const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0
 
 export function renderHttp(request: RawRequest, max = 600): string {
   const headers = request.headers.map(([name, value]) => `${name}: ${clip(value, 80)}`).join(' | ');
-  return `${request.method} ${clip(request.target, 300)} [${headers}] body(${request.body.length}B)=${JSON.stringify(clip(request.body.toString('utf8'), max))}`;
+  // Only the head of a body is decoded: bodies reach 64 MiB.
+  const head = request.body.subarray(0, 4 * max).toString('utf8');
+  const shown = head.length > max || request.body.length > 4 * max ? `${head.slice(0, max)}…` : head;
+  return `${request.method} ${clip(request.target, 300)} [${headers}] body(${request.body.length}B)=${JSON.stringify(shown)}`;
 }
 
 function envelopeOk(status: number, body: Buffer): boolean {
@@ -110,7 +113,8 @@ async function sendHttp(c: HttpCase, ctx: SendContext): Promise<CaseOutcome> {
 }
 
 function renderGrpc(c: GrpcCase, bytes: Uint8Array[]): string {
-  const messages = bytes.map((b) => `${b.length}B:${clip(Buffer.from(b).toString('hex'), 160)}`).join(' ');
+  const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, Math.min(b.length, 80)).toString('hex');
+  const messages = bytes.map((b) => `${b.length}B:${hex(b)}${b.length > 80 ? '…' : ''}`).join(' ');
   return `${c.op} auth=${c.auth} caller=${c.caller} metadata=${JSON.stringify(c.metadata)} messages=[${messages}] spec=${clip(
     JSON.stringify(c.messages, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v)),
     600,
@@ -122,11 +126,18 @@ async function sendGrpc(c: GrpcCase, ctx: SendContext): Promise<CaseOutcome> {
   const bytes = c.messages.map((message, index) => {
     const siblings: WitnessEvent[] = [];
     perMessage.push(siblings);
-    return messageBytes(c, message, index, ctx.world, (slot: SiblingSlot) => {
-      const event = ctx.ledger.make(c.caller, slot.witness, siblings.length % 2 === 0 ? 0 : 1, 'sibling-grpc');
-      siblings.push(event);
-      return ctx.ledger.proto(event);
-    });
+    return messageBytes(
+      c,
+      message,
+      index,
+      ctx.world,
+      (slot: SiblingSlot) => {
+        const event = ctx.ledger.make(c.caller, slot.witness, siblings.length % 2 === 0 ? 0 : 1, 'sibling-grpc');
+        siblings.push(event);
+        return ctx.ledger.proto(event);
+      },
+      ctx.limits.maxBodyBytes,
+    );
   });
   const authorization = authHeaders(c.auth, ctx.world, c.caller).find(([name]) => name === 'authorization');
   const metadata: Array<[string, string]> = [...(authorization ? [authorization] : []), ...c.metadata];

@@ -30,7 +30,9 @@ export type GrpcMessage =
   | { kind: 'raw'; hex: string }
   /** An Event whose `task` holds these bytes (invalid UTF-8). */
   | { kind: 'bad-utf8'; taskHex: string }
-  | { kind: 'groups'; depth: number };
+  | { kind: 'groups'; depth: number }
+  /** `count` empty events (2 bytes each, cut to the message limit), the most a message of that size can hold. */
+  | { kind: 'many-events'; count: number };
 
 export interface GrpcCase {
   transport: 'grpc';
@@ -148,6 +150,8 @@ const rawMessage: fc.Arbitrary<GrpcMessage> = fc.oneof(
     .constantFrom('c328', 'eda080', 'ff', 'c0af', 'f4908080')
     .map((taskHex) => ({ kind: 'bad-utf8' as const, taskHex })),
   fc.constantFrom(1_000, 10_000, 100_000).map((depth) => ({ kind: 'groups' as const, depth })),
+  // Below and beyond the bound of docs/grpc.md ("Events per message"): 1,000 + one per 16 bytes.
+  fc.constantFrom(1_000, 2_000, 100_000, 100_000_000).map((count) => ({ kind: 'many-events' as const, count })),
 );
 
 const GRPC_AUTH: AuthKind[] = [
@@ -254,6 +258,7 @@ export function messageBytes(
   index: number,
   world: World,
   sibling: ProtoSiblingWriter,
+  maxMessageBytes: number,
 ): Uint8Array {
   const wrap = (eventBytes: number[][]): Uint8Array => {
     if (c.op === 'grpc.Add') return Uint8Array.from(eventBytes[0] ?? []);
@@ -291,6 +296,17 @@ export function messageBytes(
         ...Array.from({ length: message.depth }, () => end).flat(),
       ];
       return wrap([event]);
+    }
+    case 'many-events': {
+      if (c.op === 'grpc.Add') return new Uint8Array(0);
+      const head = c.op === 'grpc.StreamEvents' ? [...varint(8n), ...varint(BigInt(index))] : [];
+      const count = Math.max(1, Math.min(message.count, Math.floor((maxMessageBytes - 64) / 2)));
+      const out = new Uint8Array(head.length + 2 * count);
+      out.set(head);
+      // Each event is its field's tag and a zero length.
+      const tag = c.op === 'grpc.AddBatch' ? (1 << 3) | 2 : (2 << 3) | 2;
+      for (let i = 0; i < count; i++) out[head.length + 2 * i] = tag;
+      return out;
     }
   }
 }

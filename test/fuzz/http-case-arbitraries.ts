@@ -338,6 +338,36 @@ function oversizeClass(ops: RegisteredOperation[]): fc.Arbitrary<HttpCase> {
   );
 }
 
+/**
+ * Text that JSON.parse would turn into a great many objects or lists, and add_batch into a great many
+ * events: below, near and far beyond the bound of docs/protocol.md ("Objects and lists are bounded by
+ * the text's length"), as far as the body limit lets it go.
+ */
+function manyContainersClass(ops: RegisteredOperation[]): fc.Arbitrary<HttpCase> {
+  const count = fc.constantFrom(2_000, 9_000, 40_000, 10_000_000);
+  const item = fc.constantFrom<'{}' | '[]'>('{}', '[]');
+  const placedInRequest = fc.constantFrom(...ops).chain((op) =>
+    fc
+      .tuple(
+        base('many-containers', op.name),
+        count,
+        item,
+        fc.constantFrom<'field' | 'line' | 'lines'>('field', 'line', 'lines'),
+        fc.constantFrom(...Object.keys(fieldsOf(op).fields), 'x'),
+      )
+      .map(([c, n, it, where, field]): HttpCase => ({
+        ...c,
+        headers: where === 'field' ? c.headers : [['content-type', 'application/json-lines']],
+        body: { kind: 'many-containers', count: n, item: it, where, field },
+      })),
+  );
+  const asPlot = fc.tuple(base('many-containers', 'events.add'), count, item).map(([c, n, it]): HttpCase => ({
+    ...c,
+    body: { kind: 'many-containers', count: n, item: it, where: 'plot', field: 'plot_str' },
+  }));
+  return fc.oneof({ weight: 4, arbitrary: placedInRequest }, { weight: 1, arbitrary: asPlot });
+}
+
 function manyEntitiesClass(ops: RegisteredOperation[]): fc.Arbitrary<HttpCase> {
   const lists = jsonOps(ops).filter((op) => Object.values(fieldsOf(op).fields).includes('tasks'));
   return fc.oneof(
@@ -489,6 +519,7 @@ export const HTTP_CLASSES = [
   'events',
   'oversize',
   'many-entities',
+  'many-containers',
   'scroll',
   'auth',
   'content-type',
@@ -510,6 +541,7 @@ export function httpCaseArbitrary(
     { cls: 'events', weight: 14, arbitrary: eventsClass() },
     { cls: 'oversize', weight: 2, arbitrary: oversizeClass(ops) },
     { cls: 'many-entities', weight: 1, arbitrary: manyEntitiesClass(ops) },
+    { cls: 'many-containers', weight: 2, arbitrary: manyContainersClass(ops) },
     { cls: 'scroll', weight: 6, arbitrary: scrollClass(ops) },
     { cls: 'auth', weight: 5, arbitrary: authClass(ops) },
     { cls: 'content-type', weight: 4, arbitrary: contentTypeClass(ops) },

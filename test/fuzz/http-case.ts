@@ -46,7 +46,20 @@ export type BodySpec =
   | { kind: 'array'; items: Array<SymbolicTree | SiblingSlot> }
   | { kind: 'form'; parts: QueryPart[] }
   | { kind: 'oversize'; what: 'body' | 'line'; shape: 'json' | 'lines' }
-  | { kind: 'many-entities'; count: number; shape: 'lines' | 'tasks-field'; field?: string };
+  | { kind: 'many-entities'; count: number; shape: 'lines' | 'tasks-field'; field?: string }
+  | ManyContainersBody;
+
+/**
+ * `count` empty objects or lists (cut to what the body limit holds): in a list under `field` (as the
+ * body, or as its one JSON line), one per JSON line, or as a plot's `plot_str` in an events.add body.
+ */
+export interface ManyContainersBody {
+  kind: 'many-containers';
+  count: number;
+  item: '{}' | '[]';
+  where: 'field' | 'line' | 'lines' | 'plot';
+  field: string;
+}
 
 export interface HttpCase {
   transport: 'http';
@@ -268,7 +281,21 @@ function bodyBytes(
       }
       return Buffer.from(lines.join('\n'));
     }
+    case 'many-containers':
+      return manyContainersBytes(body, world.companies[caller].targets[0]!, limits);
   }
+}
+
+function manyContainersBytes(body: ManyContainersBody, task: string, limits: Limits): Buffer {
+  const count = Math.max(1, Math.min(body.count, Math.floor((limits.maxBodyBytes - 256) / (body.item.length + 1))));
+  const items = (separator: string) => body.item + `${separator}${body.item}`.repeat(count - 1);
+  if (body.where === 'lines') return Buffer.from(items('\n'));
+  const list = `[${items(',')}]`;
+  if (body.where === 'plot')
+    return Buffer.from(
+      JSON.stringify({ type: 'plot', task, iter: 1, metric: 'containers', variant: 'v', plot_str: list }),
+    );
+  return Buffer.from(`{${JSON.stringify(body.field)}:${list}}`);
 }
 
 export function materializeHttpCase(c: HttpCase, world: World, limits: Limits, sibling: SiblingWriter): RawRequest {
