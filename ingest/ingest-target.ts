@@ -121,6 +121,7 @@ export const ingestTarget: TargetModule = (services) => {
         authenticate: (header) => services.authenticator.authenticate(header),
         logger,
         maxMessageBytes: config.MAX_BODY_BYTES,
+        bodyBudget: services.bodyBudget,
         metrics: grpcMetrics,
         ingestMetrics: metrics,
         ready: async () => (await services.readiness()).ready,

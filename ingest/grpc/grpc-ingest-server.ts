@@ -6,13 +6,15 @@
  */
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import type { Identity } from '../../shared/auth/identity.js';
+import type { BodyMemoryBudget } from '../../shared/http/body-memory-budget.js';
 import type { IngestService } from '../events/ingest-port.js';
 import { addBatchHandler, addHandler } from './add-handlers.js';
 import type { IngestMetrics } from '../events/ingest-metrics.js';
-import type { GrpcIngestDeps, GrpcIngestLogger } from './grpc-call-context.js';
+import { firstMetadataValue, type GrpcIngestDeps, type GrpcIngestLogger } from './grpc-call-context.js';
 import type { GrpcMetrics } from './grpc-metrics.js';
 import { eventsIngestServerDefinition, EVENTS_INGEST_SERVICE } from './events-ingest-definition.js';
 import { GrpcHealth } from './grpc-health.js';
+import { messageMemoryInterceptor } from './message-memory-interceptor.js';
 import { reflectionService } from './grpc-reflection.js';
 import { streamEventsHandler } from './stream-events-handler.js';
 
@@ -26,6 +28,8 @@ export interface GrpcIngestServerOptions {
   logger: GrpcIngestLogger;
   /** Largest message (one Event, EventBatch or EventChunk) received; default 64 MiB like the HTTP body limit. */
   maxMessageBytes?: number;
+  /** The process's bound on request bytes held at once, shared with HTTP; unbounded without it. */
+  bodyBudget?: BodyMemoryBudget;
   metrics?: GrpcMetrics;
   ingestMetrics?: IngestMetrics;
   /** The process's readiness, which the health service reports; default: always ready. */
@@ -42,6 +46,8 @@ export interface GrpcIngestServer {
 }
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/** Largest message of the health and reflection services, and of callers whose credentials are refused. */
+export const OPEN_MESSAGE_BYTES = 64 * 1024;
 const DEFAULT_STOP_GRACE_MS = 10_000;
 const DEFAULT_HEALTH_INTERVAL_MS = 5_000;
 
@@ -71,9 +77,20 @@ export function createGrpcIngestServer(options: GrpcIngestServerOptions): GrpcIn
   };
   // The size limit stays in grpc-js: it checks the length prefix before
   // buffering a message, which no handler could do (docs/grpc.md).
+  const { bodyBudget } = options;
   const server = new Server({
     'grpc.max_receive_message_length': options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     ...KEEPALIVE_OPTIONS,
+    interceptors: bodyBudget
+      ? [
+          messageMemoryInterceptor({
+            budget: bodyBudget,
+            companyOf: (metadata) => options.authenticate(firstMetadataValue(metadata, 'authorization')).company,
+            authenticates: (path) => path.startsWith(`/${EVENTS_INGEST_SERVICE}/`),
+            openMessageBytes: OPEN_MESSAGE_BYTES,
+          }),
+        ]
+      : [],
   });
   server.addService(eventsIngestServerDefinition, {
     Add: addHandler(deps),

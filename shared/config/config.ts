@@ -191,7 +191,7 @@ export const configSchema = z
       .default(512 * MiB)
       .meta({
         description:
-          'Bytes of request bodies a process holds at once, a quarter of it per company (429 + Retry-After beyond; streamed add_batch bodies are bounded by INGEST_MAX_MEMORY_BYTES instead)',
+          'Bytes of request bodies (HTTP) and messages (gRPC) a process holds at once, a quarter of it per company (429 + Retry-After beyond; streamed add_batch bodies are bounded by INGEST_MAX_MEMORY_BYTES instead)',
       }),
     MAX_LINE_BYTES: positiveInt('bytes')
       .optional()

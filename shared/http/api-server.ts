@@ -55,8 +55,8 @@ export interface ApiServerOptions {
   moreMetrics?: () => Promise<string>;
   readiness: () => Promise<ReadinessReport>;
   maxBodyBytes: number;
-  /** Bytes of request bodies held in memory at once (HTTP_MAX_BUFFERED_BODY_BYTES). */
-  maxBufferedBodyBytes: number;
+  /** The process's bound on request bodies held in memory at once (HTTP_MAX_BUFFERED_BODY_BYTES), shared with gRPC. */
+  bodyBudget: BodyMemoryBudget;
   pathPrefix?: string;
   /** Origins whose pages get credentialed CORS answers. */
   corsAllowedOrigins: AllowedOrigins;
@@ -87,7 +87,7 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
   const prefix = options.pathPrefix ?? '';
   const { corsAllowedOrigins, timeouts } = options;
   const httpMetrics = createHttpMetrics(options.metricsRegistry);
-  const bodyBudget = new BodyMemoryBudget(options.maxBufferedBodyBytes, options.metricsRegistry);
+  const { bodyBudget } = options;
   // Built once, from the operations registered by now (a target registers them all before its front is built).
   const openApiJson = JSON.stringify(openApiDocument({ registry, pathPrefix: prefix }));
 

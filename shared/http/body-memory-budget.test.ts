@@ -43,6 +43,22 @@ describe('BodyMemoryBudget', () => {
     expect(refusal(() => budget.hold('b').take(1))).toEqual([429, 'request_bodies_overloaded', '1']);
   });
 
+  it('give returns part of a hold, never more than it took; release returns the rest', () => {
+    const budget = new BodyMemoryBudget(400);
+    const a = budget.hold('a');
+    a.take(60);
+    a.take(30);
+    a.give(60);
+    expect(budget.inUse).toBe(30);
+    // Another company's bytes are not given back by a's hold.
+    budget.hold('b').take(50);
+    a.give(1_000);
+    expect(budget.inUse).toBe(50);
+    a.take(100);
+    a.release();
+    expect(budget.inUse).toBe(50);
+  });
+
   it('on any sequence of takes and releases: within the bounds, and nothing left once every hold is released', () => {
     const step = fc.record({
       company: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
@@ -71,6 +87,7 @@ describe('BodyMemoryBudget', () => {
             held.set(company, companyBefore + bytes);
             list.push({
               take: hold.take,
+              give: hold.give,
               release: () => (hold.release(), held.set(company, (held.get(company) ?? 0) - bytes)),
             });
             holds.set(company, list);

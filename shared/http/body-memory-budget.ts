@@ -1,5 +1,6 @@
 /**
- * Bounds the request bodies a process holds in memory at once. A buffered
+ * Bounds the request bodies a process holds in memory at once, HTTP bodies
+ * and gRPC messages alike (one budget per process). A buffered
  * call (every operation but a streamed add_batch body) is read whole before
  * it is parsed, and MAX_BODY_BYTES bounds one body, not how many arrive
  * together: 64 concurrent 60 MiB bodies would hold 3.8 GB. Bytes are taken as the
@@ -30,7 +31,7 @@ export class BodyMemoryBudget {
     this.gauge = registry
       ? new Gauge({
           name: 'clearml_http_buffered_body_bytes',
-          help: 'Bytes of request bodies held in memory by calls being read or answered (HTTP_MAX_BUFFERED_BODY_BYTES bounds them)',
+          help: 'Bytes of request bodies held in memory by calls being read or answered, and of gRPC messages being received (HTTP_MAX_BUFFERED_BODY_BYTES bounds them)',
           registers: [registry],
         })
       : undefined;
@@ -43,6 +44,11 @@ export class BodyMemoryBudget {
       take: (bytes) => {
         this.take(company, bytes);
         held += bytes;
+      },
+      give: (bytes) => {
+        const given = Math.min(bytes, held);
+        this.give(company, given);
+        held -= given;
       },
       release: () => {
         this.give(company, held);
@@ -77,6 +83,8 @@ export class BodyMemoryBudget {
 export interface BodyHold {
   /** Takes `bytes` for the call, or throws 429 request_bodies_overloaded. */
   take(bytes: number): void;
+  /** Gives back part of what the call took (a gRPC message its handler received). */
+  give(bytes: number): void;
   /** Gives back everything the call took. */
   release(): void;
 }

@@ -9,6 +9,7 @@ import { resolveSigningSecret } from '../auth/signing-secret.js';
 import { TokenService } from '../auth/token-service.js';
 import type { Config } from '../config/config.js';
 import { buildApiServer, type ReadinessReport } from '../http/api-server.js';
+import { BodyMemoryBudget } from '../http/body-memory-budget.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetricsRegistry } from '../observability/metrics.js';
 import { OperationRegistry } from '../protocol/operation.js';
@@ -77,6 +78,7 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
     tokens,
     signingSecret,
     boundPorts: new Map(),
+    bodyBudget: new BodyMemoryBudget(config.HTTP_MAX_BUFFERED_BODY_BYTES, metrics),
     // Read at call time: the target modules below add their checks to the list.
     readiness: () => readinessReport(readiness, config.READY_TIMEOUT_MS),
   };
@@ -114,7 +116,7 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
         moreMetrics: writerThread ? () => writerThread.metrics() : undefined,
         readiness: services.readiness,
         maxBodyBytes: config.MAX_BODY_BYTES,
-        maxBufferedBodyBytes: config.HTTP_MAX_BUFFERED_BODY_BYTES,
+        bodyBudget: services.bodyBudget,
         pathPrefix: config.API_PATH_PREFIX,
         corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
         timeouts: {

@@ -10,6 +10,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { TokenService } from '../auth/token-service.js';
 import type { Config } from '../config/config.js';
 import type { ReadinessReport } from '../http/api-server.js';
+import type { BodyMemoryBudget } from '../http/body-memory-budget.js';
 import type { Logger } from '../observability/logger.js';
 import type { Operation } from '../protocol/operation.js';
 import type { Component, ReadinessCheck } from './component.js';
@@ -24,6 +25,8 @@ export interface ProcessServices {
   readonly tokens: TokenService;
   /** Server secret for signed cursors and tokens (shared by every process of a deployment). */
   readonly signingSecret: string;
+  /** Request bodies and gRPC messages held in memory at once (HTTP_MAX_BUFFERED_BODY_BYTES): one bound per process. */
+  readonly bodyBudget: BodyMemoryBudget;
   /** Ports bound by components (e.g. `grpc`), for logs and tests. */
   readonly boundPorts: Map<string, number>;
   /** The process's readiness, every target's checks included: what `/ready` answers (the gRPC health service reports it too). */

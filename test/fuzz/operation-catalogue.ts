@@ -10,6 +10,7 @@
  * run reports it as "unhinted" so the table can be completed.
  */
 import { loadConfig } from '../../shared/config/config.js';
+import { BodyMemoryBudget } from '../../shared/http/body-memory-budget.js';
 import { StoreHub } from '../../shared/launcher/store-hub.js';
 import { targetModules } from '../../shared/launcher/target-modules.js';
 import type { ProcessServices } from '../../shared/launcher/target.js';
@@ -327,6 +328,7 @@ export function registeredOperations(): RegisteredOperation[] {
     tokens: {} as TokenService,
     signingSecret: 'f'.repeat(32),
     boundPorts: new Map(),
+    bodyBudget: new BodyMemoryBudget(config.HTTP_MAX_BUFFERED_BODY_BYTES),
     readiness: async () => ({ ready: true, checks: {} }),
   };
   const out: RegisteredOperation[] = [];

@@ -4,7 +4,7 @@
 // another company's calls go on; what a call held is given back when it is answered.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpRequest } from '../harness/http-request.js';
+import { heldBodyBytes, untilHeldBodyBytes } from '../harness/held-body-bytes.js';
 import { startHarness, type Harness } from '../harness/service-harness.js';
 
 const MiB = 1024 * 1024;
@@ -20,18 +20,6 @@ beforeAll(async () => {
   [tokenA, tokenB] = await Promise.all([h.login(h.credentials.a), h.login(h.credentials.b)]);
 });
 afterAll(() => h?.stop());
-
-async function heldBytes(): Promise<number> {
-  const text = (await httpRequest(`${h.baseUrl}/metrics`)).text;
-  return Number(/^clearml_http_buffered_body_bytes(?:{[^}]*})? (\d+)$/m.exec(text)?.[1]);
-}
-
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  for (let waited = 0; !(await condition()); waited += 20) {
-    if (waited > 10_000) throw new Error('condition not met within 10 s');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** A call whose body is sent in part: its headers declare `length` bytes; `finish` sends the rest and answers the status. */
 function partialCall(operation: string, token: string, length: number, contentType = 'application/json') {
@@ -65,11 +53,11 @@ const call = (operation: string, token: string) =>
 
 describe('bodies held in memory', () => {
   it("a company holding its quarter gets 429 with Retry-After at once; another company's calls go on; answered calls give it back", async () => {
-    expect(await heldBytes()).toBe(0);
+    expect(await heldBodyBytes(h.baseUrl)).toBe(0);
     // Two bodies of 4 MiB declared, 1 MiB of each sent: company A holds its quarter (8 MiB) before reading them.
     const first = partialCall('reports.get_all_ex', tokenA, 4 * MiB);
     const second = partialCall('events.add_batch', tokenA, 4 * MiB);
-    await until(async () => (await heldBytes()) === 8 * MiB);
+    await untilHeldBodyBytes(h.baseUrl, 8 * MiB);
 
     const refused = await call('reports.get_all_ex', tokenA);
     expect(refused.status).toBe(429);
@@ -84,7 +72,7 @@ describe('bodies held in memory', () => {
     // Answered (the padding is no field of either operation: a 400), the bodies are given back.
     expect(await first.finish()).toBeLessThan(500);
     expect(await second.finish()).toBeLessThan(500);
-    await until(async () => (await heldBytes()) === 0);
+    await untilHeldBodyBytes(h.baseUrl, 0);
     expect((await call('reports.get_all_ex', tokenA)).status).toBe(200);
   });
 });

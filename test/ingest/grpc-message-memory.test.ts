@@ -1,0 +1,124 @@
+// gRPC messages held in memory (docs/grpc.md, "Messages held in memory"): grpc-js buffers a message whole before a
+// handler sees it, so a message's size is taken from the process's body budget (HTTP_MAX_BUFFERED_BODY_BYTES, a
+// quarter per company, shared with HTTP bodies) as soon as its prefix arrives. A call beyond its company's
+// quarter ends at once with RESOURCE_EXHAUSTED 429 and Retry-After while other companies' calls go on; what a call
+// held is given back when its handler receives the message or the call ends. Methods without credentials
+// (health, reflection) and callers whose credentials are refused send at most 64 KiB a message.
+import http2 from 'node:http2';
+import { create, toBinary } from '@bufbuild/protobuf';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventBatchSchema, EventSchema } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
+import { heldBodyBytes, untilHeldBodyBytes } from '../harness/held-body-bytes.js';
+import { startHarness, unique, type Harness } from '../harness/service-harness.js';
+
+const MiB = 1024 * 1024;
+const ADD_BATCH = '/clearml.events.v1.EventsIngest/AddBatch';
+let h: Harness;
+let tokenA: string;
+let tokenB: string;
+
+beforeAll(async () => {
+  // A quarter of 8 MiB: a company holds 2 MiB at most once it holds anything.
+  h = await startHarness({ target: 'ingest', env: { HTTP_MAX_BUFFERED_BODY_BYTES: String(8 * MiB) } });
+  [tokenA, tokenB] = await Promise.all([h.login(h.credentials.a), h.login(h.credentials.b)]);
+});
+afterAll(() => h?.stop());
+
+type Status = Record<string, string | undefined>;
+
+/**
+ * A gRPC call on its own HTTP/2 connection whose one message declares `declared` bytes and sends `sent` of
+ * them: the message is whole when they match, and `end` half-closes the call.
+ */
+function rawCall(path: string, authorization: string | undefined, declared: number, sent: Buffer) {
+  const session = http2.connect(`http://127.0.0.1:${h.service.services.boundPorts.get('grpc')}`);
+  session.on('error', () => undefined);
+  const stream = session.request({
+    ':method': 'POST',
+    ':path': path,
+    'content-type': 'application/grpc',
+    te: 'trailers',
+    ...(authorization === undefined ? {} : { authorization }),
+  });
+  stream.on('error', () => undefined);
+  const pick = (headers: http2.IncomingHttpHeaders): Status => ({
+    grpcStatus: headers['grpc-status'] as string | undefined,
+    message: headers['grpc-message'] === undefined ? undefined : decodeURI(headers['grpc-message'] as string),
+    resultCode: headers['clearml-result-code'] as string | undefined,
+    retryAfter: headers['retry-after'] as string | undefined,
+  });
+  const status = new Promise<Status>((resolve) => {
+    stream.on('response', (headers) => {
+      if (headers['grpc-status'] !== undefined) resolve(pick(headers));
+    });
+    stream.on('trailers', (trailers) => resolve(pick(trailers)));
+  });
+  stream.resume();
+  const prefix = Buffer.alloc(5);
+  prefix.writeUInt32BE(declared, 1);
+  stream.write(Buffer.concat([prefix, sent]));
+  return {
+    status,
+    end: () => stream.end(),
+    close: () => session.destroy(),
+  };
+}
+
+function batchOf(task: string): Buffer {
+  const event = create(EventSchema, { type: 'log', task, msg: 'kept' });
+  return Buffer.from(toBinary(EventBatchSchema, create(EventBatchSchema, { events: [event] })));
+}
+
+describe('gRPC messages held in memory', () => {
+  it("a company's message beyond its quarter ends its call with 429; another company's calls go on; holds are given back", async () => {
+    // Company A holds 1.5 MiB of a message not yet whole.
+    const first = rawCall(ADD_BATCH, `Bearer ${tokenA}`, 1.5 * MiB, Buffer.alloc(MiB));
+    await untilHeldBodyBytes(h.baseUrl, 1.5 * MiB + 5);
+
+    const second = rawCall(ADD_BATCH, `Bearer ${tokenA}`, MiB, Buffer.alloc(1024));
+    expect(await second.status).toEqual({
+      grpcStatus: '8',
+      message: 'Too many request bodies in memory, retry later',
+      resultCode: '429',
+      retryAfter: '1',
+    });
+    second.close();
+    // The budget is the HTTP front's too.
+    const http = await h.call('events.add_batch', undefined, {
+      token: tokenA,
+      headers: { 'content-type': 'application/json' },
+      rawBody: JSON.stringify({ type: 'log', task: unique('http-'), msg: 'x'.repeat(MiB) }),
+    });
+    expect(http.status).toBe(429);
+
+    const other = batchOf(unique('b-'));
+    const b = rawCall(ADD_BATCH, `Bearer ${tokenB}`, other.length, other);
+    b.end();
+    expect((await b.status).grpcStatus).toBe('0');
+    b.close();
+
+    first.close();
+    await untilHeldBodyBytes(h.baseUrl, 0);
+    const again = batchOf(unique('a-'));
+    const a = rawCall(ADD_BATCH, `Bearer ${tokenA}`, again.length, again);
+    a.end();
+    expect((await a.status).grpcStatus).toBe('0');
+    a.close();
+    expect(await heldBodyBytes(h.baseUrl)).toBe(0);
+  });
+
+  it('health and reflection, and callers whose credentials are refused, send at most 64 KiB a message', async () => {
+    const health = rawCall('/grpc.health.v1.Health/Check', undefined, 64 * 1024 + 1, Buffer.alloc(10));
+    expect(await health.status).toMatchObject({ grpcStatus: '8', resultCode: '413' });
+    health.close();
+    const refused = rawCall(ADD_BATCH, 'Bearer not.a.token', MiB, Buffer.alloc(10));
+    expect(await refused.status).toMatchObject({ grpcStatus: '16', resultCode: '401' });
+    refused.close();
+    // A health check of the usual size is answered.
+    const check = rawCall('/grpc.health.v1.Health/Check', undefined, 0, Buffer.alloc(0));
+    check.end();
+    expect((await check.status).grpcStatus).toBe('0');
+    check.close();
+    expect(await heldBodyBytes(h.baseUrl)).toBe(0);
+  });
+});
