@@ -15,6 +15,7 @@ import type { TargetModule } from '../shared/launcher/target.js';
 import { createIngestMetrics } from './events/ingest-metrics.js';
 import { EventIngestService } from './events/ingest-session.js';
 import { createGrpcIngestServer, type GrpcIngestServer } from './grpc/grpc-ingest-server.js';
+import { OpenCallLimit } from './grpc/open-call-limit.js';
 import { createGrpcMetrics } from './grpc/grpc-metrics.js';
 import { addBatchOperation } from './http/add-batch-operation.js';
 import { addOperation } from './http/add-operation.js';
@@ -59,6 +60,7 @@ export const ingestTarget: TargetModule = (services) => {
   const buffers = new BufferPool(BUFFER_POOL_BYTES);
   const metrics = createIngestMetrics(services.metrics, budget, memory);
   const grpcMetrics = createGrpcMetrics(services.metrics);
+  const openCalls = new OpenCallLimit(config.GRPC_MAX_OPEN_CALLS, services.metrics);
   let registry: EntityChecks | undefined;
   const facts = companionFacts(config);
   let publisher: EventPublisher | undefined;
@@ -121,7 +123,13 @@ export const ingestTarget: TargetModule = (services) => {
         authenticate: (header) => services.authenticator.authenticate(header),
         logger,
         maxMessageBytes: config.MAX_BODY_BYTES,
-        bodyBudget: services.bodyBudget,
+        admission: {
+          budget: services.bodyBudget,
+          openCalls,
+          messageMs: config.HTTP_REQUEST_TIMEOUT_MS,
+          openMessageMs: config.HTTP_HEADERS_TIMEOUT_MS,
+        },
+        idleConnectionMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
         metrics: grpcMetrics,
         ingestMetrics: metrics,
         ready: async () => (await services.readiness()).ready,

@@ -6,7 +6,6 @@
  */
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import type { Identity } from '../../shared/auth/identity.js';
-import type { BodyMemoryBudget } from '../../shared/http/body-memory-budget.js';
 import type { IngestService } from '../events/ingest-port.js';
 import { addBatchHandler, addHandler } from './add-handlers.js';
 import type { IngestMetrics } from '../events/ingest-metrics.js';
@@ -14,7 +13,7 @@ import { firstMetadataValue, type GrpcIngestDeps, type GrpcIngestLogger } from '
 import type { GrpcMetrics } from './grpc-metrics.js';
 import { eventsIngestServerDefinition, EVENTS_INGEST_SERVICE } from './events-ingest-definition.js';
 import { GrpcHealth } from './grpc-health.js';
-import { messageMemoryInterceptor } from './message-memory-interceptor.js';
+import { callAdmissionInterceptor, type CallAdmissionOptions } from './call-admission-interceptor.js';
 import { reflectionService } from './grpc-reflection.js';
 import { streamEventsHandler } from './stream-events-handler.js';
 
@@ -28,8 +27,13 @@ export interface GrpcIngestServerOptions {
   logger: GrpcIngestLogger;
   /** Largest message (one Event, EventBatch or EventChunk) received; default 64 MiB like the HTTP body limit. */
   maxMessageBytes?: number;
-  /** The process's bound on request bytes held at once, shared with HTTP; unbounded without it. */
-  bodyBudget?: BodyMemoryBudget;
+  /**
+   * The process's bounds on what calls hold (open calls, message bytes shared with HTTP, time to send a
+   * message: call-admission-interceptor.ts); unbounded without them.
+   */
+  admission?: Pick<CallAdmissionOptions, 'budget' | 'openCalls' | 'messageMs' | 'openMessageMs'>;
+  /** A connection without calls for this long is closed (GOAWAY; clients reconnect when they next call). */
+  idleConnectionMs?: number;
   metrics?: GrpcMetrics;
   ingestMetrics?: IngestMetrics;
   /** The process's readiness, which the health service reports; default: always ready. */
@@ -77,14 +81,15 @@ export function createGrpcIngestServer(options: GrpcIngestServerOptions): GrpcIn
   };
   // The size limit stays in grpc-js: it checks the length prefix before
   // buffering a message, which no handler could do (docs/grpc.md).
-  const { bodyBudget } = options;
+  const { admission } = options;
   const server = new Server({
     'grpc.max_receive_message_length': options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     ...KEEPALIVE_OPTIONS,
-    interceptors: bodyBudget
+    ...(options.idleConnectionMs === undefined ? {} : { 'grpc.max_connection_idle_ms': options.idleConnectionMs }),
+    interceptors: admission
       ? [
-          messageMemoryInterceptor({
-            budget: bodyBudget,
+          callAdmissionInterceptor({
+            ...admission,
             companyOf: (metadata) => options.authenticate(firstMetadataValue(metadata, 'authorization')).company,
             authenticates: (path) => path.startsWith(`/${EVENTS_INGEST_SERVICE}/`),
             openMessageBytes: OPEN_MESSAGE_BYTES,

@@ -3,7 +3,7 @@
  * arrive: each message is a 5-byte prefix (a compression flag and a 4-byte
  * big-endian length) and that many bytes. A message's size is known once its
  * prefix is complete, before its bytes are buffered, as an HTTP body's is from
- * its Content-Length (message-memory-interceptor.ts takes it from the budget then).
+ * its Content-Length (call-admission-interceptor.ts takes it from the budget then).
  */
 export const MESSAGE_PREFIX_BYTES = 5;
 

@@ -242,6 +242,10 @@ export const configSchema = z
     READY_TIMEOUT_MS: positiveInt('milliseconds')
       .default(2_000)
       .meta({ description: 'Longest wait of each /ready check' }),
+    GRPC_MAX_OPEN_CALLS: positiveInt('calls').default(20_000).meta({
+      description:
+        'gRPC calls (streams) a process keeps open at once, a quarter of it per company and a quarter for callers without valid credentials (429 + Retry-After beyond)',
+    }),
     GRPC_HEALTH_INTERVAL_MS: positiveInt('milliseconds')
       .default(5_000)
       .meta({ description: "How often the gRPC health service reads the process's readiness" }),
@@ -342,19 +346,21 @@ export const configSchema = z
     CLEARML_FACTS_CACHE_SIZE: positiveInt('entries')
       .default(50_000)
       .meta({ description: 'Most task/model facts kept per process' }),
-    HTTP_HEADERS_TIMEOUT_MS: positiveInt('milliseconds')
-      .default(20_000)
-      .meta({ description: "Time a client has to send a request's headers (at most HTTP_REQUEST_TIMEOUT_MS)" }),
+    HTTP_HEADERS_TIMEOUT_MS: positiveInt('milliseconds').default(20_000).meta({
+      description:
+        "Time a client has to send a request's headers (at most HTTP_REQUEST_TIMEOUT_MS); over gRPC, a message without valid credentials",
+    }),
     HTTP_REQUEST_TIMEOUT_MS: positiveInt('milliseconds').default(300_000).meta({
-      description: 'Time a client has to send a whole request, body included (a stalled upload ends with 408)',
+      description:
+        'Time a client has to send a whole request, body included (a stalled upload ends with 408); over gRPC, a message',
     }),
     HTTP_IDLE_TIMEOUT_MS: positiveInt('milliseconds').default(120_000).meta({
       description:
         'A connection with no bytes in either direction for this long is closed (stalled bodies, clients that stop reading)',
     }),
-    HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt('milliseconds')
-      .default(72_000)
-      .meta({ description: 'How long an idle keep-alive connection is kept open between requests' }),
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt('milliseconds').default(72_000).meta({
+      description: 'How long an idle keep-alive connection is kept open between requests; over gRPC, one without calls',
+    }),
   })
   .refine((c) => c.HTTP_HEADERS_TIMEOUT_MS <= c.HTTP_REQUEST_TIMEOUT_MS, {
     path: ['HTTP_HEADERS_TIMEOUT_MS'],

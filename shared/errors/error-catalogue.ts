@@ -226,6 +226,13 @@ export const errorCatalogue = {
     'Too many request bodies in memory, retry later',
     'Retry after the Retry-After delay (HTTP_MAX_BUFFERED_BODY_BYTES sets the bound)',
   ),
+  too_many_calls: e(
+    429,
+    0,
+    RESOURCE_EXHAUSTED,
+    'Too many calls open, retry later',
+    'Retry after the Retry-After delay, or end idle calls (GRPC_MAX_OPEN_CALLS sets the bound)',
+  ),
   ingest_overloaded: e(
     429,
     0,

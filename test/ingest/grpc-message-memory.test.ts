@@ -4,11 +4,11 @@
 // quarter ends at once with RESOURCE_EXHAUSTED 429 and Retry-After while other companies' calls go on; what a call
 // held is given back when its handler receives the message or the call ends. Methods without credentials
 // (health, reflection) and callers whose credentials are refused send at most 64 KiB a message.
-import http2 from 'node:http2';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventBatchSchema, EventSchema } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
 import { heldBodyBytes, untilHeldBodyBytes } from '../harness/held-body-bytes.js';
+import { framed, grpcSession, rawGrpcCall } from '../harness/raw-grpc-call.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 
 const MiB = 1024 * 1024;
@@ -24,44 +24,15 @@ beforeAll(async () => {
 });
 afterAll(() => h?.stop());
 
-type Status = Record<string, string | undefined>;
-
 /**
  * A gRPC call on its own HTTP/2 connection whose one message declares `declared` bytes and sends `sent` of
  * them: the message is whole when they match, and `end` half-closes the call.
  */
 function rawCall(path: string, authorization: string | undefined, declared: number, sent: Buffer) {
-  const session = http2.connect(`http://127.0.0.1:${h.service.services.boundPorts.get('grpc')}`);
-  session.on('error', () => undefined);
-  const stream = session.request({
-    ':method': 'POST',
-    ':path': path,
-    'content-type': 'application/grpc',
-    te: 'trailers',
-    ...(authorization === undefined ? {} : { authorization }),
-  });
-  stream.on('error', () => undefined);
-  const pick = (headers: http2.IncomingHttpHeaders): Status => ({
-    grpcStatus: headers['grpc-status'] as string | undefined,
-    message: headers['grpc-message'] === undefined ? undefined : decodeURI(headers['grpc-message'] as string),
-    resultCode: headers['clearml-result-code'] as string | undefined,
-    retryAfter: headers['retry-after'] as string | undefined,
-  });
-  const status = new Promise<Status>((resolve) => {
-    stream.on('response', (headers) => {
-      if (headers['grpc-status'] !== undefined) resolve(pick(headers));
-    });
-    stream.on('trailers', (trailers) => resolve(pick(trailers)));
-  });
-  stream.resume();
-  const prefix = Buffer.alloc(5);
-  prefix.writeUInt32BE(declared, 1);
-  stream.write(Buffer.concat([prefix, sent]));
-  return {
-    status,
-    end: () => stream.end(),
-    close: () => session.destroy(),
-  };
+  const session = grpcSession(h.service.services.boundPorts.get('grpc')!);
+  const call = rawGrpcCall(session, path, authorization);
+  call.write(framed(sent, declared));
+  return { status: call.status, end: () => call.end(), close: () => session.destroy() };
 }
 
 /** The grpc-status of a whole AddBatch call of one log event, to a task named from `prefix`. */
