@@ -130,6 +130,7 @@ export const ingestTarget: TargetModule = (services) => {
           openMessageMs: config.HTTP_HEADERS_TIMEOUT_MS,
         },
         idleConnectionMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+        connectionCap: services.connectionCap,
         metrics: grpcMetrics,
         ingestMetrics: metrics,
         ready: async () => (await services.readiness()).ready,

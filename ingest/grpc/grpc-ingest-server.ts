@@ -4,7 +4,9 @@
  * as the HTTP operations, with the standard health service and server
  * reflection beside it. Decisions: docs/grpc.md.
  */
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
+import type { ConnectionCap } from '../../shared/http/connection-cap.js';
 import type { Identity } from '../../shared/auth/identity.js';
 import type { IngestService } from '../events/ingest-port.js';
 import { addBatchHandler, addHandler } from './add-handlers.js';
@@ -32,6 +34,8 @@ export interface GrpcIngestServerOptions {
    * message: call-admission-interceptor.ts); unbounded without them.
    */
   admission?: Pick<CallAdmissionOptions, 'budget' | 'openCalls' | 'messageMs' | 'openMessageMs'>;
+  /** The connections the listener holds at once (MAX_CONNECTIONS); unbounded without it. */
+  connectionCap?: ConnectionCap;
   /** A connection without calls for this long is closed (GOAWAY; clients reconnect when they next call). */
   idleConnectionMs?: number;
   metrics?: GrpcMetrics;
@@ -64,11 +68,6 @@ const KEEPALIVE_OPTIONS = {
   'grpc.keepalive_time_ms': 120_000,
   'grpc.keepalive_timeout_ms': 20_000,
 };
-
-function bindAddress(host: string, port: number): string {
-  const bracketed = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  return `${bracketed}:${port}`;
-}
 
 export function createGrpcIngestServer(options: GrpcIngestServerOptions): GrpcIngestServer {
   const { logger } = options;
@@ -111,19 +110,27 @@ export function createGrpcIngestServer(options: GrpcIngestServerOptions): GrpcIn
   health.addToServer(server);
   reflectionService().addToServer(server);
 
+  // The listener is ours, so that it can bound its connections (grpc-js's bindAsync gives no hold on its own);
+  // grpc-js serves each connection it is handed as it would one it accepted.
+  const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
+  const listener = createNetServer((socket) => injector.injectConnection(socket));
+  options.connectionCap?.apply(listener, 'grpc');
+
   return {
     start: async () => {
       await health.start();
       return new Promise<number>((resolve, reject) => {
-        server.bindAsync(bindAddress(options.host, options.port), ServerCredentials.createInsecure(), (err, port) => {
-          if (err) reject(err);
-          else resolve(port);
+        listener.once('error', reject);
+        listener.listen({ host: options.host, port: options.port }, () => {
+          listener.off('error', reject);
+          resolve((listener.address() as AddressInfo).port);
         });
       });
     },
     stop: (graceMs = DEFAULT_STOP_GRACE_MS) => {
       // Probes see the server go before it does; Watch calls end instead of holding the shutdown.
       health.stop();
+      listener.close();
       return new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           logger.warn({ graceMs }, 'gRPC ingest calls still running after the grace period: cancelling them');

@@ -242,6 +242,10 @@ export const configSchema = z
     READY_TIMEOUT_MS: positiveInt('milliseconds')
       .default(2_000)
       .meta({ description: 'Longest wait of each /ready check' }),
+    MAX_CONNECTIONS: positiveInt('connections').default(8_192).meta({
+      description:
+        'Client connections a process holds at once on each listener (HTTP, gRPC), fewer if its open-file limit needs it; beyond, new connections are closed as soon as accepted',
+    }),
     GRPC_MAX_OPEN_CALLS: positiveInt('calls').default(20_000).meta({
       description:
         'gRPC calls (streams) a process keeps open at once, a quarter of it per company and a quarter for callers without valid credentials (429 + Retry-After beyond)',

@@ -10,6 +10,7 @@ import { TokenService } from '../auth/token-service.js';
 import type { Config } from '../config/config.js';
 import { buildApiServer, type ReadinessReport } from '../http/api-server.js';
 import { BodyMemoryBudget } from '../http/body-memory-budget.js';
+import { ConnectionCap, connectionCapFor, openFileLimit } from '../http/connection-cap.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetricsRegistry } from '../observability/metrics.js';
 import { OperationRegistry } from '../protocol/operation.js';
@@ -79,6 +80,7 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
     signingSecret,
     boundPorts: new Map(),
     bodyBudget: new BodyMemoryBudget(config.HTTP_MAX_BUFFERED_BODY_BYTES, metrics),
+    connectionCap: new ConnectionCap(connectionsPerListener(config, logger), metrics),
     // Read at call time: the target modules below add their checks to the list.
     readiness: () => readinessReport(readiness, config.READY_TIMEOUT_MS),
   };
@@ -133,6 +135,7 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
       name: 'http',
       phase: 'front',
       start: async () => {
+        services.connectionCap.apply(app.server, 'http');
         await app.listen({ host: config.API_HOST, port: config.API_PORT });
         const address = app.server.address();
         if (address && typeof address === 'object') httpPort = address.port;
@@ -206,4 +209,16 @@ async function readinessReport(checks: ReadinessCheck[], timeoutMs: number): Pro
     }),
   );
   return { ready: results.every(([, r]) => r === 'ok'), checks: Object.fromEntries(results) };
+}
+
+/** MAX_CONNECTIONS, or fewer where the process's open-file limit would not hold both listeners full and its stores. */
+function connectionsPerListener(config: Readonly<Config>, logger: Logger): number {
+  const openFiles = openFileLimit();
+  const cap = connectionCapFor(config.MAX_CONNECTIONS, openFiles);
+  if (cap < config.MAX_CONNECTIONS)
+    logger.warn(
+      { MAX_CONNECTIONS: config.MAX_CONNECTIONS, openFiles, connectionsPerListener: cap },
+      'the open-file limit holds fewer connections than MAX_CONNECTIONS: raise it (ulimit -n, LimitNOFILE) to accept more',
+    );
+  return cap;
 }

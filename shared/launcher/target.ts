@@ -11,6 +11,7 @@ import type { TokenService } from '../auth/token-service.js';
 import type { Config } from '../config/config.js';
 import type { ReadinessReport } from '../http/api-server.js';
 import type { BodyMemoryBudget } from '../http/body-memory-budget.js';
+import type { ConnectionCap } from '../http/connection-cap.js';
 import type { Logger } from '../observability/logger.js';
 import type { Operation } from '../protocol/operation.js';
 import type { Component, ReadinessCheck } from './component.js';
@@ -27,6 +28,8 @@ export interface ProcessServices {
   readonly signingSecret: string;
   /** Request bodies and gRPC messages held in memory at once (HTTP_MAX_BUFFERED_BODY_BYTES): one bound per process. */
   readonly bodyBudget: BodyMemoryBudget;
+  /** The client connections each listener of the process holds at once (MAX_CONNECTIONS). */
+  readonly connectionCap: ConnectionCap;
   /** Ports bound by components (e.g. `grpc`), for logs and tests. */
   readonly boundPorts: Map<string, number>;
   /** The process's readiness, every target's checks included: what `/ready` answers (the gRPC health service reports it too). */

@@ -10,6 +10,7 @@
  * run reports it as "unhinted" so the table can be completed.
  */
 import { loadConfig } from '../../shared/config/config.js';
+import { ConnectionCap } from '../../shared/http/connection-cap.js';
 import { BodyMemoryBudget } from '../../shared/http/body-memory-budget.js';
 import { StoreHub } from '../../shared/launcher/store-hub.js';
 import { targetModules } from '../../shared/launcher/target-modules.js';
@@ -329,6 +330,7 @@ export function registeredOperations(): RegisteredOperation[] {
     signingSecret: 'f'.repeat(32),
     boundPorts: new Map(),
     bodyBudget: new BodyMemoryBudget(config.HTTP_MAX_BUFFERED_BODY_BYTES),
+    connectionCap: new ConnectionCap(config.MAX_CONNECTIONS),
     readiness: async () => ({ ready: true, checks: {} }),
   };
   const out: RegisteredOperation[] = [];

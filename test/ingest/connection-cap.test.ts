@@ -1,0 +1,112 @@
+// Connections (docs/protocol.md, "Connections"): each listener of a process, the HTTP API and the gRPC ingest, holds
+// at most MAX_CONNECTIONS client connections at once; beyond, a new connection is closed as soon as it is accepted,
+// the clients already connected go on, and the listener accepts again once connections close.
+import net from 'node:net';
+import { create, toBinary } from '@bufbuild/protobuf';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { EventBatchSchema, EventSchema } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
+import { eventually } from '../harness/eventually.js';
+import { httpRequest } from '../harness/http-request.js';
+import { parsePrometheusText, sampleSum } from '../harness/prometheus-text.js';
+import { framed, grpcSession, rawGrpcCall } from '../harness/raw-grpc-call.js';
+import { startHarness, unique, type Harness } from '../harness/service-harness.js';
+
+const CAP = 30;
+let h: Harness;
+let token: string;
+const sockets: net.Socket[] = [];
+
+beforeAll(async () => {
+  h = await startHarness({ target: 'ingest', env: { MAX_CONNECTIONS: String(CAP) } });
+  token = await h.login(h.credentials.a);
+});
+afterEach(() => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+});
+afterAll(() => h?.stop());
+
+/** Opens `count` connections that send nothing; settles with how many of them the server closed. */
+function silentConnections(port: number, count: number): { closedByServer(): number } {
+  let closedByServer = 0;
+  for (let i = 0; i < count; i++) {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    // Only the server ends these: the test destroys its own without an 'end'.
+    socket.on('end', () => closedByServer++);
+    sockets.push(socket);
+  }
+  return { closedByServer: () => closedByServer };
+}
+
+async function dropped(listener: string): Promise<number> {
+  const scrape = parsePrometheusText((await httpRequest(`${h.baseUrl}/metrics`)).text);
+  return sampleSum(scrape, 'clearml_connections_dropped_total', { listener });
+}
+
+async function addBatchOverGrpc(): Promise<string | undefined> {
+  const session = grpcSession(h.service.services.boundPorts.get('grpc')!);
+  try {
+    const call = rawGrpcCall(session, '/clearml.events.v1.EventsIngest/AddBatch', `Bearer ${token}`);
+    const event = create(EventSchema, { type: 'log', task: unique('cap-'), msg: 'kept' });
+    call.write(framed(toBinary(EventBatchSchema, create(EventBatchSchema, { events: [event] }))));
+    call.end();
+    return (await call.status).grpcStatus;
+  } finally {
+    session.destroy();
+  }
+}
+
+describe('connections per listener', () => {
+  it.each([
+    ['http', () => Number(new URL(h.baseUrl).port)],
+    ['grpc', () => h.service.services.boundPorts.get('grpc')!],
+  ])(
+    '%s: connections beyond MAX_CONNECTIONS are closed at once; the listener accepts again once they close',
+    async (listener, port) => {
+      const before = await dropped(listener);
+      // Ten more than the cap: whatever the harness itself holds, at least ten are closed by the server.
+      const flood = silentConnections(port(), CAP + 10);
+      await eventually(
+        async () => flood.closedByServer(),
+        (closed) => closed >= 10,
+        { timeoutMs: 10_000, what: 'connections closed by the server' },
+      );
+      expect(flood.closedByServer()).toBeLessThanOrEqual(CAP + 10);
+      for (const socket of sockets.splice(0)) socket.destroy();
+
+      const counted = await eventually(
+        () => dropped(listener),
+        (count) => count - before >= 10,
+        { timeoutMs: 10_000, what: 'dropped connections counted' },
+      );
+      expect(counted - before).toBeGreaterThanOrEqual(flood.closedByServer());
+      const health = await eventually(
+        () => httpRequest(`${h.baseUrl}/health`).then((r) => r.status),
+        (status) => status === 200,
+        { timeoutMs: 10_000, what: 'the HTTP API answering' },
+      );
+      expect(health).toBe(200);
+      expect(await addBatchOverGrpc()).toBe('0');
+    },
+  );
+
+  it('connected clients go on while the listener refuses new ones', async () => {
+    const session = grpcSession(h.service.services.boundPorts.get('grpc')!);
+    try {
+      await new Promise<void>((resolve) => session.once('connect', () => resolve()));
+      const flood = silentConnections(h.service.services.boundPorts.get('grpc')!, CAP + 10);
+      await eventually(
+        async () => flood.closedByServer(),
+        (closed) => closed >= 10,
+        { timeoutMs: 10_000, what: 'connections closed by the server' },
+      );
+      const call = rawGrpcCall(session, '/clearml.events.v1.EventsIngest/AddBatch', `Bearer ${token}`);
+      const event = create(EventSchema, { type: 'log', task: unique('cap-kept-'), msg: 'kept' });
+      call.write(framed(toBinary(EventBatchSchema, create(EventBatchSchema, { events: [event] }))));
+      call.end();
+      expect((await call.status).grpcStatus).toBe('0');
+    } finally {
+      session.destroy();
+    }
+  });
+});
