@@ -19,7 +19,10 @@
  * A message must be whole within its deadline, counted from its prefix; a
  * unary call's whole request, its one message and its end, within its
  * deadline from the call's start (grpc-js runs the handler only at the end);
- * otherwise the call ends with 408, like a stalled HTTP upload. A stream
+ * otherwise the call ends with 408, like a stalled HTTP upload. Time while
+ * grpc-js holds the stream paused, because the handler has not yet taken a
+ * message (StreamEvents reads one ahead while a chunk commits), is not the
+ * client's and is not counted. A stream
  * between messages has no deadline: StreamEvents and health Watch calls wait
  * for as long as their clients like, each in its place among the open calls.
  * docs/grpc.md, "Messages held in memory" and "Calls held open".
@@ -66,6 +69,8 @@ export function callAdmissionInterceptor(options: CallAdmissionOptions): ServerI
     let place: CallRelease | undefined;
     let deadlineMs = options.openMessageMs;
     let timer: NodeJS.Timeout | undefined;
+    // grpc-js pauses the stream while its handler has not taken the last message: time the client cannot send in.
+    let pausedAt: number | undefined;
     // Why a message beyond openMessageBytes is refused: too large for a method without credentials, or the caller's 401.
     let openRefusal: ApiError = apiErrorWithMessage(
       'body_too_large',
@@ -77,6 +82,8 @@ export function callAdmissionInterceptor(options: CallAdmissionOptions): ServerI
       if (ended) return;
       ended = true;
       stream?.off('data', onData);
+      stream?.off('pause', onPause);
+      stream?.off('resume', onResume);
       if (timer !== undefined) clearTimeout(timer);
       hold?.release();
       place?.();
@@ -92,9 +99,23 @@ export function callAdmissionInterceptor(options: CallAdmissionOptions): ServerI
     };
     const onDeadline = (): void => {
       timer = undefined;
-      if (begun.length > 0 && Date.now() - begun[0]! >= deadlineMs)
+      if (begun.length === 0) return;
+      const now = Date.now();
+      const waited = now - begun[0]! - (pausedAt === undefined ? 0 : now - pausedAt);
+      if (waited >= deadlineMs)
         return refuse(apiError('request_timeout', `a message was not whole within ${deadlineMs} ms`));
-      watch();
+      if (pausedAt === undefined) return watch();
+      timer = setTimeout(onDeadline, deadlineMs - waited);
+    };
+    const onPause = (): void => {
+      pausedAt ??= Date.now();
+    };
+    // The clock of each message not yet whole stops while the stream is paused.
+    const onResume = (): void => {
+      if (pausedAt === undefined) return;
+      const paused = Date.now() - pausedAt;
+      pausedAt = undefined;
+      for (let i = 0; i < begun.length; i++) begun[i]! += paused;
     };
     // Runs after grpc-js's own listener (added when it built the call) on the same chunk.
     const onData = (chunk: Buffer): void => {
@@ -116,6 +137,8 @@ export function callAdmissionInterceptor(options: CallAdmissionOptions): ServerI
       }
     };
     stream?.on('data', onData);
+    stream?.on('pause', onPause);
+    stream?.on('resume', onResume);
     stream?.once('close', end);
 
     const intercepting: ServerInterceptingCall = new ServerInterceptingCall(call, {

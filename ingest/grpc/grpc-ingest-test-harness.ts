@@ -98,7 +98,7 @@ export interface TestServer {
 
 /** Accepts `Bearer good` only. */
 export async function startTestServer(
-  options: Pick<GrpcIngestServerOptions, 'maxMessageBytes' | 'ready' | 'healthIntervalMs'> = {},
+  options: Pick<GrpcIngestServerOptions, 'maxMessageBytes' | 'ready' | 'healthIntervalMs' | 'admission'> = {},
 ): Promise<TestServer> {
   const ingest = new RecordingIngest();
   const logged: { level: string; obj: object }[] = [];
