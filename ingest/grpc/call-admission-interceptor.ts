@@ -22,9 +22,9 @@
  * otherwise the call ends with 408, like a stalled HTTP upload. Time while
  * grpc-js holds the stream paused, because the handler has not yet taken a
  * message (StreamEvents reads one ahead while a chunk commits), is not the
- * client's and is not counted. A stream
- * between messages has no deadline: StreamEvents and health Watch calls wait
- * for as long as their clients like, each in its place among the open calls.
+ * client's and is not counted. A stream between messages has no deadline:
+ * StreamEvents and health Watch calls wait for as long as their clients
+ * like, each in its place among the open calls.
  * docs/grpc.md, "Messages held in memory" and "Calls held open".
  */
 import { constants as http2Constants, type ServerHttp2Stream } from 'node:http2';
