@@ -71,11 +71,8 @@ export function callAdmissionInterceptor(options: CallAdmissionOptions): ServerI
     let timer: NodeJS.Timeout | undefined;
     // grpc-js pauses the stream while its handler has not taken the last message: time the client cannot send in.
     let pausedAt: number | undefined;
-    // Why a message beyond openMessageBytes is refused: too large for a method without credentials, or the caller's 401.
-    let openRefusal: ApiError = apiErrorWithMessage(
-      'body_too_large',
-      `Request body too large (at most ${options.openMessageBytes} bytes)`,
-    );
+    // The 401 of refused credentials, which a message beyond openMessageBytes is answered with instead of the 413.
+    let credentialsRefusal: ApiError | undefined;
     let ended = false;
 
     const end = (): void => {
@@ -124,7 +121,7 @@ export function callAdmissionInterceptor(options: CallAdmissionOptions): ServerI
         prefixesSeen++;
         watch();
         if (hold === undefined) {
-          if (size > options.openMessageBytes) return refuse(openRefusal);
+          if (size > options.openMessageBytes) return refuse(credentialsRefusal ?? openMessageTooLarge(options));
           continue;
         }
         try {
@@ -151,7 +148,7 @@ export function callAdmissionInterceptor(options: CallAdmissionOptions): ServerI
                 company = options.companyOf(metadata);
               } catch (error) {
                 // The handler authenticates again and answers for any other failure.
-                if (isApiError(error)) openRefusal = error;
+                if (isApiError(error)) credentialsRefusal = error;
               }
             }
             try {
@@ -188,6 +185,11 @@ export function callAdmissionInterceptor(options: CallAdmissionOptions): ServerI
     });
     return intercepting;
   };
+}
+
+/** Built only when refused: an Error per call would capture a stack on every call's path. */
+function openMessageTooLarge(options: CallAdmissionOptions): ApiError {
+  return apiErrorWithMessage('body_too_large', `Request body too large (at most ${options.openMessageBytes} bytes)`);
 }
 
 /**
