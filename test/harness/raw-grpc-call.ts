@@ -5,6 +5,8 @@
  * connection.
  */
 import http2 from 'node:http2';
+import { create, toBinary } from '@bufbuild/protobuf';
+import { EventBatchSchema, EventSchema } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
 
 export interface RawGrpcStatus {
   grpcStatus: string | undefined;
@@ -90,4 +92,17 @@ export function rawGrpcCall(
       return message ? Promise.resolve(message) : new Promise((resolve) => waiting.push(resolve));
     },
   };
+}
+
+/** The grpc-status of a whole AddBatch call of one log event to `task`, made on `session`. */
+export async function addOneLogEvent(
+  session: http2.ClientHttp2Session,
+  token: string,
+  task: string,
+): Promise<string | undefined> {
+  const call = rawGrpcCall(session, '/clearml.events.v1.EventsIngest/AddBatch', `Bearer ${token}`);
+  const event = create(EventSchema, { type: 'log', task, msg: 'kept' });
+  call.write(framed(toBinary(EventBatchSchema, create(EventBatchSchema, { events: [event] }))));
+  call.end();
+  return (await call.status).grpcStatus;
 }

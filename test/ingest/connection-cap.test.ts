@@ -2,13 +2,11 @@
 // at most MAX_CONNECTIONS client connections at once; beyond, a new connection is closed as soon as it is accepted,
 // the clients already connected go on, and the listener accepts again once connections close.
 import net from 'node:net';
-import { create, toBinary } from '@bufbuild/protobuf';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { EventBatchSchema, EventSchema } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
 import { eventually } from '../harness/eventually.js';
 import { httpRequest } from '../harness/http-request.js';
 import { parsePrometheusText, sampleSum } from '../harness/prometheus-text.js';
-import { framed, grpcSession, rawGrpcCall } from '../harness/raw-grpc-call.js';
+import { addOneLogEvent, grpcSession } from '../harness/raw-grpc-call.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 
 const CAP = 30;
@@ -46,11 +44,7 @@ async function dropped(listener: string): Promise<number> {
 async function addBatchOverGrpc(): Promise<string | undefined> {
   const session = grpcSession(h.service.services.boundPorts.get('grpc')!);
   try {
-    const call = rawGrpcCall(session, '/clearml.events.v1.EventsIngest/AddBatch', `Bearer ${token}`);
-    const event = create(EventSchema, { type: 'log', task: unique('cap-'), msg: 'kept' });
-    call.write(framed(toBinary(EventBatchSchema, create(EventBatchSchema, { events: [event] }))));
-    call.end();
-    return (await call.status).grpcStatus;
+    return await addOneLogEvent(session, token, unique('cap-'));
   } finally {
     session.destroy();
   }
@@ -100,11 +94,7 @@ describe('connections per listener', () => {
         (closed) => closed >= 10,
         { timeoutMs: 10_000, what: 'connections closed by the server' },
       );
-      const call = rawGrpcCall(session, '/clearml.events.v1.EventsIngest/AddBatch', `Bearer ${token}`);
-      const event = create(EventSchema, { type: 'log', task: unique('cap-kept-'), msg: 'kept' });
-      call.write(framed(toBinary(EventBatchSchema, create(EventBatchSchema, { events: [event] }))));
-      call.end();
-      expect((await call.status).grpcStatus).toBe('0');
+      expect(await addOneLogEvent(session, token, unique('cap-kept-'))).toBe('0');
     } finally {
       session.destroy();
     }

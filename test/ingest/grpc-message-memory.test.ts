@@ -4,11 +4,9 @@
 // quarter ends at once with RESOURCE_EXHAUSTED 429 and Retry-After while other companies' calls go on; what a call
 // held is given back when its handler receives the message or the call ends. Methods without credentials
 // (health, reflection) and callers whose credentials are refused send at most 64 KiB a message.
-import { create, toBinary } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventBatchSchema, EventSchema } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
 import { heldBodyBytes, untilHeldBodyBytes } from '../harness/held-body-bytes.js';
-import { framed, grpcSession, rawGrpcCall } from '../harness/raw-grpc-call.js';
+import { addOneLogEvent, framed, grpcSession, rawGrpcCall } from '../harness/raw-grpc-call.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 
 const MiB = 1024 * 1024;
@@ -37,14 +35,11 @@ function rawCall(path: string, authorization: string | undefined, declared: numb
 
 /** The grpc-status of a whole AddBatch call of one log event, to a task named from `prefix`. */
 async function addBatchStatus(token: string, prefix: string): Promise<string | undefined> {
-  const event = create(EventSchema, { type: 'log', task: unique(prefix), msg: 'kept' });
-  const batch = Buffer.from(toBinary(EventBatchSchema, create(EventBatchSchema, { events: [event] })));
-  const call = rawCall(ADD_BATCH, `Bearer ${token}`, batch.length, batch);
-  call.end();
+  const session = grpcSession(h.service.services.boundPorts.get('grpc')!);
   try {
-    return (await call.status).grpcStatus;
+    return await addOneLogEvent(session, token, unique(prefix));
   } finally {
-    call.close();
+    session.destroy();
   }
 }
 

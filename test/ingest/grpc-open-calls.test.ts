@@ -9,14 +9,13 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   ChunkAckSchema,
-  EventBatchSchema,
   EventChunkSchema,
   EventSchema,
 } from '../../ingest/grpc/gen/clearml/events/v1/events_ingest_pb.js';
 import { eventually } from '../harness/eventually.js';
 import { heldBodyBytes } from '../harness/held-body-bytes.js';
 import { parsePrometheusText, sampleSum } from '../harness/prometheus-text.js';
-import { framed, grpcSession, rawGrpcCall, type RawGrpcCall } from '../harness/raw-grpc-call.js';
+import { addOneLogEvent, framed, grpcSession, rawGrpcCall, type RawGrpcCall } from '../harness/raw-grpc-call.js';
 import { httpRequest } from '../harness/http-request.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 
@@ -68,20 +67,7 @@ function untilOpenCalls(count: number): Promise<number> {
   });
 }
 
-const oneLogBatch = (task: string) =>
-  framed(
-    toBinary(
-      EventBatchSchema,
-      create(EventBatchSchema, { events: [create(EventSchema, { type: 'log', task, msg: 'kept' })] }),
-    ),
-  );
-
-async function addBatchStatus(token: string): Promise<string | undefined> {
-  const call = rawGrpcCall(session(), ADD_BATCH, `Bearer ${token}`);
-  call.write(oneLogBatch(unique('open-calls-')));
-  call.end();
-  return (await call.status).grpcStatus;
-}
+const addBatchStatus = (token: string) => addOneLogEvent(session(), token, unique('open-calls-'));
 
 /** Sends one chunk of one log event on a StreamEvents call and returns its acknowledgement's chunk id. */
 async function ackedChunk(call: RawGrpcCall, chunkId: bigint): Promise<bigint> {
