@@ -250,6 +250,14 @@ export const configSchema = z
       description:
         'gRPC calls (streams) a process keeps open at once, a quarter of it per company and a quarter for callers without valid credentials (429 + Retry-After beyond)',
     }),
+    READ_MAX_RUNNING_CALLS: positiveInt('calls').default(32).meta({
+      description:
+        'Read calls (read-only operations) a process runs at once, a quarter of it per company; the calls beyond wait, and a freed slot goes to the companies waiting in turn',
+    }),
+    READ_MAX_WAITING_CALLS: positiveInt('calls').default(1_024).meta({
+      description:
+        'Read calls a process keeps waiting for a slot, a quarter of it per company (429 + Retry-After beyond)',
+    }),
     GRPC_HEALTH_INTERVAL_MS: positiveInt('milliseconds')
       .default(5_000)
       .meta({ description: "How often the gRPC health service reads the process's readiness" }),

@@ -233,6 +233,13 @@ export const errorCatalogue = {
     'Too many calls open, retry later',
     'Retry after the Retry-After delay, or end idle calls (GRPC_MAX_OPEN_CALLS sets the bound)',
   ),
+  too_many_reads: e(
+    429,
+    0,
+    RESOURCE_EXHAUSTED,
+    'Too many read calls waiting, retry later',
+    "Retry after the Retry-After delay: this company's reads wait behind each other (READ_MAX_WAITING_CALLS sets the bound)",
+  ),
   ingest_overloaded: e(
     429,
     0,

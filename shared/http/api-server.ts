@@ -38,6 +38,7 @@ import { storeUnavailableAnswer } from '../stores/store-errors.js';
 import { byteLimitedStream, readBodyLimited } from './body-reader.js';
 import { BodyMemoryBudget, type BodyHold } from './body-memory-budget.js';
 import { applyCors, assertCookieCallAllowed, type AllowedOrigins } from './cross-site.js';
+import type { FairReadSlots } from './fair-read-slots.js';
 import { openApiDocument } from './openapi-document.js';
 import { drainUnreadBody, isLingering, isReadingRefusedBody, lingerAfterAnswer } from './unread-body.js';
 
@@ -57,6 +58,8 @@ export interface ApiServerOptions {
   maxBodyBytes: number;
   /** The process's bound on request bodies held in memory at once (HTTP_MAX_BUFFERED_BODY_BYTES), shared with gRPC. */
   bodyBudget: BodyMemoryBudget;
+  /** The process's read slots (READ_MAX_RUNNING_CALLS), shared between companies in turn. */
+  readSlots: FairReadSlots;
   pathPrefix?: string;
   /** Origins whose pages get credentialed CORS answers. */
   corsAllowedOrigins: AllowedOrigins;
@@ -87,7 +90,7 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
   const prefix = options.pathPrefix ?? '';
   const { corsAllowedOrigins, timeouts } = options;
   const httpMetrics = createHttpMetrics(options.metricsRegistry);
-  const { bodyBudget } = options;
+  const { bodyBudget, readSlots } = options;
   // Built once, from the operations registered by now (a target registers them all before its front is built).
   const openApiJson = JSON.stringify(openApiDocument({ registry, pathPrefix: prefix }));
 
@@ -222,6 +225,8 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
     const extraHeaders: Record<string, string> = {};
     // Given back once the call is answered: the call data parsed from a body lives until then.
     const hold = bodyBudget.hold(identity.company);
+    // Taken before the body is read, so that a waiting read holds none of the body budget.
+    const slot = operation.readOnly ? await readSlots.acquire(identity.company, abort.signal) : undefined;
     try {
       const readWhole = (body: Readable) => readHeldBody(body, declaredLength, hold);
       if (operation.kind === 'stream') {
@@ -241,7 +246,10 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
       }
       await sendAnswer(reply, meta, data, extraHeaders);
     } finally {
+      // Both outlive the handler: awaiting fastify's reply settles once the answer is written out or its
+      // connection ends, so a streamed answer (its store cursor) and an unsent one (its memory) keep them.
       hold.release();
+      slot?.();
     }
   }
 

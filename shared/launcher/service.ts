@@ -11,6 +11,7 @@ import type { Config } from '../config/config.js';
 import { buildApiServer, type ReadinessReport } from '../http/api-server.js';
 import { BodyMemoryBudget } from '../http/body-memory-budget.js';
 import { ConnectionCap, connectionCapFor, openFileLimit } from '../http/connection-cap.js';
+import { FairReadSlots } from '../http/fair-read-slots.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetricsRegistry } from '../observability/metrics.js';
 import { OperationRegistry } from '../protocol/operation.js';
@@ -119,6 +120,7 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
         readiness: services.readiness,
         maxBodyBytes: config.MAX_BODY_BYTES,
         bodyBudget: services.bodyBudget,
+        readSlots: new FairReadSlots(config.READ_MAX_RUNNING_CALLS, config.READ_MAX_WAITING_CALLS, metrics),
         pathPrefix: config.API_PATH_PREFIX,
         corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
         timeouts: {

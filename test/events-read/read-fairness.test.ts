@@ -1,0 +1,211 @@
+// Reads shared between companies (docs/protocol.md, "Reads shared between companies"): a process runs at most
+// READ_MAX_RUNNING_CALLS reads at once, a quarter of them per company; a company's further reads wait in its own
+// line (a quarter of READ_MAX_WAITING_CALLS, 429 too_many_reads with Retry-After beyond), so another company's read
+// runs at once, however many the first has going. A proxy in front of the real InfluxDB holds the queries that name
+// company A's task, as a store slowed by A's heavy reads would.
+import { createServer, request as httpRequest, type ClientRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { eventually } from '../harness/eventually.js';
+import { log, scalar, T0 } from '../harness/event-builders.js';
+import {
+  type ServiceFixture,
+  expectError,
+  startServiceFixture,
+  unique,
+  untilCount,
+} from '../harness/service-fixture.js';
+
+interface HoldingProxy {
+  url: string;
+  /** Queries whose text has this are held until `release` (none while undefined). */
+  marker: string | undefined;
+  readonly held: number;
+  release(): void;
+  close(): Promise<void>;
+}
+
+async function holdingProxy(upstream: string): Promise<HoldingProxy> {
+  const waiting: Array<() => void> = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const forward = () => {
+        const onward = httpRequest(
+          `${upstream}${request.url}`,
+          { method: request.method, headers: { ...request.headers, host: new URL(upstream).host } },
+          (answer) => {
+            response.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(response);
+          },
+        );
+        onward.on('error', () => response.destroy());
+        onward.end(body);
+      };
+      const text = `${request.url}${body.toString('latin1')}`;
+      if (proxy.marker !== undefined && request.url?.startsWith('/query') && text.includes(proxy.marker))
+        waiting.push(forward);
+      else forward();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const proxy: HoldingProxy = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    marker: undefined,
+    get held() {
+      return waiting.length;
+    },
+    release() {
+      proxy.marker = undefined;
+      for (const forward of waiting.splice(0)) forward();
+    },
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return proxy;
+}
+
+let proxy: HoldingProxy;
+let r: ServiceFixture;
+const taskA = unique('fair-a-');
+const taskB = unique('fair-b-');
+const HISTOGRAM = 'events.scalar_metrics_iter_histogram';
+let answerA: unknown;
+let answerB: unknown;
+
+beforeAll(async () => {
+  proxy = await holdingProxy(inject('stack').influxUrl);
+  // 8 running (2 a company), 16 waiting (4 a company).
+  r = await startServiceFixture({
+    env: { INFLUX_URL: proxy.url, READ_MAX_RUNNING_CALLS: '8', READ_MAX_WAITING_CALLS: '16' },
+  });
+  const series = (task: string) => Array.from({ length: 50 }, (_, i) => scalar(task, 'loss', 'train', i, i * 2));
+  await r.add(series(taskA));
+  await r.add(series(taskB), r.tokenB);
+  answerA = await r.poll(HISTOGRAM, { task: taskA }, (d) => d.loss?.train?.x?.length === 50);
+  answerB = await eventually(
+    () => r.data(HISTOGRAM, { task: taskB }, r.tokenB),
+    (d) => d.loss?.train?.x?.length === 50,
+    { what: "B's series" },
+  );
+}, 120_000);
+afterAll(async () => {
+  proxy?.release();
+  await r?.stop();
+  await proxy?.close();
+});
+
+async function gauge(name: string): Promise<number> {
+  const metric = await r.h.service.services.metrics.getSingleMetric(name)!.get();
+  return metric.values.reduce((sum, v) => sum + v.value, 0);
+}
+
+/** Until the process has this many reads running and waiting. */
+const untilReads = (running: number, waiting: number) =>
+  eventually(
+    async () => [await gauge('clearml_read_calls_running'), await gauge('clearml_read_calls_waiting')],
+    (counts) => counts[0] === running && counts[1] === waiting,
+    { what: `${running} reads running, ${waiting} waiting` },
+  );
+
+it("while company A's reads fill its share and its line, B's read is answered at once; A's are all answered after", async () => {
+  proxy.marker = taskA;
+  const readsA = Array.from({ length: 6 }, () => r.call(HISTOGRAM, { task: taskA }));
+  await untilReads(2, 4);
+  await eventually(
+    () => proxy.held,
+    (held) => held >= 2,
+    { what: "A's running reads at the store" },
+  );
+  // Only A's running reads reached the store; the waiting ones asked nothing of it.
+  expect(proxy.held).toBe(2);
+
+  const refused = await r.call(HISTOGRAM, { task: taskA });
+  expectError(refused, 429, 0, 'Too many read calls waiting, retry later');
+  expect(refused.headers['retry-after']).toBe('1');
+  expect(await gauge('clearml_read_calls_refused_total')).toBe(1);
+
+  expect(await r.data(HISTOGRAM, { task: taskB }, r.tokenB)).toEqual(answerB);
+  // Writes are not reads: A's events are still taken while its reads wait.
+  await r.add([scalar(taskA, 'other', 'x', 0, 1)]);
+  expect(proxy.held).toBe(2);
+
+  proxy.release();
+  for (const answer of await Promise.all(readsA)) {
+    expect(answer.status, JSON.stringify(answer.body.meta)).toBe(200);
+    expect(answer.body.data.loss).toEqual((answerA as { loss: unknown }).loss);
+  }
+  await untilReads(0, 0);
+});
+
+it('a read whose caller goes away while waiting gives its place in the line back', async () => {
+  proxy.marker = taskA;
+  const running = [r.call(HISTOGRAM, { task: taskA }), r.call(HISTOGRAM, { task: taskA })];
+  await untilReads(2, 0);
+  const leaving: ClientRequest[] = [];
+  const answered = Array.from({ length: 4 }, () => {
+    const body = JSON.stringify({ task: taskA });
+    return new Promise<number>((resolve, reject) => {
+      const call = httpRequest(
+        `${r.h.baseUrl}/events.scalar_metrics_iter_histogram`,
+        {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${r.tokenA}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (answer) => {
+          answer.resume();
+          answer.on('end', () => resolve(answer.statusCode ?? 0));
+        },
+      );
+      call.on('error', reject);
+      call.end(body);
+      leaving.push(call);
+    });
+  });
+  await untilReads(2, 4);
+  leaving[0]!.destroy();
+  await expect(answered[0]).rejects.toThrow();
+  await untilReads(2, 3);
+  // Its place is free: the next read waits instead of being refused.
+  const next = r.call(HISTOGRAM, { task: taskA });
+  await untilReads(2, 4);
+  proxy.release();
+  expect(await Promise.all(answered.slice(1))).toEqual([200, 200, 200]);
+  expect((await Promise.all([...running, next])).map((a) => a.status)).toEqual([200, 200, 200]);
+  await untilReads(0, 0);
+});
+
+it("a read whose answer its client does not take keeps its slot until the connection ends, and only its company's", async () => {
+  // 24 MB of log: more than the answer's socket buffers take, so the answer cannot be written out unread.
+  const taskLog = unique('fair-log-');
+  const line = 'x'.repeat(600);
+  await r.add(Array.from({ length: 40_000 }, (_, i) => log(taskLog, T0 + i, line)));
+  await untilCount(r, taskLog, 40_000);
+  const unread = Array.from({ length: 2 }, () => {
+    const call = httpRequest(
+      `${r.h.baseUrl}/events.download_task_log?task=${taskLog}`,
+      { headers: { authorization: `Bearer ${r.tokenA}` } },
+      (answer) => answer.pause(),
+    );
+    call.on('error', () => undefined);
+    call.end();
+    return call;
+  });
+  await untilReads(2, 0);
+  const next = r.call(HISTOGRAM, { task: taskA });
+  await untilReads(2, 1);
+  expect(await r.data(HISTOGRAM, { task: taskB }, r.tokenB)).toEqual(answerB);
+  unread[0]!.destroy();
+  expect((await next).status).toBe(200);
+  await untilReads(1, 0);
+  unread[1]!.destroy();
+  await untilReads(0, 0);
+});
