@@ -318,8 +318,9 @@ class EventIngestSession implements IngestSession {
 
   /**
    * Counts bytes the request holds against the process's in-flight budget:
-   * 429 when other requests hold it, 413 when this request alone needs more
-   * than the whole budget (retrying could never succeed).
+   * 429 when other requests hold it (or its company's other requests hold
+   * the company's share), 413 when this request alone needs more than the
+   * whole budget (retrying could never succeed).
    */
   private hold(bytes: number): void {
     if (bytes === 0) return;
@@ -330,7 +331,7 @@ class EventIngestSession implements IngestSession {
         `the request needs more than INGEST_MAX_INFLIGHT_BYTES (${budget.limit} bytes) in memory`,
       );
     }
-    budget.take(bytes);
+    budget.take(this.context.identity.company, bytes, this.heldBytes);
     this.heldBytes += bytes;
   }
 
@@ -381,7 +382,7 @@ class EventIngestSession implements IngestSession {
   private release(reusable: boolean): void {
     if (this.finished) return;
     this.finished = true;
-    this.deps.budget.give(this.heldBytes);
+    this.deps.budget.give(this.context.identity.company, this.heldBytes);
     this.heldBytes = 0;
     for (const state of this.entities) state.records.release(reusable);
     if (this.spill !== undefined) {

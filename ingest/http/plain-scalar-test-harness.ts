@@ -566,9 +566,9 @@ export function observedService(options: Limits, observed: Omit<Observed, 'outco
   const { held, metrics, messages } = observed;
   const budget = new InflightBudget(options.inflightBytes);
   const take = budget.take.bind(budget);
-  budget.take = (bytes: number) => {
+  budget.take = (company: string, bytes: number, requestHeld?: number) => {
     held.push(bytes);
-    take(bytes);
+    take(company, bytes, requestHeld);
   };
   const settings: IngestSettings = {
     partitions: 4,

@@ -198,7 +198,10 @@ export const configSchema = z
       .meta({ description: 'Longest NDJSON line (413 beyond)', defaultText: 'MAX_BODY_BYTES' }),
     INGEST_MAX_INFLIGHT_BYTES: positiveInt('bytes')
       .default(512 * MiB)
-      .meta({ description: 'Bytes of parsed events held per ingest process before 429 + Retry-After' }),
+      .meta({
+        description:
+          "Bytes of parsed events held per ingest process before 429 + Retry-After, a quarter of it for a company's requests together",
+      }),
     INGEST_MAX_MEMORY_BYTES: positiveInt('bytes')
       .default(32 * MiB)
       .meta({
