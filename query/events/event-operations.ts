@@ -5,7 +5,7 @@
  * stored events through the writers (§6 clear_task_log, §9 deletions and
  * clear_scroll).
  */
-import { readOnlyOperations, type Operation } from '../../shared/protocol/operation.js';
+import { deletionOperations, readOnlyOperations, type Operation } from '../../shared/protocol/operation.js';
 import type { QueryDeps } from '../query-deps.js';
 import { debugImagesOperation } from './debug-images/debug-images.js';
 import { getDebugImageSampleOperation } from './debug-images/get-debug-image-sample.js';
@@ -60,9 +60,7 @@ export function eventOperations(deps: QueryDeps): Operation[] {
       getDebugImageSampleOperation(deps),
       nextDebugImageSampleOperation(deps),
     ),
-    clearTaskLogOperation(deps),
-    deleteForTaskOperation(deps),
-    deleteForModelOperation(deps),
+    ...deletionOperations(clearTaskLogOperation(deps), deleteForTaskOperation(deps), deleteForModelOperation(deps)),
     clearScrollOperation(deps),
   ];
 }

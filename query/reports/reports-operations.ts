@@ -3,7 +3,7 @@
  * composition root. auth.login's `rememberIdentity` hook is
  * `rememberIdentityHook(deps)` from identity-directory.ts.
  */
-import { readOnlyOperations, type Operation } from '../../shared/protocol/operation.js';
+import { deletionOperations, readOnlyOperations, type Operation } from '../../shared/protocol/operation.js';
 import type { QueryDeps } from '../query-deps.js';
 import { getAllExOperation } from './get-all-ex-operation.js';
 import { getTaskDataOperation } from './get-task-data-operation.js';
@@ -20,7 +20,7 @@ export function reportsOperations(deps: QueryDeps): Operation[] {
     archiveOperation(rc, true),
     archiveOperation(rc, false),
     moveOperation(rc),
-    deleteOperation(rc),
+    ...deletionOperations(deleteOperation(rc)),
     ...readOnlyOperations(getTagsOperation(rc), getAllExOperation(rc), getTaskDataOperation(rc)),
   ];
 }

@@ -261,6 +261,14 @@ export const configSchema = z
       description:
         'Read calls a process keeps waiting for a slot, a quarter of it per company (429 + Retry-After beyond)',
     }),
+    DELETE_MAX_RUNNING_CALLS: positiveInt('calls').default(8).meta({
+      description:
+        'Deletion calls (delete_for_task, delete_for_model, clear_task_log, reports.delete) a process has running in the writers at once, a quarter of it per company; the calls beyond wait, and a freed slot goes to the companies waiting in turn',
+    }),
+    DELETE_MAX_WAITING_CALLS: positiveInt('calls').default(1_024).meta({
+      description:
+        'Deletion calls a process keeps waiting for a slot, a quarter of it per company (429 + Retry-After beyond)',
+    }),
     GRPC_HEALTH_INTERVAL_MS: positiveInt('milliseconds')
       .default(5_000)
       .meta({ description: "How often the gRPC health service reads the process's readiness" }),

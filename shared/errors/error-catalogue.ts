@@ -240,6 +240,13 @@ export const errorCatalogue = {
     'Too many read calls waiting, retry later',
     "Retry after the Retry-After delay: this company's reads wait behind each other (READ_MAX_WAITING_CALLS sets the bound)",
   ),
+  too_many_deletions: e(
+    429,
+    0,
+    RESOURCE_EXHAUSTED,
+    'Too many deletions waiting, retry later',
+    "Retry after the Retry-After delay: this company's deletions wait behind each other (DELETE_MAX_WAITING_CALLS sets the bound)",
+  ),
   ingest_overloaded: e(
     429,
     0,

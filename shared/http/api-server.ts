@@ -38,7 +38,7 @@ import { storeUnavailableAnswer } from '../stores/store-errors.js';
 import { byteLimitedStream, readBodyLimited } from './body-reader.js';
 import { BodyMemoryBudget, type BodyHold } from './body-memory-budget.js';
 import { applyCors, assertCookieCallAllowed, type AllowedOrigins } from './cross-site.js';
-import type { FairReadSlots } from './fair-read-slots.js';
+import type { FairCallSlots } from './fair-call-slots.js';
 import { openApiDocument } from './openapi-document.js';
 import { drainUnreadBody, isLingering, isReadingRefusedBody, lingerAfterAnswer } from './unread-body.js';
 
@@ -58,8 +58,8 @@ export interface ApiServerOptions {
   maxBodyBytes: number;
   /** The process's bound on request bodies held in memory at once (HTTP_MAX_BUFFERED_BODY_BYTES), shared with gRPC. */
   bodyBudget: BodyMemoryBudget;
-  /** The process's read slots (READ_MAX_RUNNING_CALLS), shared between companies in turn. */
-  readSlots: FairReadSlots;
+  /** The process's slots of reads (READ_MAX_RUNNING_CALLS) and deletions (DELETE_MAX_RUNNING_CALLS), shared between companies in turn. */
+  callSlots: { reads: FairCallSlots; deletions: FairCallSlots };
   pathPrefix?: string;
   /** Origins whose pages get credentialed CORS answers. */
   corsAllowedOrigins: AllowedOrigins;
@@ -90,7 +90,7 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
   const prefix = options.pathPrefix ?? '';
   const { corsAllowedOrigins, timeouts } = options;
   const httpMetrics = createHttpMetrics(options.metricsRegistry);
-  const { bodyBudget, readSlots } = options;
+  const { bodyBudget, callSlots } = options;
   // Built once, from the operations registered by now (a target registers them all before its front is built).
   const openApiJson = JSON.stringify(openApiDocument({ registry, pathPrefix: prefix }));
 
@@ -225,8 +225,9 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
     const extraHeaders: Record<string, string> = {};
     // Given back once the call is answered: the call data parsed from a body lives until then.
     const hold = bodyBudget.hold(identity.company);
-    // Taken before the body is read, so that a waiting read holds none of the body budget.
-    const slot = operation.readOnly ? await readSlots.acquire(identity.company, abort.signal) : undefined;
+    // Taken before the body is read, so that a waiting call holds none of the body budget.
+    const slots = operation.readOnly ? callSlots.reads : operation.deletion ? callSlots.deletions : undefined;
+    const slot = await slots?.acquire(identity.company, abort.signal);
     try {
       const readWhole = (body: Readable) => readHeldBody(body, declaredLength, hold);
       if (operation.kind === 'stream') {

@@ -3,6 +3,7 @@
  * (`all` = ingest + writer + query on one HTTP port), the HTTP front, and
  * the ordered start/stop of every component.
  */
+import type { Registry } from 'prom-client';
 import { Authenticator } from '../auth/authenticator.js';
 import { loadCredentials } from '../auth/credentials.js';
 import { resolveSigningSecret } from '../auth/signing-secret.js';
@@ -11,7 +12,7 @@ import type { Config } from '../config/config.js';
 import { buildApiServer, type ReadinessReport } from '../http/api-server.js';
 import { BodyMemoryBudget } from '../http/body-memory-budget.js';
 import { ConnectionCap, connectionCapFor, openFileLimit } from '../http/connection-cap.js';
-import { FairReadSlots } from '../http/fair-read-slots.js';
+import { FairCallSlots } from '../http/fair-call-slots.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetricsRegistry } from '../observability/metrics.js';
 import { OperationRegistry } from '../protocol/operation.js';
@@ -120,7 +121,7 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
         readiness: services.readiness,
         maxBodyBytes: config.MAX_BODY_BYTES,
         bodyBudget: services.bodyBudget,
-        readSlots: new FairReadSlots(config.READ_MAX_RUNNING_CALLS, config.READ_MAX_WAITING_CALLS, metrics),
+        callSlots: callSlots(config, metrics),
         pathPrefix: config.API_PATH_PREFIX,
         corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
         timeouts: {
@@ -177,6 +178,34 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
     services,
     registry,
     stop: stopAll,
+  };
+}
+
+/** The reads and the deletions of the process, each shared between companies (shared/http/fair-call-slots.ts). */
+function callSlots(config: Readonly<Config>, metrics: Registry): { reads: FairCallSlots; deletions: FairCallSlots } {
+  return {
+    reads: new FairCallSlots(
+      {
+        name: 'read',
+        limitSetting: 'READ_MAX_RUNNING_CALLS',
+        waitingSetting: 'READ_MAX_WAITING_CALLS',
+        refusal: 'too_many_reads',
+      },
+      config.READ_MAX_RUNNING_CALLS,
+      config.READ_MAX_WAITING_CALLS,
+      metrics,
+    ),
+    deletions: new FairCallSlots(
+      {
+        name: 'deletion',
+        limitSetting: 'DELETE_MAX_RUNNING_CALLS',
+        waitingSetting: 'DELETE_MAX_WAITING_CALLS',
+        refusal: 'too_many_deletions',
+      },
+      config.DELETE_MAX_RUNNING_CALLS,
+      config.DELETE_MAX_WAITING_CALLS,
+      metrics,
+    ),
   };
 }
 

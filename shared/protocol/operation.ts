@@ -74,6 +74,13 @@ interface OperationBase {
    * refused (docs/protocol.md, "Cross-site requests").
    */
   readonly readOnly?: boolean;
+  /**
+   * The operation runs a deletion in the writers: a control message at its
+   * place in its entity's partition, whose events wait behind it. Its calls are
+   * shared between companies like reads (DELETE_MAX_RUNNING_CALLS; docs/protocol.md,
+   * "Calls shared between companies").
+   */
+  readonly deletion?: boolean;
   /** Set when a successful answer is not enveloped (RawReply): its media type and what it holds, for the API description. */
   readonly rawAnswer?: { readonly mediaType: string; readonly description: string };
 }
@@ -114,6 +121,11 @@ export function defineStreamOperation(operation: Omit<StreamOperation, 'kind'>):
 /** The same operations, declared read-only (see OperationBase.readOnly). */
 export function readOnlyOperations(...operations: Operation[]): Operation[] {
   return operations.map((operation) => ({ ...operation, readOnly: true }));
+}
+
+/** The same operations, declared as deletions (see OperationBase.deletion). */
+export function deletionOperations(...operations: Operation[]): Operation[] {
+  return operations.map((operation) => ({ ...operation, deletion: true }));
 }
 
 export interface ResolvedOperation {

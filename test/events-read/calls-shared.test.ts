@@ -1,11 +1,13 @@
-// Reads shared between companies (docs/protocol.md, "Reads shared between companies"): a process runs at most
+// Calls shared between companies (docs/protocol.md, "Calls shared between companies"): a process runs at most
 // READ_MAX_RUNNING_CALLS reads at once, a quarter of them per company; a company's further reads wait in its own
 // line (a quarter of READ_MAX_WAITING_CALLS, 429 too_many_reads with Retry-After beyond), so another company's read
-// runs at once, however many the first has going. A proxy in front of the real InfluxDB holds the queries that name
-// company A's task, as a store slowed by A's heavy reads would.
+// runs at once, however many the first has going. Deletions likewise (DELETE_MAX_*), so that a company's deletions,
+// which the writers run at their place in a partition, hold up the events of few partitions. A proxy in front of the
+// real InfluxDB holds the queries that name company A's tasks, as a store slowed by A's heavy calls would.
 import { createServer, request as httpRequest, type ClientRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { partitionOf } from '../../shared/events/wire-format.js';
 import { eventually } from '../harness/eventually.js';
 import { log, scalar, T0 } from '../harness/event-builders.js';
 import {
@@ -18,15 +20,16 @@ import {
 
 interface HoldingProxy {
   url: string;
-  /** Queries whose text has this are held until `release` (none while undefined). */
-  marker: string | undefined;
-  readonly held: number;
+  /** Queries whose text has one of these are held until `release` (none while empty). */
+  markers: string[];
+  /** The markers of the queries held now, in arrival order. */
+  readonly held: string[];
   release(): void;
   close(): Promise<void>;
 }
 
 async function holdingProxy(upstream: string): Promise<HoldingProxy> {
-  const waiting: Array<() => void> = [];
+  const waiting: Array<{ marker: string; forward: () => void }> = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -45,21 +48,21 @@ async function holdingProxy(upstream: string): Promise<HoldingProxy> {
         onward.end(body);
       };
       const text = `${request.url}${body.toString('latin1')}`;
-      if (proxy.marker !== undefined && request.url?.startsWith('/query') && text.includes(proxy.marker))
-        waiting.push(forward);
+      const marker = request.url?.startsWith('/query') ? proxy.markers.find((m) => text.includes(m)) : undefined;
+      if (marker !== undefined) waiting.push({ marker, forward });
       else forward();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const proxy: HoldingProxy = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    marker: undefined,
+    markers: [],
     get held() {
-      return waiting.length;
+      return waiting.map((w) => w.marker);
     },
     release() {
-      proxy.marker = undefined;
-      for (const forward of waiting.splice(0)) forward();
+      proxy.markers = [];
+      for (const { forward } of waiting.splice(0)) forward();
     },
     close: () => {
       server.closeAllConnections();
@@ -79,9 +82,15 @@ let answerB: unknown;
 
 beforeAll(async () => {
   proxy = await holdingProxy(inject('stack').influxUrl);
-  // 8 running (2 a company), 16 waiting (4 a company).
+  // Reads: 8 running (2 a company), 16 waiting (4 a company). Deletions: 4 running (1 a company), 8 waiting (2).
   r = await startServiceFixture({
-    env: { INFLUX_URL: proxy.url, READ_MAX_RUNNING_CALLS: '8', READ_MAX_WAITING_CALLS: '16' },
+    env: {
+      INFLUX_URL: proxy.url,
+      READ_MAX_RUNNING_CALLS: '8',
+      READ_MAX_WAITING_CALLS: '16',
+      DELETE_MAX_RUNNING_CALLS: '4',
+      DELETE_MAX_WAITING_CALLS: '8',
+    },
   });
   const series = (task: string) => Array.from({ length: 50 }, (_, i) => scalar(task, 'loss', 'train', i, i * 2));
   await r.add(series(taskA));
@@ -104,25 +113,26 @@ async function gauge(name: string): Promise<number> {
   return metric.values.reduce((sum, v) => sum + v.value, 0);
 }
 
-/** Until the process has this many reads running and waiting. */
-const untilReads = (running: number, waiting: number) =>
+/** Until the process has this many calls of the kind running and waiting. */
+const untilCalls = (kind: 'read' | 'deletion', running: number, waiting: number) =>
   eventually(
-    async () => [await gauge('clearml_read_calls_running'), await gauge('clearml_read_calls_waiting')],
+    async () => [await gauge(`clearml_${kind}_calls_running`), await gauge(`clearml_${kind}_calls_waiting`)],
     (counts) => counts[0] === running && counts[1] === waiting,
-    { what: `${running} reads running, ${waiting} waiting` },
+    { what: `${running} ${kind}s running, ${waiting} waiting` },
   );
+const untilReads = (running: number, waiting: number) => untilCalls('read', running, waiting);
 
 it("while company A's reads fill its share and its line, B's read is answered at once; A's are all answered after", async () => {
-  proxy.marker = taskA;
+  proxy.markers = [taskA];
   const readsA = Array.from({ length: 6 }, () => r.call(HISTOGRAM, { task: taskA }));
   await untilReads(2, 4);
   await eventually(
-    () => proxy.held,
+    () => proxy.held.length,
     (held) => held >= 2,
     { what: "A's running reads at the store" },
   );
   // Only A's running reads reached the store; the waiting ones asked nothing of it.
-  expect(proxy.held).toBe(2);
+  expect(proxy.held).toHaveLength(2);
 
   const refused = await r.call(HISTOGRAM, { task: taskA });
   expectError(refused, 429, 0, 'Too many read calls waiting, retry later');
@@ -132,7 +142,7 @@ it("while company A's reads fill its share and its line, B's read is answered at
   expect(await r.data(HISTOGRAM, { task: taskB }, r.tokenB)).toEqual(answerB);
   // Writes are not reads: A's events are still taken while its reads wait.
   await r.add([scalar(taskA, 'other', 'x', 0, 1)]);
-  expect(proxy.held).toBe(2);
+  expect(proxy.held).toHaveLength(2);
 
   proxy.release();
   for (const answer of await Promise.all(readsA)) {
@@ -143,7 +153,7 @@ it("while company A's reads fill its share and its line, B's read is answered at
 });
 
 it('a read whose caller goes away while waiting gives its place in the line back', async () => {
-  proxy.marker = taskA;
+  proxy.markers = [taskA];
   const running = [r.call(HISTOGRAM, { task: taskA }), r.call(HISTOGRAM, { task: taskA })];
   await untilReads(2, 0);
   const leaving: ClientRequest[] = [];
@@ -208,4 +218,54 @@ it("a read whose answer its client does not take keeps its slot until the connec
   await untilReads(1, 0);
   unread[1]!.destroy();
   await untilReads(0, 0);
+});
+
+/** A task id of `prefix` whose events go to `partition`. */
+function taskInPartition(prefix: string, partition: number): string {
+  for (;;) {
+    const task = unique(prefix);
+    if (partitionOf('t', task, r.h.config.NATS_PARTITIONS) === partition) return task;
+  }
+}
+
+it("while A's deletion is held in the writer, A's next deletions wait here, and B's events in their partitions are stored", async () => {
+  const tasksA = [0, 1, 2].map((partition) => taskInPartition('del-a-', partition));
+  await r.add(tasksA.flatMap((task) => Array.from({ length: 10 }, (_, i) => scalar(task, 'm', 'v', i, i))));
+  for (const task of tasksA) await untilCount(r, task, 10);
+
+  proxy.markers = tasksA;
+  const deletions = tasksA.map((task) => r.call('events.delete_for_task', { task }));
+  await untilCalls('deletion', 1, 2);
+  await eventually(
+    () => proxy.held.length,
+    (held) => held >= 1,
+    { what: "A's running deletion at the store" },
+  );
+  // Only one of A's deletions reached the writers: the others hold up no partition.
+  expect(proxy.held).toHaveLength(1);
+
+  const refused = await r.call('events.delete_for_task', { task: tasksA[0] });
+  expectError(refused, 429, 0, 'Too many deletions waiting, retry later');
+  expect(refused.headers['retry-after']).toBe('1');
+
+  // B's events in the partitions of A's waiting deletions are stored (before, they waited behind them).
+  const waitingPartitions = tasksA.filter((task) => task !== proxy.held[0]).map((task) => tasksA.indexOf(task));
+  const tasksB = waitingPartitions.map((partition) => taskInPartition('del-b-', partition));
+  await r.add(
+    tasksB.map((task) => scalar(task, 'm', 'v', 0, 1)),
+    r.tokenB,
+  );
+  for (const task of tasksB)
+    await eventually(
+      () => r.data('events.get_task_events', { task, batch_size: 1 }, r.tokenB),
+      (d) => d.total === 1,
+      { what: `B's event in ${task}` },
+    );
+
+  proxy.release();
+  for (const answer of await Promise.all(deletions)) {
+    expect(answer.status, JSON.stringify(answer.body.meta)).toBe(200);
+    expect(answer.body.data.deleted).toBe(10);
+  }
+  await untilCalls('deletion', 0, 0);
 });

@@ -1,23 +1,28 @@
 /**
- * Shares a process's read calls fairly between companies. Nothing bounded
- * the reads a company had in flight: while company A had 500
- * scalar_metrics_iter_histogram calls going, company B's single call of the
- * same took 8.5 s instead of 31-51 ms, every one of A's queries running in
- * InfluxDB (and on this event loop) beside B's.
+ * Shares a kind of call between companies: a process runs at most `limit`
+ * calls of the kind at once, a company at most a quarter of them, and a freed
+ * slot goes to the companies with calls waiting in turn.
  *
- * A read runs only in one of `limit` slots. A company may hold at most a
- * quarter of them, so another company always finds a slot free or the next
- * one freed. Calls beyond wait in their company's line; a freed slot goes to
- * the companies with calls waiting in turn (round robin), not to whoever
- * asked first, so B's call waits for at most one of A's, however many A has
- * waiting. A company's line holds at most a quarter of `maxWaiting` calls;
- * beyond, a call is refused at once (429 with Retry-After). A slot is held
- * until the answer is written out, streamed answers included, since the
- * store work of a streamed answer and the memory of an unsent one last
- * until then. docs/protocol.md, "Reads shared between companies".
+ * Reads: nothing bounded the reads a company had in flight. While company A
+ * had 500 scalar_metrics_iter_histogram calls going, company B's single call
+ * of the same took 8.5 s instead of 31-65 ms, every one of A's queries
+ * running in InfluxDB (and on this event loop) beside B's.
+ *
+ * Deletions: a deletion runs in the writers at its place in its entity's
+ * partition, and the partition's events wait behind it. While company A had
+ * 299 delete_for_task calls going, company B's next event took 4.8 s to be
+ * visible instead of ~0.1 s: every partition was queued with A's deletions.
+ *
+ * A company may hold at most a quarter of the slots, so another company
+ * always finds a slot free or the next one freed. Calls beyond wait in their
+ * company's line; a freed slot goes to the companies with calls waiting in
+ * turn (round robin), not to whoever asked first, so B's call waits for at
+ * most one of A's, however many A has waiting. A company's line holds at most
+ * a quarter of `maxWaiting` calls; beyond, a call is refused at once (429 with
+ * Retry-After). docs/protocol.md, "Calls shared between companies".
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { apiError } from '../errors/error-catalogue.js';
+import { apiError, type ErrorId } from '../errors/error-catalogue.js';
 
 /** Gives a slot back; calling it again does nothing. */
 export type SlotRelease = () => void;
@@ -32,6 +37,17 @@ interface CompanyLine {
   waiting: Waiter[];
 }
 
+/** A kind of call that is shared out: its name in metrics and its refusal. */
+export interface CallLane {
+  /** `read` or `deletion`: the metrics are clearml_<name>_calls_running and so on. */
+  readonly name: string;
+  /** The settings of its bounds, for the metrics' help texts. */
+  readonly limitSetting: string;
+  readonly waitingSetting: string;
+  /** The catalogue entry of a call refused because its company's line is full. */
+  readonly refusal: ErrorId;
+}
+
 interface SlotMetrics {
   running: Gauge;
   waiting: Gauge;
@@ -39,7 +55,7 @@ interface SlotMetrics {
   wait: Histogram;
 }
 
-export class FairReadSlots {
+export class FairCallSlots {
   private running = 0;
   private waitingCount = 0;
   private readonly lines = new Map<string, CompanyLine>();
@@ -50,17 +66,18 @@ export class FairReadSlots {
   readonly waitingPerCompany: number;
 
   constructor(
+    readonly lane: CallLane,
     readonly limit: number,
     readonly maxWaiting: number,
     registry?: Registry,
   ) {
     this.perCompany = Math.max(1, Math.floor(limit / 4));
     this.waitingPerCompany = Math.max(1, Math.floor(maxWaiting / 4));
-    this.metrics = registry ? slotMetrics(registry) : undefined;
+    this.metrics = registry ? slotMetrics(lane, registry) : undefined;
   }
 
   /**
-   * A slot for one read of `company`, at once or once its turn comes. Refused
+   * A slot for one call of `company`, at once or once its turn comes. Refused
    * (429) when the company's line is full; rejected with the signal's reason
    * when the caller goes away while waiting.
    */
@@ -70,7 +87,7 @@ export class FairReadSlots {
     if (line.waiting.length >= this.waitingPerCompany) {
       this.metrics?.refused.inc();
       return Promise.reject(
-        apiError('too_many_reads', `at most ${this.waitingPerCompany} waiting for a company`, undefined, {
+        apiError(this.lane.refusal, `at most ${this.waitingPerCompany} waiting for a company`, undefined, {
           headers: { 'retry-after': '1' },
         }),
       );
@@ -163,26 +180,28 @@ export class FairReadSlots {
   }
 }
 
-function slotMetrics(registry: Registry): SlotMetrics {
+function slotMetrics(lane: CallLane, registry: Registry): SlotMetrics {
+  const { name } = lane;
+  const Name = name.charAt(0).toUpperCase() + name.slice(1);
   return {
     running: new Gauge({
-      name: 'clearml_read_calls_running',
-      help: 'Read calls running now (READ_MAX_RUNNING_CALLS bounds them, a quarter per company)',
+      name: `clearml_${name}_calls_running`,
+      help: `${Name} calls running now (${lane.limitSetting} bounds them, a quarter per company)`,
       registers: [registry],
     }),
     waiting: new Gauge({
-      name: 'clearml_read_calls_waiting',
-      help: 'Read calls waiting for a slot now (READ_MAX_WAITING_CALLS bounds them, a quarter per company)',
+      name: `clearml_${name}_calls_waiting`,
+      help: `${Name} calls waiting for a slot now (${lane.waitingSetting} bounds them, a quarter per company)`,
       registers: [registry],
     }),
     refused: new Counter({
-      name: 'clearml_read_calls_refused_total',
-      help: "Read calls refused because their company's waiting line was full (429 too_many_reads)",
+      name: `clearml_${name}_calls_refused_total`,
+      help: `${Name} calls refused because their company's waiting line was full (429 ${lane.refusal})`,
       registers: [registry],
     }),
     wait: new Histogram({
-      name: 'clearml_read_call_wait_seconds',
-      help: 'Time a read call waited for a slot',
+      name: `clearml_${name}_call_wait_seconds`,
+      help: `Time a ${name} call waited for a slot`,
       buckets: [0.001, 0.005, 0.025, 0.1, 0.5, 2.5, 10],
       registers: [registry],
     }),

@@ -1,13 +1,20 @@
-// READ_MAX_RUNNING_CALLS / READ_MAX_WAITING_CALLS: a process runs at most `limit` reads at once, a quarter of them per
+// READ_MAX_RUNNING_CALLS / READ_MAX_WAITING_CALLS (and the same for deletions): a process runs at most `limit` calls at once, a quarter of them per
 // company; the rest wait in their company's line, served in turn between companies; a full line refuses (429).
 import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { isApiError } from '../errors/error-catalogue.js';
-import { FairReadSlots, type SlotRelease } from './fair-read-slots.js';
+import { FairCallSlots, type SlotRelease } from './fair-call-slots.js';
+
+const READS = {
+  name: 'read',
+  limitSetting: 'READ_MAX_RUNNING_CALLS',
+  waitingSetting: 'READ_MAX_WAITING_CALLS',
+  refusal: 'too_many_reads',
+} as const;
 
 /** Acquires, recording the order in which grants come. */
-function asker(slots: FairReadSlots, granted: string[]) {
+function asker(slots: FairCallSlots, granted: string[]) {
   return (company: string, label = company, signal = new AbortController().signal) => {
     const call = { release: undefined as SlotRelease | undefined, error: undefined as unknown };
     slots.acquire(company, signal).then(
@@ -23,10 +30,10 @@ function asker(slots: FairReadSlots, granted: string[]) {
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('FairReadSlots', () => {
+describe('FairCallSlots', () => {
   it("a company runs at most a quarter of the slots; another company's read runs at once beside it", async () => {
     const granted: string[] = [];
-    const slots = new FairReadSlots(8, 100);
+    const slots = new FairCallSlots(READS, 8, 100);
     const ask = asker(slots, granted);
     const a = Array.from({ length: 5 }, (_, i) => ask('a', `a${i}`));
     await settle();
@@ -46,7 +53,7 @@ describe('FairReadSlots', () => {
 
   it("freed slots go to the waiting companies in turn, whoever asked first: b waits for one of a's reads, not all", async () => {
     const granted: string[] = [];
-    const slots = new FairReadSlots(8, 400);
+    const slots = new FairCallSlots(READS, 8, 400);
     const ask = asker(slots, granted);
     // Four companies fill the eight slots (two each); a queues 6 more before b and c ask.
     const first = ['a', 'a', 'x', 'x', 'y', 'y', 'z', 'z'].map((company) => ask(company));
@@ -71,7 +78,7 @@ describe('FairReadSlots', () => {
 
   it("a full line refuses its company's next read with 429 and Retry-After; other companies still wait and run", async () => {
     const registry = new Registry();
-    const slots = new FairReadSlots(4, 8, registry);
+    const slots = new FairCallSlots(READS, 4, 8, registry);
     const ask = asker(slots, []);
     const running = ask('a');
     const waiting = [ask('a'), ask('a')];
@@ -92,7 +99,7 @@ describe('FairReadSlots', () => {
   });
 
   it('a caller that goes away while waiting leaves the line with the reason, and takes no slot', async () => {
-    const slots = new FairReadSlots(4, 8);
+    const slots = new FairCallSlots(READS, 4, 8);
     const granted: string[] = [];
     const ask = asker(slots, granted);
     const running = ask('a', 'running');
@@ -125,7 +132,7 @@ describe('FairReadSlots', () => {
         fc.integer({ min: 1, max: 12 }),
         fc.array(step),
         async (limit, maxWaiting, steps) => {
-          const slots = new FairReadSlots(limit, maxWaiting);
+          const slots = new FairCallSlots(READS, limit, maxWaiting);
           const calls: { company: string; release?: SlotRelease; error?: unknown; leave: AbortController }[] = [];
           const running = new Map<string, number>();
           const check = () => {
