@@ -4,11 +4,11 @@
 // runs at once, however many the first has going. Deletions likewise (DELETE_MAX_*), so that a company's deletions,
 // which the writers run at their place in a partition, hold up the events of few partitions. A proxy in front of the
 // real InfluxDB holds the queries that name company A's tasks, as a store slowed by A's heavy calls would.
-import { createServer, request as httpRequest, type ClientRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest, type ClientRequest } from 'node:http';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { partitionOf } from '../../shared/events/wire-format.js';
 import { eventually } from '../harness/eventually.js';
+import { holdingProxy, type HoldingProxy } from '../harness/holding-influx-proxy.js';
 import { log, scalar, T0 } from '../harness/event-builders.js';
 import {
   type ServiceFixture,
@@ -17,60 +17,6 @@ import {
   unique,
   untilCount,
 } from '../harness/service-fixture.js';
-
-interface HoldingProxy {
-  url: string;
-  /** Queries whose text has one of these are held until `release` (none while empty). */
-  markers: string[];
-  /** The markers of the queries held now, in arrival order. */
-  readonly held: string[];
-  release(): void;
-  close(): Promise<void>;
-}
-
-async function holdingProxy(upstream: string): Promise<HoldingProxy> {
-  const waiting: Array<{ marker: string; forward: () => void }> = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const forward = () => {
-        const onward = httpRequest(
-          `${upstream}${request.url}`,
-          { method: request.method, headers: { ...request.headers, host: new URL(upstream).host } },
-          (answer) => {
-            response.writeHead(answer.statusCode ?? 502, answer.headers);
-            answer.pipe(response);
-          },
-        );
-        onward.on('error', () => response.destroy());
-        onward.end(body);
-      };
-      const text = `${request.url}${body.toString('latin1')}`;
-      const marker = request.url?.startsWith('/query') ? proxy.markers.find((m) => text.includes(m)) : undefined;
-      if (marker !== undefined) waiting.push({ marker, forward });
-      else forward();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const proxy: HoldingProxy = {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    markers: [],
-    get held() {
-      return waiting.map((w) => w.marker);
-    },
-    release() {
-      proxy.markers = [];
-      for (const { forward } of waiting.splice(0)) forward();
-    },
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-  return proxy;
-}
 
 let proxy: HoldingProxy;
 let r: ServiceFixture;
