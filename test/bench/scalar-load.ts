@@ -89,7 +89,10 @@ export function basicAuthorization(credential: { access_key: string; secret_key:
   return `Basic ${Buffer.from(`${credential.access_key}:${credential.secret_key}`).toString('base64')}`;
 }
 
-/** Posts every body to events.add_batch, `concurrency` in flight; calls `acked` after each 200 and throws on anything else. */
+/**
+ * Posts every body to events.add_batch, `concurrency` in flight; a 429 or 503 is sent again after its Retry-After;
+ * calls `acked` after each 200 (ms from the first send) and throws on anything else.
+ */
 export async function postBatches(
   baseUrl: string,
   authorization: string,
@@ -106,23 +109,13 @@ export async function postBatches(
         while (next < bodies.length) {
           const { body, marker } = bodies[next++]!;
           const sent = performance.now();
-          const status = await new Promise<number>((resolve, reject) => {
-            const request = http.request(
-              url,
-              {
-                method: 'POST',
-                agent,
-                headers: { authorization, 'content-type': 'application/json-lines', 'content-length': body.length },
-              },
-              (response) => {
-                response.resume();
-                response.on('end', () => resolve(response.statusCode ?? 0));
-              },
-            );
-            request.on('error', reject);
-            request.end(body);
-          });
-          if (status !== 200) throw new Error(`add_batch answered ${status}`);
+          for (;;) {
+            const { status, retryAfter } = await postAddBatch(url, authorization, body, agent);
+            if (status === 200) break;
+            // Held back (the writers behind, a budget full): sent again after Retry-After, as the SDK does.
+            if (status !== 429 && status !== 503) throw new Error(`add_batch answered ${status}`);
+            await new Promise((r) => setTimeout(r, retryAfter * 1000));
+          }
           acked(marker, performance.now() - sent);
         }
       }),
@@ -130,6 +123,33 @@ export async function postBatches(
   } finally {
     agent.destroy();
   }
+}
+
+/** One events.add_batch call of an NDJSON body: its status and Retry-After (s; 1 when absent). */
+export function postAddBatch(
+  url: URL | string,
+  authorization: string,
+  body: Buffer,
+  agent: http.Agent | false,
+): Promise<{ status: number; retryAfter: number }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { authorization, 'content-type': 'application/json-lines', 'content-length': body.length },
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, retryAfter: Number(response.headers['retry-after'] ?? 1) }),
+        );
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
 }
 
 /**
@@ -140,31 +160,17 @@ export async function postBatches(
 export async function postUntilAccepted(baseUrl: string, authorization: string, body: Buffer): Promise<number> {
   const url = new URL(`${baseUrl}/v2.23/events.add_batch`);
   for (let refused = 0; ; refused++) {
-    const { status, retryAfter } = await new Promise<{ status: number; retryAfter: number }>((resolve, reject) => {
-      const request = http.request(
-        url,
-        {
-          method: 'POST',
-          agent: false,
-          headers: { authorization, 'content-type': 'application/json-lines', 'content-length': body.length },
-        },
-        (response) => {
-          response.resume();
-          response.on('end', () =>
-            resolve({ status: response.statusCode ?? 0, retryAfter: Number(response.headers['retry-after'] ?? 1) }),
-          );
-        },
-      );
-      request.on('error', reject);
-      request.end(body);
-    });
+    const { status, retryAfter } = await postAddBatch(url, authorization, body, false);
     if (status === 200) return refused;
     if (status !== 429 && status !== 503) throw new Error(`add_batch answered ${status}`);
     await new Promise((r) => setTimeout(r, (Number.isFinite(retryAfter) ? retryAfter : 1) * 1000));
   }
 }
 
-/** Sends every chunk on one StreamEvents stream (as fast as flow control lets it); calls `acked` per chunk ack, throws on a refused chunk. */
+/**
+ * Sends every chunk on one StreamEvents stream (as fast as flow control lets it); a chunk refused with 429 or 503 is
+ * sent again a second later; calls `acked` per chunk ack (ms from the first send), throws on another refusal.
+ */
 export async function streamChunks(
   address: string,
   authorization: string,
@@ -192,7 +198,13 @@ export async function streamChunks(
     const done = new Promise<void>((resolve, reject) => {
       let count = 0;
       stream.on('data', (ack: ChunkAck) => {
-        if (ack.error) reject(new Error(`chunk refused: ${ack.error.message}`));
+        const { error } = ack;
+        if (error && (error.code === 429 || error.code === 503)) {
+          // Held back: the same chunk again after a second, on the same stream (docs/grpc.md).
+          setTimeout(() => stream.write(chunks[Number(ack.chunkId)]!.body), 1_000);
+          return;
+        }
+        if (error) reject(new Error(`chunk refused: ${error.message}`));
         acked(chunks[Number(ack.chunkId)]!.marker, performance.now() - sentAt.get(ack.chunkId)!);
         if (++count === chunks.length) resolve();
       });
