@@ -3,6 +3,7 @@
  * over HTTP and gRPC, one validation path (EventIngestService), published
  * to NATS JetStream.
  */
+import type { JetStreamManager } from 'nats';
 import { companionFacts } from '../shared/companion/companion-mode.js';
 import { localReportsOf } from '../shared/companion/local-reports.js';
 import { EntityRegistry } from '../shared/entities/entity-registry.js';
@@ -10,7 +11,6 @@ import { exportEventStreamMetrics } from './event-stream-metrics.js';
 import { CompanionRegistry, type EntityChecks } from './events/companion-registry.js';
 import { eventStreamSettings, EventStreamKeeper } from '../shared/events/event-streams.js';
 import type { Component } from '../shared/launcher/component.js';
-import { Counter } from '../shared/observability/metrics.js';
 import type { TargetModule } from '../shared/launcher/target.js';
 import { createIngestMetrics } from './events/ingest-metrics.js';
 import { EventIngestService } from './events/ingest-session.js';
@@ -25,6 +25,10 @@ import { DeadBufferCollector, fullCollection } from './publish/dead-buffer-colle
 import { HeldMemory } from './publish/held-memory.js';
 import { InflightBudget } from './publish/inflight-budget.js';
 import { PublishWindow } from './publish/publish-window.js';
+import { WriterLagGate } from './publish/writer-lag-gate.js';
+import { WriterLagSampler } from './publish/writer-lag-sampler.js';
+import { streamName } from '../shared/events/wire-format.js';
+import { Counter, Gauge } from '../shared/observability/metrics.js';
 
 const TARGET_MESSAGE_BYTES = 1024 * 1024;
 const HEADERS_ROOM = 16 * 1024;
@@ -55,6 +59,7 @@ export const ingestTarget: TargetModule = (services) => {
   });
   exportEventStreamMetrics(services.metrics, eventStreamSettings(config), jsm);
   const budget = new InflightBudget(config.INGEST_MAX_INFLIGHT_BYTES);
+  const { gate: lagGate, sampler: lagSampler } = writerLag(services, jsm);
   const memory = new HeldMemory(config.INGEST_MAX_MEMORY_BYTES);
   const window = new PublishWindow(PUBLISH_WINDOW_BYTES);
   const buffers = new BufferPool(BUFFER_POOL_BYTES);
@@ -93,6 +98,7 @@ export const ingestTarget: TargetModule = (services) => {
       ));
     },
     budget,
+    lagGate,
     memory,
     buffers,
     settings,
@@ -148,10 +154,64 @@ export const ingestTarget: TargetModule = (services) => {
       addOperation({ ingest, metrics }),
       addBatchOperation({ ingest, maxLineBytes: config.MAX_LINE_BYTES, metrics }),
     ],
-    components: [streams, grpcFront, ...deadBufferCollection(config.INGEST_GC_EXTERNAL_GROWTH_BYTES, budget, services)],
+    components: [
+      streams,
+      lagSampler,
+      grpcFront,
+      ...deadBufferCollection(config.INGEST_GC_EXTERNAL_GROWTH_BYTES, budget, services),
+    ],
     readiness: [{ name: 'ingest-stream', check: () => eventStreams.check() }],
   };
 };
+
+/**
+ * The writers' lag as this process reads it from the events stream, and the
+ * gate that refuses the heaviest senders beyond INGEST_MAX_WRITER_LAG_MS.
+ */
+function writerLag(
+  { config, logger, metrics }: Pick<Parameters<TargetModule>[0], 'config' | 'logger' | 'metrics'>,
+  jsm: () => Promise<JetStreamManager>,
+): { gate: WriterLagGate; sampler: Component } {
+  const sampler = new WriterLagSampler({
+    jsm,
+    stream: streamName(config.NATS_STREAM_PREFIX),
+    logger,
+    onReading: () => gate.sweep(),
+  });
+  const gate = new WriterLagGate({ maxLagMs: config.INGEST_MAX_WRITER_LAG_MS, lagMs: () => sampler.lagMs });
+  const registers = [metrics];
+  new Gauge({
+    name: 'clearml_ingest_writer_lag_seconds',
+    help: 'How far behind the writers are, as this ingest process reads the events stream twice a second: the smaller of the age of the oldest event not yet stored and the time the writers would take to store the backlog at their recent rate',
+    registers,
+    collect() {
+      this.set(sampler.lagMs / 1000);
+    },
+  });
+  new Gauge({
+    name: 'clearml_ingest_writer_lag_limit_seconds',
+    help: 'INGEST_MAX_WRITER_LAG_MS: beyond it the companies sending the most are answered 429 writers_behind (0: never)',
+    registers,
+  }).set(config.INGEST_MAX_WRITER_LAG_MS / 1000);
+  new Counter({
+    name: 'clearml_ingest_writers_behind_refusals_total',
+    help: 'Requests and gRPC chunks refused with 429 writers_behind',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(gate.refusals);
+    },
+  });
+  return {
+    gate,
+    sampler: {
+      name: 'writer-lag',
+      phase: 'worker',
+      start: async () => sampler.start(),
+      stop: () => sampler.stop(),
+    },
+  };
+}
 
 /** How often memory is read: a fraction of a second of large bodies at most between readings. */
 const MEMORY_READ_MS = 250;

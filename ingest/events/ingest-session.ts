@@ -14,6 +14,7 @@ import { newCallId } from '../../shared/protocol/envelope.js';
 import type { EventPublisher, OutgoingMessage } from '../publish/event-publisher.js';
 import type { HeldMemory } from '../publish/held-memory.js';
 import type { InflightBudget } from '../publish/inflight-budget.js';
+import type { WriterLagGate } from '../publish/writer-lag-gate.js';
 import { EventEncoder } from './event-encoder.js';
 import type { IngestMetrics } from './ingest-metrics.js';
 import { eventTooLarge } from './event-limits.js';
@@ -71,6 +72,8 @@ export interface IngestDependencies {
   registry: EntityChecks;
   publisher: EventPublisher;
   budget: InflightBudget;
+  /** Refuses the heaviest senders while the writers are behind (INGEST_MAX_WRITER_LAG_MS); none: never. */
+  lagGate?: WriterLagGate;
   /** Memory the requests' records may take before they spill to disk (INGEST_MAX_MEMORY_BYTES); unbounded when absent. */
   memory?: HeldMemory;
   /** Message buffers of finished requests, used again. */
@@ -325,6 +328,8 @@ class EventIngestSession implements IngestSession {
   private hold(bytes: number): void {
     if (bytes === 0) return;
     const { budget } = this.deps;
+    // Asked once, before the request holds anything: a request let in is stored whole.
+    if (this.heldBytes === 0) this.deps.lagGate?.admit(this.context.identity.company);
     if (this.heldBytes + bytes > budget.limit) {
       throw apiError(
         'body_too_large',
@@ -409,6 +414,7 @@ class EventIngestSession implements IngestSession {
       reusable = false;
       await this.deps.publisher.publishAll(messages);
       reusable = true;
+      this.deps.lagGate?.count(this.context.identity.company, publishedBytes(messages));
       this.deps.metrics?.committed(result);
       return result;
     } catch (error) {
@@ -536,4 +542,10 @@ class EventIngestSession implements IngestSession {
       state.deferredPlots = [];
     });
   }
+}
+
+function publishedBytes(messages: readonly OutgoingMessage[]): number {
+  let bytes = 0;
+  for (const message of messages) bytes += message.size;
+  return bytes;
 }

@@ -51,6 +51,7 @@ export const INGEST_REFUSAL_REASONS: readonly RefusalReason[] = [
   'line_too_long',
   'too_many_entities',
   'ingest_overloaded',
+  'writers_behind',
   'event_log_full',
   'events_not_persisted',
   'internal_error',

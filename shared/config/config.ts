@@ -202,6 +202,10 @@ export const configSchema = z
         description:
           "Bytes of parsed events held per ingest process before 429 + Retry-After, a quarter of it for a company's requests together",
       }),
+    INGEST_MAX_WRITER_LAG_MS: nonNegativeInt('milliseconds').default(2_000).meta({
+      description:
+        "How far behind the writers may be (the smaller of the oldest unstored event's age and the backlog over their recent rate) before ingest refuses the companies sending the most with 429 + Retry-After; 0: never",
+    }),
     INGEST_MAX_MEMORY_BYTES: positiveInt('bytes')
       .default(32 * MiB)
       .meta({

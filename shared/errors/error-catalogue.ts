@@ -247,6 +247,13 @@ export const errorCatalogue = {
     'Too many deletions waiting, retry later',
     "Retry after the Retry-After delay: this company's deletions wait behind each other (DELETE_MAX_WAITING_CALLS sets the bound)",
   ),
+  writers_behind: e(
+    429,
+    0,
+    RESOURCE_EXHAUSTED,
+    'Events arrive faster than they are stored, retry later',
+    'Retry after the Retry-After delay: the writers are more than INGEST_MAX_WRITER_LAG_MS behind and this company is among those sending the most',
+  ),
   ingest_overloaded: e(
     429,
     0,
