@@ -178,7 +178,11 @@ function writerLag(
     logger,
     onReading: () => gate.sweep(),
   });
-  const gate = new WriterLagGate({ maxLagMs: config.INGEST_MAX_WRITER_LAG_MS, lagMs: () => sampler.lagMs });
+  const gate = new WriterLagGate({
+    maxLagMs: config.INGEST_MAX_WRITER_LAG_MS,
+    lagMs: () => sampler.lagMs,
+    stalled: () => sampler.stalled,
+  });
   const registers = [metrics];
   new Gauge({
     name: 'clearml_ingest_writer_lag_seconds',

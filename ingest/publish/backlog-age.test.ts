@@ -84,7 +84,7 @@ describe('BacklogAge', () => {
 
 describe('DrainTime', () => {
   it('is the backlog over the rate the writers stored at of late', () => {
-    const drain = new DrainTime();
+    const drain = new DrainTime(1_500);
     expect(drain.observe(0, { first_seq: 1, last_seq: 0, messages: 0 })).toBe(0);
     // 100 messages a second published, 100 a second stored, 50 waiting: half a second of work, once the rate is known.
     let waiting = 0;
@@ -95,7 +95,7 @@ describe('DrainTime', () => {
   });
 
   it('falls while the writers work through a backlog that gets nothing new', () => {
-    const drain = new DrainTime();
+    const drain = new DrainTime(1_500);
     let last = 0;
     let messages = 0;
     // 200 a second published, 100 stored: the backlog grows.
@@ -117,8 +117,36 @@ describe('DrainTime', () => {
   });
 
   it('is infinite while the writers store nothing and messages wait', () => {
-    const drain = new DrainTime();
+    const drain = new DrainTime(1_500);
     for (let t = 0; t <= 30_000; t += 500) drain.observe(t, { first_seq: 1, last_seq: 10, messages: 10 });
     expect(drain.observe(30_500, { first_seq: 1, last_seq: 10, messages: 10 })).toBeGreaterThan(60_000);
+  });
+});
+
+describe('DrainTime, stalled writers', () => {
+  it('is stalled once messages waited the stall time with none stored, and no longer once one is', () => {
+    const drain = new DrainTime(1_500);
+    drain.observe(0, { first_seq: 1, last_seq: 100, messages: 100 });
+    drain.observe(500, { first_seq: 51, last_seq: 200, messages: 150 }); // 50 stored
+    for (const t of [1_000, 1_500]) {
+      drain.observe(t, { first_seq: 51, last_seq: 300, messages: 250 });
+      expect(drain.stalled(t)).toBe(false);
+    }
+    drain.observe(2_000, { first_seq: 51, last_seq: 400, messages: 350 });
+    expect(drain.stalled(2_000)).toBe(true);
+    // Back: the rate is what the writers store now (100 in 500 ms), not the stall's nothing.
+    expect(drain.observe(2_500, { first_seq: 151, last_seq: 400, messages: 250 })).toBe(1_250);
+    expect(drain.stalled(2_500)).toBe(false);
+  });
+
+  it('is not stalled with nothing waiting, however long nothing is stored', () => {
+    const drain = new DrainTime(1_500);
+    for (let t = 0; t <= 10_000; t += 500) drain.observe(t, { first_seq: 11, last_seq: 10, messages: 0 });
+    expect(drain.stalled(10_000)).toBe(false);
+    // Messages arrive: not stalled until they waited the stall time.
+    drain.observe(10_500, { first_seq: 11, last_seq: 20, messages: 10 });
+    expect(drain.stalled(10_500)).toBe(false);
+    drain.observe(12_000, { first_seq: 11, last_seq: 20, messages: 10 });
+    expect(drain.stalled(12_000)).toBe(true);
   });
 });

@@ -60,16 +60,20 @@ const RATE_TIME_CONSTANT_MS = 2_000;
 
 /**
  * How long the writers would take to store the stream's backlog at their
- * recent rate (messages stored a ms, smoothed over a few seconds of readings).
- * While a flood is held back, the oldest event's age keeps growing until the
- * backlog is nearly gone, while this falls as the writers work through it:
- * taken together (the smaller of the two), the gate lets the flood in again
- * while the writers still have work queued. Infinite while the writers store
- * nothing with messages waiting.
+ * recent rate (messages stored a ms, smoothed over a few seconds of readings),
+ * and whether they store anything at all. While a flood is held back, the
+ * oldest event's age keeps growing until the backlog is nearly gone, while
+ * this falls as the writers work through it: taken together (the smaller of
+ * the two), the gate lets the flood in again while the writers still have work
+ * queued. Infinite while the writers store nothing with messages waiting.
  */
 export class DrainTime {
   private last?: { at: number; lastSeq: number; messages: number };
   private rate = 0;
+  /** The last reading that found messages stored, or none waiting. */
+  private movedAt?: number;
+
+  constructor(private readonly stallMs: number) {}
 
   observe(now: number, stream: StreamSequences): number {
     const last = this.last;
@@ -79,10 +83,19 @@ export class DrainTime {
       // Published since the last reading, less what the backlog grew by.
       const stored = Math.max(0, stream.last_seq - last.lastSeq - (stream.messages - last.messages));
       const elapsed = now - last.at;
-      this.rate += (1 - Math.exp(-elapsed / RATE_TIME_CONSTANT_MS)) * (stored / elapsed - this.rate);
+      // After a stall the rate starts from what the writers store now, not from the nothing before.
+      if (stored > 0 && this.stalled(now)) this.rate = stored / elapsed;
+      else this.rate += (1 - Math.exp(-elapsed / RATE_TIME_CONSTANT_MS)) * (stored / elapsed - this.rate);
+      if (stored > 0) this.movedAt = now;
     }
+    if (stream.messages === 0 || this.movedAt === undefined) this.movedAt = now;
     this.last = { at: now, lastSeq: stream.last_seq, messages: stream.messages };
     if (stream.messages === 0) return 0;
     return this.rate > 0 ? stream.messages / this.rate : Number.POSITIVE_INFINITY;
+  }
+
+  /** Messages have waited `stallMs` or more with none of them stored: a writer or a store is down, not slow. */
+  stalled(now: number): boolean {
+    return this.movedAt !== undefined && now - this.movedAt >= this.stallMs;
   }
 }

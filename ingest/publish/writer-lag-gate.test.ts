@@ -7,8 +7,8 @@ import { ApiError } from '../../shared/errors/error-catalogue.js';
 import { WriterLagGate } from './writer-lag-gate.js';
 
 function gate(maxLagMs = 5_000) {
-  const state = { lag: 0, now: 0 };
-  const g = new WriterLagGate({ maxLagMs, lagMs: () => state.lag, now: () => state.now });
+  const state = { lag: 0, now: 0, stalled: false };
+  const g = new WriterLagGate({ maxLagMs, lagMs: () => state.lag, stalled: () => state.stalled, now: () => state.now });
   return { g, state };
 }
 
@@ -59,6 +59,17 @@ describe('WriterLagGate', () => {
     const { g, state } = gate();
     g.count('a', 1_000);
     state.lag = 60_000;
+    expect(refusal(() => g.admit('a'))?.id).toBe('writers_behind');
+  });
+
+  it('refuses nobody while the writers store nothing at all (a writer or a store down)', () => {
+    const { g, state } = gate();
+    g.count('a', 10_000_000);
+    g.count('b', 1_000);
+    state.lag = 60_000;
+    state.stalled = true;
+    expect(refusal(() => g.admit('a'))).toBeUndefined();
+    state.stalled = false;
     expect(refusal(() => g.admit('a'))?.id).toBe('writers_behind');
   });
 

@@ -12,8 +12,14 @@
  * as the company sending the most through this process. A company sending
  * less than half of that is let through, so the backlog stops growing at the
  * bound while the light senders' events still enter it. A company alone is
- * the heaviest, so it too is held at the bound: nothing is acknowledged that
- * would wait much longer than the bound to be stored.
+ * the heaviest, so it too is held at the bound when it sends faster than
+ * the writers store.
+ *
+ * Not while the writers store nothing at all (a writer or a store down):
+ * then everyone's events wait alike, refusing would make no one's wait
+ * shorter, and JetStream keeps what arrives meanwhile, as it always did (up
+ * to NATS_STREAM_MAX_BYTES). Once the writers store again, the backlog of the
+ * outage counts like any other.
  *
  * "Of late": bytes published, decayed by half every HALF_LIFE_MS, so that a
  * company refused for a while still counts as heavy for some seconds.
@@ -28,8 +34,10 @@ const FORGOTTEN = 1;
 export interface WriterLagGateOptions {
   /** INGEST_MAX_WRITER_LAG_MS; 0 never refuses. */
   readonly maxLagMs: number;
-  /** How far behind the writers are now, ms (BacklogAge, as read by WriterLagSampler). */
+  /** How far behind the writers are now, ms (as read by WriterLagSampler). */
   lagMs(): number;
+  /** The writers store nothing at all now: nobody is refused. */
+  stalled?(): boolean;
   /** ms, monotonic. */
   now?: () => number;
 }
@@ -48,10 +56,10 @@ export class WriterLagGate {
     this.now = options.now ?? (() => performance.now());
   }
 
-  /** Throws 429 `writers_behind` when the writers are behind the bound and `company` is among the heaviest senders. */
+  /** Throws 429 `writers_behind` when the writers are behind the bound, yet storing, and `company` is among the heaviest senders. */
   admit(company: string): void {
     const { maxLagMs } = this.options;
-    if (maxLagMs === 0 || this.options.lagMs() <= maxLagMs) return;
+    if (maxLagMs === 0 || this.options.lagMs() <= maxLagMs || this.options.stalled?.()) return;
     const now = this.now();
     const heaviest = this.sweep(now);
     const own = this.recent.get(company);

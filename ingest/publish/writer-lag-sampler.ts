@@ -5,7 +5,8 @@
  * the backlog at their recent rate (DrainTime). The age alone stays past the
  * bound until the backlog is nearly gone, and the writers would idle; the
  * drain time alone reads a burst after a quiet spell (no recent rate) as a
- * long wait. A
+ * long wait. It also tells when the writers store nothing at all (stalled),
+ * which the gate does not hold against anyone. A
  * reading that fails (NATS unreachable, the call's timeout) makes the lag
  * unknown, read as none: refusing on a guess would refuse everyone while
  * publishes answer for themselves.
@@ -18,10 +19,13 @@ import { BacklogAge, DrainTime } from './backlog-age.js';
 export const LAG_READING_MS = 500;
 /** The oldest reading kept: ages beyond it read as at least this old. */
 const KEEP_MS = 5 * 60_000;
+/** Three readings in a row with messages waiting and none stored: the writers are stopped, not slow. */
+const STALL_MS = 3 * LAG_READING_MS;
 
 export class WriterLagSampler {
   private readonly age = new BacklogAge(KEEP_MS);
-  private readonly drain = new DrainTime();
+  private readonly drain = new DrainTime(STALL_MS);
+  private stall = false;
   private timer?: NodeJS.Timeout;
   private reading?: Promise<void>;
   private lag = 0;
@@ -41,6 +45,11 @@ export class WriterLagSampler {
   /** How far behind the writers are, ms (0 when unknown). */
   get lagMs(): number {
     return this.lag;
+  }
+
+  /** Events wait and the writers have stored none of them for a second and a half (a writer or a store down). */
+  get stalled(): boolean {
+    return this.stall;
   }
 
   start(): void {
@@ -64,10 +73,12 @@ export class WriterLagSampler {
       const info = await (await this.options.jsm()).streams.info(this.options.stream);
       const now = this.options.now?.() ?? performance.now();
       this.lag = Math.min(this.age.observe(now, info.state), this.drain.observe(now, info.state));
+      this.stall = this.drain.stalled(now);
       if (this.failing) this.options.logger.info('events stream readable again: writer lag known');
       this.failing = false;
     } catch (error) {
       this.lag = 0;
+      this.stall = false;
       if (!this.failing)
         this.options.logger.warn(
           { err: error },

@@ -204,7 +204,7 @@ export const configSchema = z
       }),
     INGEST_MAX_WRITER_LAG_MS: nonNegativeInt('milliseconds').default(2_000).meta({
       description:
-        "How far behind the writers may be (the smaller of the oldest unstored event's age and the backlog over their recent rate) before ingest refuses the companies sending the most with 429 + Retry-After; 0: never",
+        "How far behind the writers may be (the smaller of the oldest unstored event's age and the backlog over their recent rate) before ingest refuses the companies sending the most with 429 + Retry-After (not while the writers store nothing at all); 0: never",
     }),
     INGEST_MAX_MEMORY_BYTES: positiveInt('bytes')
       .default(32 * MiB)

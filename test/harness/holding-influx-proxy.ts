@@ -2,7 +2,9 @@
  * A proxy in front of the real InfluxDB that holds chosen calls until
  * released, as a store slowed down by other work would: queries whose text
  * names one of `markers`, and with `holdWrites` every write (the writers'
- * line protocol), each held under the marker `write`.
+ * line protocol), each held under the marker `write`; `trickleWrites` lets
+ * the held writes through one at a time, as an InfluxDB slower than the
+ * writers' load.
  */
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +17,8 @@ export interface HoldingProxy {
   holdWrites: boolean;
   /** The markers of the calls held now, in arrival order. */
   readonly held: string[];
+  /** Holds writes and passes the oldest held one on every `everyMs`. */
+  trickleWrites(everyMs: number): void;
   /** Stops holding and passes on every call held. */
   release(): void;
   close(): Promise<void>;
@@ -22,6 +26,7 @@ export interface HoldingProxy {
 
 export async function holdingProxy(upstream: string): Promise<HoldingProxy> {
   const waiting: Array<{ marker: string; forward: () => void }> = [];
+  let trickle: NodeJS.Timeout | undefined;
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -57,7 +62,16 @@ export async function holdingProxy(upstream: string): Promise<HoldingProxy> {
     get held() {
       return waiting.map((w) => w.marker);
     },
+    trickleWrites(everyMs) {
+      proxy.holdWrites = true;
+      clearInterval(trickle);
+      trickle = setInterval(() => {
+        const next = waiting.findIndex((w) => w.marker === 'write');
+        if (next >= 0) waiting.splice(next, 1)[0]!.forward();
+      }, everyMs);
+    },
     release() {
+      clearInterval(trickle);
       proxy.markers = [];
       proxy.holdWrites = false;
       for (const { forward } of waiting.splice(0)) forward();

@@ -2,11 +2,13 @@
 // a request or gRPC chunk of a company sending at least half as much, of late, as the heaviest sender is refused with
 // 429 writers_behind and Retry-After, before anything of it is registered or stored; a company sending less is taken,
 // so that one company's flood does not make every other company's events wait behind it. Once the writers catch up,
-// the refused company is taken again, and everything acknowledged is stored. A proxy in front of the real InfluxDB
-// holds the writers' writes, as an InfluxDB that cannot keep up would.
+// the refused company is taken again, and everything acknowledged is stored. While the writers store nothing at all
+// (a store down), nobody is refused: JetStream keeps what arrives. A proxy in front of the real InfluxDB lets the
+// writers' writes through one at a time (an InfluxDB slower than the load), or holds them all (InfluxDB down).
 import { create } from '@bufbuild/protobuf';
 import { credentials, makeClientConstructor, Metadata } from '@grpc/grpc-js';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, inject, it } from 'vitest';
+import { partitionOf } from '../../shared/events/wire-format.js';
 import { eventsIngestDefinition } from '../../ingest/grpc/events-ingest-definition.js';
 import {
   EventChunkSchema,
@@ -34,6 +36,7 @@ beforeAll(async () => {
   proxy = await holdingProxy(inject('stack').influxUrl);
   r = await startServiceFixture({ env: { INFLUX_URL: proxy.url, INGEST_MAX_WRITER_LAG_MS: String(MAX_LAG_MS) } });
 }, 60_000);
+afterEach(() => proxy.release());
 afterAll(async () => {
   proxy?.release();
   await r?.stop();
@@ -58,8 +61,8 @@ async function metric(name: string, labels: Record<string, string> = {}): Promis
   return sample?.value ?? Number.NaN;
 }
 
-/** One StreamEvents call with one chunk of `task`'s scalars; answers its ack. */
-async function streamChunk(token: string, task: string, count: number): Promise<ChunkAck> {
+/** One StreamEvents call with one chunk of `task`'s scalars from iteration `fromIter`; answers its ack. */
+async function streamChunk(token: string, task: string, fromIter: number, count: number): Promise<ChunkAck> {
   const Client = makeClientConstructor(eventsIngestDefinition, 'clearml.events.v1.EventsIngest');
   const client = new Client(r.h.grpcAddress, credentials.createInsecure()) as unknown as {
     StreamEvents(md: Metadata): NodeJS.EventEmitter & { write(m: unknown): void; end(): void };
@@ -78,7 +81,7 @@ async function streamChunk(token: string, task: string, count: number): Promise<
           task,
           metric: 'loss',
           variant: 'grpc',
-          iter: BigInt(i),
+          iter: BigInt(fromIter + i),
           value: i,
         }),
       );
@@ -90,55 +93,127 @@ async function streamChunk(token: string, task: string, count: number): Promise<
   }
 }
 
-it('refuses the heaviest sender while the writers are behind, takes a light one, and stores both once they catch up', async () => {
-  const taskA = unique('behind-a-');
+/** One task in each partition: a company's load that every partition's writer must store. */
+function taskPerPartition(prefix: string): string[] {
+  const tasks: string[] = [];
+  for (let p = 0; p < r.h.config.NATS_PARTITIONS; p++)
+    for (let n = 0; ; n++) {
+      const task = `${prefix}${n}`;
+      if (partitionOf('t', task, r.h.config.NATS_PARTITIONS) === p) {
+        tasks.push(task);
+        break;
+      }
+    }
+  return tasks;
+}
+
+/** Company A's flood: add_batch after add_batch, each 250 events of every task, again after Retry-After when refused. */
+function flood(tasks: string[]) {
+  const accepted = new Map(tasks.map((t) => [t, 0]));
+  let refusals = 0;
+  let running = true;
+  const done = (async () => {
+    for (let round = 0; running; round++) {
+      const events = tasks.flatMap((task) => series(task, round * 250, 250));
+      const answer = await addBatch(events, r.tokenA);
+      if (answer.status === 200) for (const task of tasks) accepted.set(task, accepted.get(task)! + 250);
+      else {
+        expectError(answer, 429, 0, REFUSAL);
+        refusals += 1;
+        await new Promise((resolve) => setTimeout(resolve, Number(answer.headers['retry-after']) * 1000));
+      }
+    }
+  })();
+  return {
+    accepted,
+    get refusals() {
+      return refusals;
+    },
+    stop: () => ((running = false), done),
+  };
+}
+
+const taskEvents = (task: string, token: string) =>
+  r.data('events.get_task_events', { task, batch_size: 1 }, token).then((d) => d.total as number);
+
+it('while the writers store slower than company A sends, A is refused and company B is taken; all acknowledged is stored', async () => {
+  const tasksA = taskPerPartition(unique('behind-a-'));
   const taskB = unique('behind-b-');
-  proxy.holdWrites = true;
-  // Within the bound, A's events are taken, however little the writers store.
-  expect((await addBatch(series(taskA, 0, 2_000), r.tokenA)).status).toBe(200);
-  await eventually(
-    () => metric('clearml_ingest_writer_lag_seconds'),
-    (lag) => lag > MAX_LAG_MS / 1000,
-    { what: 'the writers behind the bound' },
-  );
-  expect(proxy.held.length).toBeGreaterThan(0);
+  proxy.trickleWrites(600);
+  const a = flood(tasksA);
+  try {
+    await eventually(
+      () => Promise.resolve(a.refusals),
+      (n) => n > 0,
+      { what: "A's flood refused", timeoutMs: 60_000 },
+    );
+    expect(await metric('clearml_ingest_writer_lag_seconds')).toBeGreaterThan(MAX_LAG_MS / 1000);
+    // B sent nothing of late: less than half of A. Its events are taken on every door while A floods.
+    for (let i = 0; i < 3; i++) {
+      expect((await addBatch(series(taskB, i, 1), r.tokenB)).status).toBe(200);
+      const chunk = await streamChunk(r.tokenB, taskB, i, 1);
+      expect(chunk.error).toBeUndefined();
+      expect(chunk.added).toBe(1);
+    }
+    // A's other doors are refused alike (while the flood keeps the writers behind; it may get in between).
+    const refusedTask = unique('behind-refused-');
+    await eventually(
+      () => r.call('events.add', scalar(refusedTask, 'loss', 'train', 0, 1)),
+      (answer) => answer.status === 429 && answer.body.meta.result_msg === REFUSAL,
+      { what: "A's events.add refused" },
+    );
+    await eventually(
+      () => streamChunk(r.tokenA, refusedTask, 0, 5),
+      (ack) => ack.error?.code === 429 && ack.error.message === REFUSAL && ack.added === 0,
+      { what: "A's gRPC chunk refused" },
+    );
+  } finally {
+    await a.stop();
+  }
+  expect(await metric('clearml_ingest_writers_behind_refusals_total')).toBeGreaterThanOrEqual(a.refusals + 2);
+  expect(await metric('clearml_ingest_events_refused_total', { reason: 'writers_behind' })).toBeGreaterThan(0);
 
-  // A, the only sender of late and so the heaviest, is refused on every door; nothing of it is registered.
-  const refusedTask = unique('behind-refused-');
-  const refused = await addBatch(series(refusedTask, 0, 10), r.tokenA);
-  expectError(refused, 429, 0, REFUSAL);
-  expect(refused.headers['retry-after']).toBe('1');
-  expectError(await r.call('events.add', scalar(refusedTask, 'loss', 'train', 0, 1)), 429, 0, REFUSAL);
-  const chunk = await streamChunk(r.tokenA, refusedTask, 5);
-  expect(chunk.added).toBe(0);
-  expect(chunk.error).toMatchObject({ code: 429, subcode: 0, message: REFUSAL });
-
-  // B sent nothing of late: less than half of A. Its events are taken while A's are refused.
-  expect((await addBatch(series(taskB, 0, 3), r.tokenB)).status).toBe(200);
-  const chunkB = await streamChunk(r.tokenB, taskB, 4);
-  expect(chunkB.error).toBeUndefined();
-  expect(chunkB.added).toBe(4);
-  expect(await metric('clearml_ingest_writers_behind_refusals_total')).toBe(3);
-  expect(await metric('clearml_ingest_events_refused_total', { reason: 'writers_behind' })).toBeGreaterThanOrEqual(3);
-
-  // The writers catch up: A is taken again, and everything acknowledged is stored, nothing of what was refused.
   proxy.release();
+  for (const task of tasksA)
+    await eventually(
+      () => taskEvents(task, r.tokenA),
+      (total) => total === a.accepted.get(task),
+      { what: `A's ${task} stored`, timeoutMs: 60_000 },
+    );
   await eventually(
-    async () => (await addBatch(series(taskA, 2_000, 10), r.tokenA)).status,
-    (status) => status === 200,
-    { what: "A's events taken again", timeoutMs: 60_000 },
-  );
-  await untilCount(r, taskA, 2_010, {}, 60_000);
-  await eventually(
-    () => r.data('events.get_task_events', { task: taskB, batch_size: 1 }, r.tokenB),
-    (d) => d.total === 7,
+    () => taskEvents(taskB, r.tokenB),
+    (total) => total === 6,
     { what: "B's events stored", timeoutMs: 60_000 },
   );
-  // Never registered: unknown to the reads.
-  expectError(await r.call('events.get_task_events', { task: refusedTask, batch_size: 10 }), 400, 101);
+  // Caught up: A is taken again.
   await eventually(
     () => metric('clearml_ingest_writer_lag_seconds'),
     (lag) => lag === 0,
     { what: 'no events waiting for the writers' },
   );
+  expect((await addBatch(series(tasksA[0]!, 1_000_000, 10), r.tokenA)).status).toBe(200);
+}, 180_000);
+
+it('while the writers store nothing at all (InfluxDB down), nobody is refused: JetStream keeps the events', async () => {
+  const taskA = unique('stalled-a-');
+  proxy.holdWrites = true;
+  expect((await addBatch(series(taskA, 0, 2_000), r.tokenA)).status).toBe(200);
+  await eventually(
+    () => metric('clearml_ingest_writer_lag_seconds'),
+    (lag) => lag > (2 * MAX_LAG_MS) / 1000,
+    { what: 'the writers behind the bound' },
+  );
+  const refusalsBefore = await metric('clearml_ingest_writers_behind_refusals_total');
+  // A is the only sender and the heaviest; it would be refused if the writers were storing anything.
+  const more = unique('stalled-more-');
+  expect((await addBatch(series(more, 0, 10), r.tokenA)).status).toBe(200);
+  expect((await r.call('events.add', scalar(more, 'loss', 'train', 10, 1))).status).toBe(200);
+  const chunk = await streamChunk(r.tokenA, more, 100, 5);
+  expect(chunk.error).toBeUndefined();
+  expect(chunk.added).toBe(5);
+  expect(await metric('clearml_ingest_writers_behind_refusals_total')).toBe(refusalsBefore);
+
+  proxy.release();
+  await untilCount(r, taskA, 2_000, {}, 60_000);
+  await untilCount(r, more, 16, {}, 60_000);
 }, 120_000);
