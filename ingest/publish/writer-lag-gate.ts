@@ -3,8 +3,9 @@
  * Writers store each partition in arrival order, and every company's events
  * share the partitions: when ingest acknowledges faster than the writers
  * store, the backlog grows, and a company that sends one event waits behind
- * all of it (measured: B's events visible 20-25 s after their
- * acknowledgement while A's eight clients flooded, docs/ingest.md).
+ * all of it (measured: B's events visible 19-27 s after their
+ * acknowledgement at the median, up to 50 s, while A's twelve clients
+ * flooded for a minute; docs/ingest.md, "When the writers are behind").
  *
  * While the writers are more than INGEST_MAX_WRITER_LAG_MS behind, a request
  * (or gRPC chunk) is refused with 429 `writers_behind` and Retry-After when

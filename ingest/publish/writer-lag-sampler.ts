@@ -6,10 +6,10 @@
  * bound until the backlog is nearly gone, and the writers would idle; the
  * drain time alone reads a burst after a quiet spell (no recent rate) as a
  * long wait. It also tells when the writers store nothing at all (stalled),
- * which the gate does not hold against anyone. A
- * reading that fails (NATS unreachable, the call's timeout) makes the lag
- * unknown, read as none: refusing on a guess would refuse everyone while
- * publishes answer for themselves.
+ * which the gate does not hold against anyone. A reading that fails (NATS
+ * unreachable, the call's timeout) makes the lag unknown, read as none:
+ * refusing on a guess would refuse everyone while publishes answer for
+ * themselves.
  */
 import type { JetStreamManager } from 'nats';
 import type { Logger } from '../../shared/observability/logger.js';
