@@ -59,7 +59,7 @@ export const ingestTarget: TargetModule = (services) => {
   });
   exportEventStreamMetrics(services.metrics, eventStreamSettings(config), jsm);
   const budget = new InflightBudget(config.INGEST_MAX_INFLIGHT_BYTES);
-  const { gate: lagGate, sampler: lagSampler } = writerLag(services, jsm);
+  const { gate: lagGate, sampler: lagSampler } = writerLag(services, jsm, eventStreams);
   const memory = new HeldMemory(config.INGEST_MAX_MEMORY_BYTES);
   const window = new PublishWindow(PUBLISH_WINDOW_BYTES);
   const buffers = new BufferPool(BUFFER_POOL_BYTES);
@@ -171,12 +171,17 @@ export const ingestTarget: TargetModule = (services) => {
 function writerLag(
   { config, logger, metrics }: Pick<Parameters<TargetModule>[0], 'config' | 'logger' | 'metrics'>,
   jsm: () => Promise<JetStreamManager>,
+  eventStreams: EventStreamKeeper,
 ): { gate: WriterLagGate; sampler: Component } {
+  // One read of the stream twice a second serves the lag and the fill checked against NATS_STREAM_MAX_BYTES.
   const sampler = new WriterLagSampler({
     jsm,
     stream: streamName(config.NATS_STREAM_PREFIX),
     logger,
-    onReading: () => gate.sweep(),
+    onReading: (info) => {
+      gate.sweep();
+      if (info) eventStreams.observe(info);
+    },
   });
   const gate = new WriterLagGate({
     maxLagMs: config.INGEST_MAX_WRITER_LAG_MS,

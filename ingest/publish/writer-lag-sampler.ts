@@ -11,7 +11,7 @@
  * refusing on a guess would refuse everyone while publishes answer for
  * themselves.
  */
-import type { JetStreamManager } from 'nats';
+import type { JetStreamManager, StreamInfo } from 'nats';
 import type { Logger } from '../../shared/observability/logger.js';
 import { BacklogAge, DrainTime } from './backlog-age.js';
 
@@ -36,8 +36,8 @@ export class WriterLagSampler {
       jsm: () => Promise<JetStreamManager>;
       stream: string;
       logger: Logger;
-      /** After each reading (the gate forgets old senders). */
-      onReading?: () => void;
+      /** After each reading, with the stream's info when it was read (the gate forgets old senders, the stream keeper takes the fill). */
+      onReading?: (info: StreamInfo | undefined) => void;
       now?: () => number;
     },
   ) {}
@@ -69,8 +69,9 @@ export class WriterLagSampler {
   }
 
   private async readOnce(): Promise<void> {
+    let info: StreamInfo | undefined;
     try {
-      const info = await (await this.options.jsm()).streams.info(this.options.stream);
+      info = await (await this.options.jsm()).streams.info(this.options.stream);
       const now = this.options.now?.() ?? performance.now();
       this.lag = Math.min(this.age.observe(now, info.state), this.drain.observe(now, info.state));
       this.stall = this.drain.stalled(now);
@@ -86,6 +87,6 @@ export class WriterLagSampler {
         );
       this.failing = true;
     }
-    this.options.onReading?.();
+    this.options.onReading?.(info);
   }
 }

@@ -204,12 +204,13 @@ export class EventStreamKeeper {
     this.refreshing ??= this.options
       .jsm()
       .then((jsm) => jsm.streams.info(streamName(this.options.settings.prefix)))
-      .then((info) => this.noteFill(info))
+      .then((info) => this.observe(info))
       .catch(() => undefined) // a failed read keeps the last fill; publishes report the stream's own state
       .finally(() => (this.refreshing = undefined));
   }
 
-  private noteFill(info: StreamInfo): void {
+  /** A reading of the events stream made elsewhere (the writer lag sampler's): the fill is fresh again without a read of its own. */
+  observe(info: StreamInfo): void {
     this.fill = { bytes: info.state.bytes, maxBytes: info.config.max_bytes, readAt: Date.now(), publishedSince: 0 };
   }
 
@@ -221,7 +222,7 @@ export class EventStreamKeeper {
       this.info(jsm, streamName(prefix)),
       this.options.deadLetters ? this.info(jsm, deadLetterStreamName(prefix)) : undefined,
     ]);
-    this.noteFill(events);
+    this.observe(events);
     const room = this.options.publishRoomBytes;
     if (room) {
       const reason = fullReason(events, room());
