@@ -115,6 +115,21 @@ export const configSchema = z
     API_PORT: port('the HTTP API')
       .default(8008)
       .meta({ description: 'HTTP port of the API, /health, /ready, /metrics, /openapi.json (0 picks a free one)' }),
+    OPS_PORT: z
+      .preprocess((v) => (v === '' ? undefined : v), port('the operations listener').optional())
+      .meta({
+        description:
+          'A listener of its own for /health, /ready and /metrics, apart from the API connections (0 picks a free one); unset: none',
+        defaultText: 'none',
+      }),
+    OPS_HOST: z.string().min(1, { error: 'expected a host name or address to listen on' }).optional().meta({
+      description: 'Listen address of the operations listener (OPS_PORT)',
+      defaultText: 'API_HOST',
+    }),
+    OPS_MAX_CONNECTIONS: positiveInt('connections').default(64).meta({
+      description:
+        'Connections the operations listener (OPS_PORT) holds at once; beyond, new ones are closed as soon as accepted',
+    }),
     GRPC_PORT: port('the gRPC ingest API')
       .default(8009)
       .meta({ description: 'gRPC ingest port, targets ingest and all (0 picks a free one)' }),

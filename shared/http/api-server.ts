@@ -14,13 +14,11 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
-import type { Registry } from 'prom-client';
 import { effectiveAuthorization, type Authenticator } from '../auth/authenticator.js';
 import { withCallerCredential } from '../companion/caller-credential.js';
 import type { Identity } from '../auth/identity.js';
 import { apiError, ApiError, apiErrorWithMessage, isApiError } from '../errors/error-catalogue.js';
 import type { Logger } from '../observability/logger.js';
-import { mergeExpositions } from '../observability/exposition-merge.js';
 import { createHttpMetrics } from '../observability/metrics.js';
 import { buildCallData } from '../protocol/call-data.js';
 import { ownValue } from '../protocol/client-object.js';
@@ -40,21 +38,15 @@ import { BodyMemoryBudget, type BodyHold } from './body-memory-budget.js';
 import { applyCors, assertCookieCallAllowed, type AllowedOrigins } from './cross-site.js';
 import type { FairCallSlots } from './fair-call-slots.js';
 import { openApiDocument } from './openapi-document.js';
+import { addOpsRoutes, type OpsEndpoints } from './ops-routes.js';
 import { drainUnreadBody, isLingering, isReadingRefusedBody, lingerAfterAnswer } from './unread-body.js';
 
-export interface ReadinessReport {
-  ready: boolean;
-  checks: Record<string, string>;
-}
+export type { ReadinessReport } from './ops-routes.js';
 
-export interface ApiServerOptions {
+export interface ApiServerOptions extends OpsEndpoints {
   logger: Logger;
   registry: OperationRegistry;
   authenticator: Authenticator;
-  metricsRegistry: Registry;
-  /** The exposition of another thread of this process (its families the registry has already are left out). */
-  moreMetrics?: () => Promise<string>;
-  readiness: () => Promise<ReadinessReport>;
   maxBodyBytes: number;
   /** The process's bound on request bodies held in memory at once (HTTP_MAX_BUFFERED_BODY_BYTES), shared with gRPC. */
   bodyBudget: BodyMemoryBudget;
@@ -78,6 +70,24 @@ export interface HttpTimeouts {
   keepAliveMs: number;
 }
 
+/** How a listener's connections end: in bounded time, and at once at shutdown when idle. */
+export function connectionOptions(timeouts: HttpTimeouts) {
+  return {
+    return503OnClosing: false,
+    // Keep-alive clients must not hold shutdown: idle sockets close at once.
+    forceCloseConnections: 'idle' as const,
+    // A client that stalls (slowloris headers, a body that never ends) is cut off in bounded time.
+    requestTimeout: timeouts.requestMs,
+    connectionTimeout: timeouts.idleMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    http: {
+      headersTimeout: timeouts.headersMs,
+      // Node checks the two timeouts above on this period (30 s by default): keep it well under them.
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(timeouts.headersMs / 4))),
+    },
+  };
+}
+
 const IMPERSONATION_HEADERS = [
   'x-clearml-impersonate-as',
   'x-clearml-act-as',
@@ -99,18 +109,7 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
     // One log line per call is written by the pipeline itself (with endpoint and result code).
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'call' }),
     genReqId: () => newCallId(),
-    return503OnClosing: false,
-    // Keep-alive clients must not hold shutdown: idle sockets close at once.
-    forceCloseConnections: 'idle',
-    // A client that stalls (slowloris headers, a body that never ends) is cut off in bounded time.
-    requestTimeout: timeouts.requestMs,
-    connectionTimeout: timeouts.idleMs,
-    keepAliveTimeout: timeouts.keepAliveMs,
-    http: {
-      headersTimeout: timeouts.headersMs,
-      // Node checks the two timeouts above on this period (30 s by default): keep it well under them.
-      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(timeouts.headersMs / 4))),
-    },
+    ...connectionOptions(timeouts),
     clientErrorHandler: (error, socket) => answerClientError(error, socket),
   });
 
@@ -128,16 +127,7 @@ export function buildApiServer(options: ApiServerOptions): FastifyInstance {
     reply.header('server', 'clearml');
   });
 
-  app.get('/health', async (_request, reply) => reply.send({ status: 'ok' }));
-  app.get('/ready', async (_request, reply) => {
-    const report = await options.readiness();
-    return reply.code(report.ready ? 200 : 503).send(report);
-  });
-  app.get('/metrics', async (_request, reply) => {
-    reply.header('content-type', options.metricsRegistry.contentType);
-    const own = await options.metricsRegistry.metrics();
-    return reply.send(options.moreMetrics ? mergeExpositions(own, await options.moreMetrics()) : own);
-  });
+  addOpsRoutes(app, options);
   app.get('/openapi.json', async (_request, reply) =>
     reply.header('content-type', 'application/json').send(openApiJson),
   );

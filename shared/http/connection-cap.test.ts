@@ -21,6 +21,11 @@ describe('connectionCapFor', () => {
     expect(connectionCapFor(10_000, 1_024)).toBe(256);
   });
 
+  it("takes the operations listener's connections off the limit before sharing it", () => {
+    expect(connectionCapFor(10_000, 20_000, 64)).toBe(Math.floor((20_000 - RESERVED_DESCRIPTORS - 64) / 2));
+    expect(connectionCapFor(10_000, 2 * 10_000 + RESERVED_DESCRIPTORS + 64, 64)).toBe(10_000);
+  });
+
   it('leaves each listener one connection however low the limit', () => {
     expect(connectionCapFor(10_000, 100)).toBe(1);
   });

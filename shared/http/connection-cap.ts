@@ -12,8 +12,9 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:net';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
-export type Listener = 'http' | 'grpc';
-const LISTENERS = 2;
+export type Listener = 'http' | 'grpc' | 'ops';
+/** The listeners MAX_CONNECTIONS bounds each; the operations listener has a cap of its own. */
+const CLIENT_LISTENERS = 2;
 
 /** File descriptors kept for the process's own use: store connections, files, the writer thread's. */
 export const RESERVED_DESCRIPTORS = 512;
@@ -46,8 +47,9 @@ export class ConnectionCap {
       : undefined;
   }
 
-  apply(server: Server, listener: Listener): void {
-    server.maxConnections = this.max;
+  /** Caps `server` at `max` connections (MAX_CONNECTIONS unless given). */
+  apply(server: Server, listener: Listener, max = this.max): void {
+    server.maxConnections = max;
     const open = this.open;
     if (open) {
       open.set({ listener }, 0);
@@ -65,12 +67,13 @@ export class ConnectionCap {
 }
 
 /**
- * The connections each listener may hold: the configured number, or fewer, so that both listeners full
- * leave the process the descriptors it needs for itself.
+ * The connections each client listener (HTTP API, gRPC) may hold: the configured number, or fewer, so that
+ * both full, and the operations listener's `opsConnections`, leave the process the descriptors it needs.
  */
-export function connectionCapFor(configured: number, descriptorLimit: number | undefined): number {
+export function connectionCapFor(configured: number, descriptorLimit: number | undefined, opsConnections = 0): number {
   if (descriptorLimit === undefined) return configured;
-  return Math.max(1, Math.min(configured, Math.floor((descriptorLimit - RESERVED_DESCRIPTORS) / LISTENERS)));
+  const forClients = descriptorLimit - RESERVED_DESCRIPTORS - opsConnections;
+  return Math.max(1, Math.min(configured, Math.floor(forClients / CLIENT_LISTENERS)));
 }
 
 /** The process's soft limit on open files, where the system tells it (Linux); undefined elsewhere or unlimited. */

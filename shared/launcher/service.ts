@@ -13,6 +13,7 @@ import { buildApiServer, type ReadinessReport } from '../http/api-server.js';
 import { BodyMemoryBudget } from '../http/body-memory-budget.js';
 import { ConnectionCap, connectionCapFor, openFileLimit } from '../http/connection-cap.js';
 import { FairCallSlots } from '../http/fair-call-slots.js';
+import { buildOpsServer } from '../http/ops-server.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetricsRegistry } from '../observability/metrics.js';
 import { OperationRegistry } from '../protocol/operation.js';
@@ -111,25 +112,27 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
     readiness.push(writerThread.readiness);
   }
 
+  const timeouts = {
+    headersMs: config.HTTP_HEADERS_TIMEOUT_MS,
+    requestMs: config.HTTP_REQUEST_TIMEOUT_MS,
+    idleMs: config.HTTP_IDLE_TIMEOUT_MS,
+    keepAliveMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  };
+  const moreMetrics = writerThread ? () => writerThread.metrics() : undefined;
   const app = serveHttp
     ? buildApiServer({
         logger,
         registry,
         authenticator,
         metricsRegistry: metrics,
-        moreMetrics: writerThread ? () => writerThread.metrics() : undefined,
+        moreMetrics,
         readiness: services.readiness,
         maxBodyBytes: config.MAX_BODY_BYTES,
         bodyBudget: services.bodyBudget,
         callSlots: callSlots(config, metrics),
         pathPrefix: config.API_PATH_PREFIX,
         corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
-        timeouts: {
-          headersMs: config.HTTP_HEADERS_TIMEOUT_MS,
-          requestMs: config.HTTP_REQUEST_TIMEOUT_MS,
-          idleMs: config.HTTP_IDLE_TIMEOUT_MS,
-          keepAliveMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
-        },
+        timeouts,
       })
     : undefined;
   let httpPort = config.API_PORT;
@@ -150,6 +153,31 @@ export async function startService(definition: ServiceDefinition): Promise<Runni
       },
       stop: () => app.close(),
     });
+
+  const opsPort = config.OPS_PORT;
+  if (serveHttp && opsPort !== undefined) {
+    const ops = buildOpsServer({
+      logger,
+      metricsRegistry: metrics,
+      moreMetrics,
+      readiness: services.readiness,
+      timeouts,
+    });
+    components.push({
+      name: 'ops',
+      phase: 'front',
+      start: async () => {
+        services.connectionCap.apply(ops.server, 'ops', config.OPS_MAX_CONNECTIONS);
+        const host = config.OPS_HOST ?? config.API_HOST;
+        await ops.listen({ host, port: opsPort });
+        const address = ops.server.address();
+        const bound = address && typeof address === 'object' ? address.port : opsPort;
+        services.boundPorts.set('ops', bound);
+        logger.info({ host, port: bound, target }, 'operations listener (/health, /ready, /metrics) listening');
+      },
+      stop: () => ops.close(),
+    });
+  }
 
   const ordered = [...stores.components(), ...components].sort(
     (a, b) => START_ORDER.indexOf(a.phase) - START_ORDER.indexOf(b.phase),
@@ -245,7 +273,11 @@ async function readinessReport(checks: ReadinessCheck[], timeoutMs: number): Pro
 /** MAX_CONNECTIONS, or fewer where the process's open-file limit would not hold both listeners full and its stores. */
 function connectionsPerListener(config: Readonly<Config>, logger: Logger): number {
   const openFiles = openFileLimit();
-  const cap = connectionCapFor(config.MAX_CONNECTIONS, openFiles);
+  const cap = connectionCapFor(
+    config.MAX_CONNECTIONS,
+    openFiles,
+    config.OPS_PORT === undefined ? 0 : config.OPS_MAX_CONNECTIONS,
+  );
   if (cap < config.MAX_CONNECTIONS)
     logger.warn(
       { MAX_CONNECTIONS: config.MAX_CONNECTIONS, openFiles, connectionsPerListener: cap },

@@ -1,6 +1,8 @@
 // Connections (docs/protocol.md, "Connections"): each listener of a process, the HTTP API and the gRPC ingest, holds
 // at most MAX_CONNECTIONS client connections at once; beyond, a new connection is closed as soon as it is accepted,
-// the clients already connected go on, and the listener accepts again once connections close.
+// the clients already connected go on, and the listener accepts again once connections close. With OPS_PORT,
+// /health, /ready and /metrics have a listener of their own, capped apart (docs/operations.md, "The operations
+// listener").
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../harness/eventually.js';
@@ -10,12 +12,16 @@ import { addOneLogEvent, grpcSession } from '../harness/raw-grpc-call.js';
 import { startHarness, unique, type Harness } from '../harness/service-harness.js';
 
 const CAP = 30;
+const OPS_CAP = 5;
 let h: Harness;
 let token: string;
 const sockets: net.Socket[] = [];
 
 beforeAll(async () => {
-  h = await startHarness({ target: 'ingest', env: { MAX_CONNECTIONS: String(CAP) } });
+  h = await startHarness({
+    target: 'ingest',
+    env: { MAX_CONNECTIONS: String(CAP), OPS_PORT: '0', OPS_MAX_CONNECTIONS: String(OPS_CAP) },
+  });
   token = await h.login(h.credentials.a);
 });
 afterEach(() => {
@@ -36,8 +42,25 @@ function silentConnections(port: number, count: number): { closedByServer(): num
   return { closedByServer: () => closedByServer };
 }
 
-async function dropped(listener: string): Promise<number> {
-  const scrape = parsePrometheusText((await httpRequest(`${h.baseUrl}/metrics`)).text);
+/** What a new connection gets for a GET of `path` before it is closed ('' when closed unanswered). */
+function answerOnNewConnection(port: number, path: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () =>
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`),
+    );
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(received));
+  });
+}
+
+function opsUrl(path: string): string {
+  return `http://127.0.0.1:${h.service.services.boundPorts.get('ops')}${path}`;
+}
+
+async function dropped(listener: string, base = h.baseUrl): Promise<number> {
+  const scrape = parsePrometheusText((await httpRequest(`${base}/metrics`)).text);
   return sampleSum(scrape, 'clearml_connections_dropped_total', { listener });
 }
 
@@ -98,5 +121,42 @@ describe('connections per listener', () => {
     } finally {
       session.destroy();
     }
+  });
+});
+
+describe('the operations listener (OPS_PORT)', () => {
+  it('answers /health, /ready and /metrics while the API listener is full', async () => {
+    const apiPort = Number(new URL(h.baseUrl).port);
+    const before = await dropped('http');
+    const flood = silentConnections(apiPort, CAP + 10);
+    await eventually(
+      async () => flood.closedByServer(),
+      (closed) => closed >= 10,
+      { timeoutMs: 10_000, what: 'API connections closed by the server' },
+    );
+    // A new connection to the API, its /health included, is closed unanswered meanwhile: that is what the
+    // listener of its own is for.
+    expect(await answerOnNewConnection(apiPort, '/health')).toBe('');
+
+    expect((await httpRequest(opsUrl('/health'))).status).toBe(200);
+    const ready = await httpRequest(opsUrl('/ready'));
+    expect(ready.status).toBe(200);
+    expect(JSON.parse(ready.text)).toMatchObject({ ready: true });
+    expect((await dropped('http', opsUrl(''))) - before).toBeGreaterThanOrEqual(10);
+    const other = await httpRequest(opsUrl('/v2.23/events.add_batch'), { method: 'POST', body: '' });
+    expect(other.status).toBe(404);
+  });
+
+  it('holds at most OPS_MAX_CONNECTIONS of its own; the API goes on meanwhile', async () => {
+    const flood = silentConnections(h.service.services.boundPorts.get('ops')!, OPS_CAP + 10);
+    await eventually(
+      async () => flood.closedByServer(),
+      (closed) => closed >= 10,
+      { timeoutMs: 10_000, what: 'operations connections closed by the server' },
+    );
+    expect(flood.closedByServer()).toBeLessThanOrEqual(OPS_CAP + 10);
+    expect((await httpRequest(`${h.baseUrl}/health`)).status).toBe(200);
+    expect(await addBatchOverGrpc()).toBe('0');
+    expect(await dropped('ops')).toBeGreaterThanOrEqual(10);
   });
 });
