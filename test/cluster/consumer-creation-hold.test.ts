@@ -47,12 +47,14 @@ beforeAll(async () => {
   });
   nc = await connect({ servers: cluster.url.split(',') });
   jsm = await nc.jetstreamManager({ timeout: 20_000 });
+  // A cluster just started answers no JetStream request until it has elected its meta leader: such a
+  // request times out (once after 20 s in a CI run) and is sent again.
   await eventually(
     () => ensureEventStreams(jsm, settings.streams).then(() => true),
     (ok) => ok,
-    { timeoutMs: 30_000, what: 'the events stream created on the cluster' },
+    { timeoutMs: 60_000, retryErrors: true, what: 'the events stream created on the cluster' },
   );
-}, 120_000);
+}, 150_000);
 
 afterAll(async () => {
   await nc?.close();
