@@ -118,6 +118,15 @@ describe('loadConfig', () => {
     expect(brokenProblems).not.toContain('the-sec');
   });
 
+  it('reads the operations listener, none by default, on a port of its own', () => {
+    expect(loadConfig({}).OPS_PORT).toBeUndefined();
+    const config = loadConfig({ OPS_PORT: '9100' });
+    expect([config.OPS_PORT, config.OPS_MAX_CONNECTIONS]).toEqual([9100, 64]);
+    expect(loadConfig({ OPS_PORT: '0', API_PORT: '0', GRPC_PORT: '0' }).OPS_PORT).toBe(0);
+    expect(problems({ OPS_PORT: '8008' })[0]).toMatch(/^OPS_PORT: expected a port other than API_PORT and GRPC_PORT/);
+    expect(problems({ OPS_PORT: '9100', GRPC_PORT: '9100' })[0]).toMatch(/^OPS_PORT: expected a port other/);
+  });
+
   it('reads the HTTP timeouts and the CORS origins, and checks them', () => {
     const config = loadConfig({
       CORS_ALLOWED_ORIGINS: 'https://ui.example.com, http://localhost:8080',

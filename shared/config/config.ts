@@ -407,6 +407,10 @@ export const configSchema = z
   .refine((c) => c.HTTP_HEADERS_TIMEOUT_MS <= c.HTTP_REQUEST_TIMEOUT_MS, {
     path: ['HTTP_HEADERS_TIMEOUT_MS'],
     error: 'expected at most HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)',
+  })
+  .refine((c) => c.OPS_PORT === undefined || c.OPS_PORT === 0 || ![c.API_PORT, c.GRPC_PORT].includes(c.OPS_PORT), {
+    path: ['OPS_PORT'],
+    error: 'expected a port other than API_PORT and GRPC_PORT (the operations listener is a listener of its own)',
   });
 
 export type RawConfig = z.infer<typeof configSchema>;
