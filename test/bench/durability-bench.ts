@@ -21,13 +21,28 @@ const CONCURRENCY = 4;
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
-function call(
+/** One call; a 429 or 503 with Retry-After (held back, a budget full) is sent again after it, as the SDK does. */
+async function call(
   service: BenchService,
   token: string | undefined,
   op: string,
   body: string,
   contentType = 'application/json',
 ): Promise<any> {
+  for (;;) {
+    const answer = await callOnce(service, token, op, body, contentType);
+    if (!('retryAfterS' in answer)) return answer.data;
+    await new Promise((resolve) => setTimeout(resolve, answer.retryAfterS * 1000));
+  }
+}
+
+function callOnce(
+  service: BenchService,
+  token: string | undefined,
+  op: string,
+  body: string,
+  contentType: string,
+): Promise<{ data: any } | { retryAfterS: number }> {
   const headers: Record<string, string | number> = {
     'content-type': contentType,
     'content-length': Buffer.byteLength(body),
@@ -41,8 +56,11 @@ function call(
       response.on('data', (c: Buffer) => chunks.push(c));
       response.on('end', () => {
         const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        if (parsed.meta.result_code !== 200) reject(new Error(`${op}: ${parsed.meta.result_msg}`));
-        else resolve(parsed.data);
+        const retryAfter = response.headers['retry-after'];
+        if (parsed.meta.result_code === 200) resolve({ data: parsed.data });
+        else if ((response.statusCode === 429 || response.statusCode === 503) && retryAfter !== undefined)
+          resolve({ retryAfterS: Number(retryAfter) || 1 });
+        else reject(new Error(`${op}: ${parsed.meta.result_msg}`));
       });
       response.on('error', reject);
     });

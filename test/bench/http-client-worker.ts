@@ -16,7 +16,8 @@ export interface ClientRequest {
   keepBody: boolean;
 }
 
-export type ClientAnswer = { id: number; status: number; ms: number; text?: string } | { id: number; error: string };
+export type ClientAnswer =
+  { id: number; status: number; ms: number; text?: string; retryAfter?: string } | { id: number; error: string };
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 const port = parentPort!;
@@ -35,6 +36,7 @@ port.on('message', ({ id, url, headers, body, keepBody }: ClientRequest) => {
         status: res.statusCode ?? 0,
         ms,
         text: keepBody ? Buffer.concat(chunks).toString('utf8') : undefined,
+        retryAfter: res.headers['retry-after'],
       } satisfies ClientAnswer);
     });
   });

@@ -25,7 +25,7 @@ export class WorkerClient {
     auth: string,
     body: string,
     options: { contentType?: string; keepBody?: boolean } = {},
-  ): Promise<{ status: number; ms: number; text: string }> {
+  ): Promise<{ status: number; ms: number; text: string; retryAfter?: string }> {
     const id = this.nextId++;
     const headers = {
       'content-type': options.contentType ?? 'application/json',
@@ -36,7 +36,7 @@ export class WorkerClient {
       this.pending.set(id, (answer) =>
         'error' in answer
           ? reject(new Error(answer.error))
-          : resolve({ status: answer.status, ms: answer.ms, text: answer.text ?? '' }),
+          : resolve({ status: answer.status, ms: answer.ms, text: answer.text ?? '', retryAfter: answer.retryAfter }),
       );
       this.worker.postMessage({ id, url, headers, body, keepBody: options.keepBody ?? false } satisfies ClientRequest);
     });

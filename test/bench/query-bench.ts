@@ -196,15 +196,22 @@ async function main(): Promise<void> {
     const call = (operation: string, body: unknown, keepBody = false) =>
       client.request(`${base}/${operation}`, bearer, JSON.stringify(body), { keepBody });
     const data = async (operation: string, body: unknown, contentType?: string) => {
-      const r = await client.request(
-        `${base}/${operation}`,
-        bearer,
-        typeof body === 'string' ? body : JSON.stringify(body),
-        { contentType, keepBody: true },
-      );
-      const parsed = JSON.parse(r.text);
-      if (parsed.meta.result_code !== 200) throw new Error(`${operation}: ${parsed.meta.result_msg}`);
-      return parsed.data;
+      for (;;) {
+        const r = await client.request(
+          `${base}/${operation}`,
+          bearer,
+          typeof body === 'string' ? body : JSON.stringify(body),
+          { contentType, keepBody: true },
+        );
+        const parsed = JSON.parse(r.text);
+        if (parsed.meta.result_code === 200) return parsed.data;
+        // Held back (seeding faster than the writers store, a budget full): sent again after Retry-After, as the SDK does.
+        if ((r.status === 429 || r.status === 503) && r.retryAfter !== undefined) {
+          await new Promise((resolve) => setTimeout(resolve, Number(r.retryAfter) * 1000 || 1000));
+          continue;
+        }
+        throw new Error(`${operation}: ${parsed.meta.result_msg}`);
+      }
     };
 
     const plan: SeedPlan = {
