@@ -37,6 +37,7 @@ import {
   type BenchEnvironment,
   type BenchService,
 } from './bench-environment.js';
+import { settle } from './influx-engine.js';
 import { logLoad, mixedLoad, type StorageLoad } from './storage-load.js';
 import {
   CpuMeter,
@@ -66,11 +67,18 @@ const WARMUP_EVENTS = Number(process.env.BENCH_WARMUP_EVENTS ?? EVENTS);
 /** Events of the log-only and of the mixed phase; smaller to profile the scalar phases alone. */
 const LOAD_EVENTS = Number(process.env.BENCH_LOAD_EVENTS ?? EVENTS / 4);
 const CONCURRENCY = 4;
+/** InfluxDB counts as done with a phase's points after this long with its cache empty and no compaction. */
+const INFLUX_QUIET_SECONDS = 3;
+/** BENCH_SHAPE=compare reports no InfluxDB cost: its phases do not wait for InfluxDB to be done. */
+const SETTLE_INFLUX = process.env.BENCH_SHAPE !== 'compare';
 
 interface PhaseResult extends CpuPhase {
   eventsPerSecond: number;
   ackMs: number[];
   lagMs: number[];
+  /** InfluxDB CPU seconds of the lag probe's queries (replayed after the phase): the benchmark's, not the pipeline's. */
+  probeInfluxSeconds: number;
+  probeQueries: number;
 }
 
 async function rawInfluxBaseline(
@@ -100,6 +108,8 @@ async function rawInfluxBaseline(
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
+  // The points' whole cost: their cache written to TSM files and compacted, as the pipeline phases count it.
+  await settle(influxUrl, "the baseline's points on disk and compacted", INFLUX_QUIET_SECONDS);
   const { samples } = meter.stop();
   return {
     pointsPerSecond: EVENTS / elapsed,
@@ -111,6 +121,8 @@ async function rawInfluxBaseline(
 class LagProbe {
   private readonly pending = new Map<string, number>();
   readonly lags: number[] = [];
+  /** Every query sent, to measure what they cost InfluxDB (`influxSecondsOf`). */
+  readonly queries: string[] = [];
   private running = true;
   private readonly loop: Promise<void>;
 
@@ -127,7 +139,9 @@ class LagProbe {
       if (this.pending.size > 0) {
         const markers = [...this.pending.keys()];
         const where = markers.map((m) => `"e"='${m}'`).join(' OR ');
-        const results = await this.influx.query(`SELECT LAST("y") FROM "scalar" WHERE ${where} GROUP BY "e"`);
+        const query = `SELECT LAST("y") FROM "scalar" WHERE ${where} GROUP BY "e"`;
+        this.queries.push(query);
+        const results = await this.influx.query(query);
         const now = performance.now();
         for (const series of results[0]?.series ?? []) {
           const marker = series.tags?.e;
@@ -145,6 +159,20 @@ class LagProbe {
   async close(): Promise<void> {
     this.running = false;
     await this.loop;
+  }
+
+  /**
+   * InfluxDB's CPU seconds for this probe's queries, measured by sending them again, one after another,
+   * right after the phase: during the phase they ran beside the writes (back to back, 10 ms apart, while
+   * any marker was unseen), and item 1 compares InfluxDB's cost of the pipeline's points with the raw
+   * baseline, which has no probe.
+   */
+  async influxSecondsOf(influxPid: number | undefined): Promise<number> {
+    if (influxPid === undefined || this.queries.length === 0) return 0;
+    const before = cpuSecondsOf(influxPid);
+    for (const query of this.queries) await this.influx.query(query);
+    const after = cpuSecondsOf(influxPid);
+    return before === undefined || after === undefined ? 0 : after - before;
   }
 }
 
@@ -176,13 +204,27 @@ async function measuredPhase(
   await storedBy(service);
   const elapsed = (performance.now() - started) / 1000;
   await probe?.close();
+  const cpu = measured(meter, clientBefore);
+  const influx = cpu.samples.find((s) => s.label === 'influxdb');
+  // Before the wait below: the write cache still holds the phase's points, as it did for the probe's queries.
+  const probeInfluxSeconds = (await probe?.influxSecondsOf(influx?.pid)) ?? 0;
+  if (influx && SETTLE_INFLUX) {
+    // InfluxDB writes a phase's points to TSM files and compacts them after the phase: counted with the phase
+    // (and the raw baseline alike), not with the next one.
+    const before = cpuSecondsOf(influx.pid);
+    await settle(service.env.INFLUX_URL!, `the ${name} phase's points on disk and compacted`, INFLUX_QUIET_SECONDS);
+    const after = cpuSecondsOf(influx.pid);
+    if (before !== undefined && after !== undefined) influx.seconds += after - before;
+  }
   return {
     name,
     events: counts.stored,
-    ...measured(meter, clientBefore),
+    ...cpu,
     eventsPerSecond: counts.sent / elapsed,
     ackMs,
     lagMs: probe?.lags ?? [],
+    probeInfluxSeconds,
+    probeQueries: probe?.queries.length ?? 0,
   };
 }
 
@@ -462,10 +504,18 @@ async function main(): Promise<void> {
     process.stdout.write(
       `CPU per event by process (from /proc; the load client apart):\n${cpuTable([viaHttp, viaGrpc, logs, mixed])}\n`,
     );
-    const influxCost = (phase: PhaseResult) =>
+    // InfluxDB's CPU a point of the pipeline's writes against the raw baseline's, the lag probe's queries taken
+    // out (they are the benchmark's; `influx_cost_ratio_with_probe` keeps them).
+    const influxCostWithProbe = (phase: PhaseResult) =>
       cpuPerEvent(phase, (label) => label === 'influxdb') / baseline.influxCpuUs;
+    const influxCost = (phase: PhaseResult) =>
+      influxCostWithProbe(phase) - ((phase.probeInfluxSeconds / phase.events) * 1e6) / baseline.influxCpuUs;
+    for (const phase of [viaHttp, viaGrpc])
+      progress(
+        `${phase.name}: the lag probe's ${phase.probeQueries} queries cost InfluxDB ${round(phase.probeInfluxSeconds * 1000)} ms of CPU (replayed), ${round((phase.probeInfluxSeconds / phase.events) * 1e6, 2)} µs a stored event; InfluxDB per point ${round(influxCost(phase), 3)}x the raw baseline without them, ${round(influxCostWithProbe(phase), 3)}x with them`,
+      );
     process.stdout.write(
-      `ingest cpu_us_http=${cpuPerEvent(viaHttp, pipeline)} cpu_us_grpc=${cpuPerEvent(viaGrpc, pipeline)} influx_cost_ratio=${round(Math.max(influxCost(viaHttp), influxCost(viaGrpc)), 3)} ratio_http=${round(viaHttp.eventsPerSecond / raw, 3)} ratio_grpc=${round(viaGrpc.eventsPerSecond / raw, 3)} ack_p99_ms=${round(ackP99, 1)} lag_p99_ms=${round(lagP99, 1)} ingest_peak_rss_mb=${memory.peakRssMb} cpu_us_logs=${cpuPerEvent(logs, pipeline)} cpu_us_mixed=${cpuPerEvent(mixed, pipeline)}\n`,
+      `ingest cpu_us_http=${cpuPerEvent(viaHttp, pipeline)} cpu_us_grpc=${cpuPerEvent(viaGrpc, pipeline)} influx_cost_ratio=${round(Math.max(influxCost(viaHttp), influxCost(viaGrpc)), 3)} influx_cost_ratio_with_probe=${round(Math.max(influxCostWithProbe(viaHttp), influxCostWithProbe(viaGrpc)), 3)} ratio_http=${round(viaHttp.eventsPerSecond / raw, 3)} ratio_grpc=${round(viaGrpc.eventsPerSecond / raw, 3)} ack_p99_ms=${round(ackP99, 1)} lag_p99_ms=${round(lagP99, 1)} ingest_peak_rss_mb=${memory.peakRssMb} cpu_us_logs=${cpuPerEvent(logs, pipeline)} cpu_us_mixed=${cpuPerEvent(mixed, pipeline)}\n`,
     );
   } finally {
     await environment.close();

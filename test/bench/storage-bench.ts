@@ -25,6 +25,7 @@ import { openBenchEnvironment, progress, round } from './bench-environment.js';
 import { databaseDiskUsage, type DatabaseDiskUsage } from './influx-disk-usage.js';
 import { basicAuthorization, postUntilAccepted, waitUntilStored } from './scalar-load.js';
 import { logLoad, plotLoad, scalarLoad, type StorageLoad } from './storage-load.js';
+import { settle } from './influx-engine.js';
 
 const SCALARS = Number(process.env.BENCH_STORAGE_SCALARS ?? 10_000_000);
 const LOGS = Number(process.env.BENCH_STORAGE_LOGS ?? 1_000_000);
@@ -53,55 +54,6 @@ async function send(name: string, load: StorageLoad, baseUrl: string, authorizat
     }),
   );
   progress(`${name}: all acknowledged (${refused} answers to wait and retry)`);
-}
-
-/** Counters of the database's storage engine: bytes in the write cache, whether a compaction runs or waits, compactions done. */
-async function engineState(influxUrl: string): Promise<{ cachedBytes: number; busy: boolean; compactions: number }> {
-  const vars = (await (await fetch(`${influxUrl}/debug/vars`)).json()) as Record<
-    string,
-    { name: string; tags?: Record<string, string> | null; values: Record<string, number> }
-  >;
-  const state = { cachedBytes: 0, busy: false, compactions: 0 };
-  for (const stat of Object.values(vars)) {
-    if (stat.tags?.database !== DATABASE) continue;
-    if (stat.name === 'tsm1_cache') state.cachedBytes += stat.values.memBytes ?? 0;
-    if (stat.name === 'tsm1_engine')
-      for (const [key, value] of Object.entries(stat.values)) {
-        // Not the Queue counters: tsmOptimizeCompactionQueue stays at 1 on an idle, fully compacted shard (influxd 1.6).
-        if (key.endsWith('Active') && value > 0) state.busy = true;
-        if (key.endsWith('Compactions')) state.compactions += value;
-      }
-  }
-  return state;
-}
-
-/**
- * Waits until InfluxDB's write cache is on disk and no compaction has run,
- * waited or started for `quietSeconds` in a row. A quiet period longer than
- * compact-full-write-cold-duration therefore includes the full compaction,
- * or InfluxDB found nothing left to compact.
- */
-async function settle(influxUrl: string, what: string, quietSeconds: number): Promise<void> {
-  progress(`waiting for InfluxDB: ${what}`);
-  const started = Date.now();
-  let quietSince = 0;
-  let compactions = -1;
-  let lastReport = started;
-  for (;;) {
-    const state = await engineState(influxUrl);
-    if (state.cachedBytes > 0 || state.busy || state.compactions !== compactions) quietSince = 0;
-    else if (quietSince === 0) quietSince = Date.now();
-    else if (Date.now() - quietSince >= quietSeconds * 1000) return;
-    compactions = state.compactions;
-    if (Date.now() - lastReport > 15_000) {
-      lastReport = Date.now();
-      progress(
-        `  ${Math.round((Date.now() - started) / 1000)} s: cache ${state.cachedBytes} bytes, compacting ${state.busy}, ${state.compactions} compactions so far`,
-      );
-    }
-    if (Date.now() - started > 30 * 60_000) throw new Error(`InfluxDB did not settle (${what}) within 30 min`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
 }
 
 function usageRows(usage: DatabaseDiskUsage, events: number): string[] {
@@ -169,9 +121,9 @@ async function main(): Promise<void> {
     const scalars = scalarLoad(SCALARS, TASKS);
     await send('scalars', scalars, service.baseUrl, authorization);
     await stored();
-    await settle(service.env.INFLUX_URL!, 'cache flushed, level compactions done', 5);
+    await settle(service.env.INFLUX_URL!, 'cache flushed, level compactions done', 5, DATABASE);
     const scalarLevel = databaseDiskUsage(influxDir, DATABASE);
-    await settle(service.env.INFLUX_URL!, 'full compaction', FULL_COMPACTION_COLD + 15);
+    await settle(service.env.INFLUX_URL!, 'full compaction', FULL_COMPACTION_COLD + 15, DATABASE);
     const scalarFull = databaseDiskUsage(influxDir, DATABASE);
 
     const plots = plotLoad(PLOTS, TASKS);
@@ -187,7 +139,7 @@ async function main(): Promise<void> {
     };
     await send('plots', plotBodies, service.baseUrl, authorization);
     await stored();
-    await settle(service.env.INFLUX_URL!, 'full compaction after the plots', FULL_COMPACTION_COLD + 15);
+    await settle(service.env.INFLUX_URL!, 'full compaction after the plots', FULL_COMPACTION_COLD + 15, DATABASE);
     const afterPlots = databaseDiskUsage(influxDir, DATABASE);
 
     const bytesPerScalar = scalarFull.total / scalars.events;
