@@ -32,7 +32,7 @@ export class ConnectionCap {
     this.open = registers
       ? new Gauge({
           name: 'clearml_connections_open',
-          help: 'Client connections open now, by listener (MAX_CONNECTIONS bounds each)',
+          help: 'Client connections open now, by listener (MAX_CONNECTIONS bounds http and grpc each, OPS_MAX_CONNECTIONS ops)',
           labelNames: ['listener'],
           registers,
         })
@@ -40,7 +40,7 @@ export class ConnectionCap {
     this.dropped = registers
       ? new Counter({
           name: 'clearml_connections_dropped_total',
-          help: 'Client connections closed as soon as accepted, by listener: the listener held MAX_CONNECTIONS',
+          help: 'Client connections closed as soon as accepted, by listener: the listener held its cap (MAX_CONNECTIONS, OPS_MAX_CONNECTIONS)',
           labelNames: ['listener'],
           registers,
         })
