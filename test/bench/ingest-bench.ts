@@ -163,9 +163,9 @@ class LagProbe {
 
   /**
    * InfluxDB's CPU seconds for this probe's queries, measured by sending them again, one after another,
-   * right after the phase: during the phase they ran beside the writes (back to back, 10 ms apart, while
-   * any marker was unseen), and item 1 compares InfluxDB's cost of the pipeline's points with the raw
-   * baseline, which has no probe.
+   * once InfluxDB is done with the phase: during the phase they ran beside the writes (back to back, 10 ms
+   * apart, while any marker was unseen), and item 1 compares InfluxDB's cost of the pipeline's points with
+   * the raw baseline, which has no probe.
    */
   async influxSecondsOf(influxPid: number | undefined): Promise<number> {
     if (influxPid === undefined || this.queries.length === 0) return 0;
@@ -206,8 +206,6 @@ async function measuredPhase(
   await probe?.close();
   const cpu = measured(meter, clientBefore);
   const influx = cpu.samples.find((s) => s.label === 'influxdb');
-  // Before the wait below: the write cache still holds the phase's points, as it did for the probe's queries.
-  const probeInfluxSeconds = (await probe?.influxSecondsOf(influx?.pid)) ?? 0;
   if (influx && SETTLE_INFLUX) {
     // InfluxDB writes a phase's points to TSM files and compacts them after the phase: counted with the phase
     // (and the raw baseline alike), not with the next one.
@@ -216,6 +214,8 @@ async function measuredPhase(
     const after = cpuSecondsOf(influx.pid);
     if (before !== undefined && after !== undefined) influx.seconds += after - before;
   }
+  // After the wait: InfluxDB does nothing else while they run again, so its CPU meanwhile is theirs alone.
+  const probeInfluxSeconds = (await probe?.influxSecondsOf(influx?.pid)) ?? 0;
   return {
     name,
     events: counts.stored,
