@@ -13,6 +13,7 @@
  */
 import http from 'node:http';
 import { openBenchEnvironment, progress, round, type BenchService } from './bench-environment.js';
+import { heldBackMs } from './scalar-load.js';
 
 const LINES = Number(process.env.BENCH_LINES ?? 200_000);
 const PER_REQUEST = 1_000;
@@ -31,8 +32,8 @@ async function call(
 ): Promise<any> {
   for (;;) {
     const answer = await callOnce(service, token, op, body, contentType);
-    if (!('retryAfterS' in answer)) return answer.data;
-    await new Promise((resolve) => setTimeout(resolve, answer.retryAfterS * 1000));
+    if (!('waitMs' in answer)) return answer.data;
+    await new Promise((resolve) => setTimeout(resolve, answer.waitMs));
   }
 }
 
@@ -42,7 +43,7 @@ function callOnce(
   op: string,
   body: string,
   contentType: string,
-): Promise<{ data: any } | { retryAfterS: number }> {
+): Promise<{ data: any } | { waitMs: number }> {
   const headers: Record<string, string | number> = {
     'content-type': contentType,
     'content-length': Buffer.byteLength(body),
@@ -56,10 +57,9 @@ function callOnce(
       response.on('data', (c: Buffer) => chunks.push(c));
       response.on('end', () => {
         const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        const retryAfter = response.headers['retry-after'];
+        const wait = heldBackMs(response.statusCode ?? 0, response.headers['retry-after']);
         if (parsed.meta.result_code === 200) resolve({ data: parsed.data });
-        else if ((response.statusCode === 429 || response.statusCode === 503) && retryAfter !== undefined)
-          resolve({ retryAfterS: Number(retryAfter) || 1 });
+        else if (wait !== undefined) resolve({ waitMs: wait });
         else reject(new Error(`${op}: ${parsed.meta.result_msg}`));
       });
       response.on('error', reject);

@@ -61,6 +61,7 @@ import { CONTROL_CASES, OTHER_CASES, SCALAR_CASES, SCALING_CASES, type CaseConte
 import { seed, seedWide, SERIES, untilInfluxSettled, type SeedPlan } from './query-bench-seed.js';
 import { openBenchEnvironment, percentile, progress } from './bench-environment.js';
 import { threadCpuNanoseconds } from './process-cpu.js';
+import { heldBackMs } from './scalar-load.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 // 300, not 100 (until 2026-12-02): the p50 of 100 rounds of a few-millisecond read wandered by ±0.05 in
@@ -205,12 +206,9 @@ async function main(): Promise<void> {
         );
         const parsed = JSON.parse(r.text);
         if (parsed.meta.result_code === 200) return parsed.data;
-        // Held back (seeding faster than the writers store, a budget full): sent again after Retry-After, as the SDK does.
-        if ((r.status === 429 || r.status === 503) && r.retryAfter !== undefined) {
-          await new Promise((resolve) => setTimeout(resolve, Number(r.retryAfter) * 1000 || 1000));
-          continue;
-        }
-        throw new Error(`${operation}: ${parsed.meta.result_msg}`);
+        const wait = heldBackMs(r.status, r.retryAfter);
+        if (wait === undefined) throw new Error(`${operation}: ${parsed.meta.result_msg}`);
+        await new Promise((resolve) => setTimeout(resolve, wait));
       }
     };
 

@@ -112,9 +112,9 @@ export async function postBatches(
           for (;;) {
             const { status, retryAfter } = await postAddBatch(url, authorization, body, agent);
             if (status === 200) break;
-            // Held back (the writers behind, a budget full): sent again after Retry-After, as the SDK does.
-            if (status !== 429 && status !== 503) throw new Error(`add_batch answered ${status}`);
-            await new Promise((r) => setTimeout(r, retryAfter * 1000));
+            const wait = heldBackMs(status, retryAfter);
+            if (wait === undefined) throw new Error(`add_batch answered ${status}`);
+            await new Promise((r) => setTimeout(r, wait));
           }
           acked(marker, performance.now() - sent);
         }
@@ -123,6 +123,16 @@ export async function postBatches(
   } finally {
     agent.destroy();
   }
+}
+
+/**
+ * How long to wait before sending again a call its answer held back (429, 503: the writers behind, a budget
+ * full), as the SDK does: its Retry-After, 1 s when absent; undefined for any other answer.
+ */
+export function heldBackMs(status: number, retryAfter: string | number | undefined): number | undefined {
+  if (status !== 429 && status !== 503) return undefined;
+  const seconds = Number(retryAfter);
+  return (retryAfter !== undefined && Number.isFinite(seconds) && seconds >= 0 ? seconds : 1) * 1000;
 }
 
 /** One events.add_batch call of an NDJSON body: its status and Retry-After (s; 1 when absent). */
@@ -162,8 +172,9 @@ export async function postUntilAccepted(baseUrl: string, authorization: string, 
   for (let refused = 0; ; refused++) {
     const { status, retryAfter } = await postAddBatch(url, authorization, body, false);
     if (status === 200) return refused;
-    if (status !== 429 && status !== 503) throw new Error(`add_batch answered ${status}`);
-    await new Promise((r) => setTimeout(r, (Number.isFinite(retryAfter) ? retryAfter : 1) * 1000));
+    const wait = heldBackMs(status, retryAfter);
+    if (wait === undefined) throw new Error(`add_batch answered ${status}`);
+    await new Promise((r) => setTimeout(r, wait));
   }
 }
 
